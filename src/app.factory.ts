@@ -1,0 +1,112 @@
+import helmet from '@fastify/helmet';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { IncomingMessage } from 'node:http';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
+import { ValidationFailedException } from './common/http/problem';
+import { requestIdFor } from './common/http/request-id';
+import { createValidationPipe } from './common/http/validation';
+import { MetricsService } from './common/observability/metrics.service';
+import { AppConfig } from './config/app-config';
+
+export const API_PREFIX = 'api/v1';
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const MAX_JSON_DEPTH = 32;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set with @RouteConfig({ bodyLimit }) on a route that takes larger bodies (bulk import). */
+    bodyLimit?: number;
+  }
+}
+
+function depthOf(value: unknown, limit: number): number {
+  let depth = 0;
+  let level: unknown[] = [value];
+  while (level.length && depth <= limit) {
+    const next: unknown[] = [];
+    for (const v of level) if (v && typeof v === 'object') next.push(...(Object.values(v) as unknown[]));
+    if (!next.length) break;
+    depth++;
+    level = next;
+  }
+  return depth;
+}
+
+/** Builds the API application (not listening). Shared by main.ts and the e2e tests. */
+export async function createApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    genReqId: (req: IncomingMessage) => requestIdFor(req),
+    routerOptions: { maxParamLength: 256 },
+    trustProxy: false,
+  });
+  const fastify = adapter.getInstance();
+  // Only JSON bodies are accepted (415 otherwise); a route may raise its own limit with @RouteConfig({ bodyLimit }).
+  fastify.removeContentTypeParser(['text/plain']);
+  fastify.addHook('onRoute', (route) => {
+    if (route.config?.bodyLimit) route.bodyLimit = route.config.bodyLimit;
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(options.logger === false ? false : app.get(Logger));
+  app.flushLogs();
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
+  app.useGlobalPipes(createValidationPipe());
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: [`'self'`],
+        styleSrc: [`'self'`, `'unsafe-inline'`],
+        imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
+        scriptSrc: [`'self'`, `https: 'unsafe-inline'`],
+      },
+    },
+  });
+
+  const metrics = app.get(MetricsService);
+  fastify.addHook('preValidation', async (request) => {
+    if (request.body && typeof request.body === 'object' && depthOf(request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      throw new ValidationFailedException([{ field: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
+    }
+  });
+  fastify.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  setupOpenApi(app);
+  await app.init();
+  await fastify.ready();
+  return app;
+}
+
+function setupOpenApi(app: NestFastifyApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Practice Management API')
+      .setVersion('1.0.0')
+      .setDescription(
+        [
+          'Multi-tenant REST API for medical practices. Authenticate with `Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live mode); test and live data never mix.',
+          '',
+          'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Lists take `limit` (1–100, default 50) and `cursor`, and answer `nextCursor`.',
+          'Every response carries `X-Request-Id`. Creates answer 201 with a `Location` header; deletes answer 204.',
+        ].join('\n'),
+      )
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…' }, BEARER_SCHEME)
+      .addServer('/')
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Practice Management API' });
+}

@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AuthModule } from './common/auth/auth.module';
+import { ProblemDetailsFilter } from './common/http/problem-details.filter';
+import { MetricsController } from './common/observability/metrics.controller';
+import { MetricsService } from './common/observability/metrics.service';
+import { AppConfig } from './config/app-config';
+import { CoreModule } from './core.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { HealthModule } from './modules/health/health.module';
+import { SettingsModule } from './modules/settings/settings.module';
+import { TenantsModule } from './modules/tenants/tenants.module';
+import { WorkersModule } from './workers.module';
+
+/** The API: every domain module behind the global guards, plus workers unless WORKERS=off. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config),
+        AuthModule,
+        HealthModule,
+        TenantsModule,
+        ApiKeysModule,
+        SettingsModule,
+        ...(config.workers.enabled ? [WorkersModule] : []),
+      ],
+      controllers: [MetricsController],
+      providers: [MetricsService, { provide: APP_FILTER, useClass: ProblemDetailsFilter }],
+    };
+  }
+}

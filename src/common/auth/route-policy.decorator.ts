@@ -1,0 +1,35 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiProblemResponses } from '../http/openapi';
+import type { Role, Scope } from './auth.types';
+
+export const ROUTE_POLICY = 'routePolicy';
+export const BEARER_SCHEME = 'apiKey';
+
+export interface RoutePolicy {
+  public?: boolean;
+  /** The scope a key needs (keys with `scopes: null` have all). */
+  scope?: Scope;
+  /** The roles allowed; absent: any role. */
+  roles?: Role[];
+}
+
+/**
+ * The route's access policy in one line: a valid key, plus the scope and roles of contract section 2.
+ * Also writes the OpenAPI security and error responses. A route without a policy is refused.
+ */
+export function Authenticated(policy: Omit<RoutePolicy, 'public'> = {}): MethodDecorator & ClassDecorator {
+  const statuses = [401, ...(policy.scope || policy.roles ? [403] : []), 429];
+  return applyDecorators(
+    SetMetadata(ROUTE_POLICY, policy),
+    ApiBearerAuth(BEARER_SCHEME),
+    ApiExtension('x-required-scope', policy.scope ?? null),
+    ApiExtension('x-allowed-roles', policy.roles ?? ['OWNER', 'ADMIN', 'STAFF']),
+    ApiProblemResponses(...statuses),
+  );
+}
+
+/** Open without a key (health, metrics, public pages). */
+export function Public(): MethodDecorator & ClassDecorator {
+  return SetMetadata(ROUTE_POLICY, { public: true } satisfies RoutePolicy);
+}

@@ -1,0 +1,64 @@
+import { HttpException } from '@nestjs/common';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The RFC 9457 body every error answers with (application/problem+json). */
+export interface ProblemBody {
+  type: string;
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  requestId?: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/**
+ * An error the API answers on purpose: a contract `code`, a human `title` and `detail`, optional
+ * field errors and extension members (e.g. `alternatives`), optional response headers.
+ */
+export class ApiException extends HttpException {
+  constructor(
+    status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly extensions: Record<string, unknown> & { errors?: FieldError[] } = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? title, status);
+  }
+}
+
+export class ValidationFailedException extends ApiException {
+  constructor(errors: FieldError[], detail?: string) {
+    const count = errors.length;
+    super(400, 'validation_failed', 'Validation failed', detail ?? `${count} field${count === 1 ? ' is' : 's are'} invalid`, {
+      errors,
+    });
+  }
+}
+
+export class NotFoundException extends ApiException {
+  constructor(what = 'The requested resource') {
+    super(404, 'not_found', 'Not found', `${what} does not exist`);
+  }
+}
+
+export class ConflictException extends ApiException {
+  constructor(code: string, title: string, detail: string, extensions: Record<string, unknown> = {}) {
+    super(409, code, title, detail, extensions);
+  }
+}
+
+export class ServiceUnavailableException extends ApiException {
+  constructor(detail = 'A backing service is unavailable; try again shortly') {
+    super(503, 'service_unavailable', 'Service unavailable', detail, {}, { 'retry-after': '1' });
+  }
+}

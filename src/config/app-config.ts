@@ -1,0 +1,170 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+
+type Env = Record<string, string | undefined>;
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'off', 'no'].includes(v)) return false;
+  return value;
+};
+
+/** The environment as the service accepts it. Every variable is validated once, at start-up. */
+class EnvironmentVariables {
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'must be 1-64 characters of letters, digits, _ . : -' })
+  REDIS_PREFIX = 'pm';
+
+  @IsString() HOST = '127.0.0.1';
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsEmail({ allow_display_name: true }, { message: 'must be an email address' })
+  EMAIL_FROM = 'Practice <no-reply@practice.local>';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be on or off' })
+  WORKERS = true;
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  MIGRATIONS_RUN = true;
+
+  @IsString() DATA_DIR = '.data';
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(65535)
+  EMBEDDED_POSTGRES_PORT = 54329;
+
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_TEST_PER_SECOND = 10;
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_TEST_PER_HOUR = 100;
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_TEST_PER_DAY = 1000;
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_LIVE_PER_SECOND = 100;
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_LIVE_PER_HOUR = 10000;
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_LIVE_PER_DAY = 0;
+  /** Per client IP, for requests without a valid key and for the public pages. */
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_IP_PER_SECOND = 20;
+  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_IP_PER_HOUR = 1000;
+
+  /** Seconds a verified key stays cached in memory; revocation evicts it at once through Redis. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer >= 0' })
+  @Min(0)
+  @Max(3600)
+  AUTH_CACHE_TTL_SECONDS = 60;
+}
+
+export class ConfigError extends Error {}
+
+export interface RateLimitWindow {
+  name: 'second' | 'hour' | 'day';
+  seconds: number;
+  limit: number;
+}
+
+export type Mode = 'test' | 'live';
+
+/**
+ * The validated configuration, grouped by concern. Built once by `loadConfig`; nothing else reads
+ * `process.env`. Database and Redis URLs may be filled in later by the embedded fallbacks.
+ */
+export class AppConfig {
+  constructor(
+    readonly http: { host: string; port: number; publicUrl: string },
+    readonly database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number },
+    readonly redis: { url?: string; prefix: string },
+    readonly email: { smtpUrl?: string; from: string },
+    readonly log: { level: string },
+    readonly workers: { enabled: boolean },
+    readonly auth: { cacheTtlMs: number },
+    readonly rateLimits: Record<Mode | 'ip', RateLimitWindow[]>,
+  ) {}
+
+  /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
+  get databaseUrl(): string {
+    if (!this.database.url) throw new ConfigError('DATABASE_URL has not been resolved');
+    return this.database.url;
+  }
+
+  get redisUrl(): string {
+    if (!this.redis.url) throw new ConfigError('REDIS_URL has not been resolved');
+    return this.redis.url;
+  }
+}
+
+function windows(second: number, hour: number, day: number): RateLimitWindow[] {
+  const all: RateLimitWindow[] = [
+    { name: 'second', seconds: 1, limit: second },
+    { name: 'hour', seconds: 3600, limit: hour },
+    { name: 'day', seconds: 86400, limit: day },
+  ];
+  return all.filter((w) => w.limit > 0); // 0 means no limit for that window
+}
+
+/** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(new EnvironmentVariables())) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  for (const key of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'SMTP_URL']) {
+    if (env[key]) raw[key] = env[key];
+  }
+  const vars = plainToInstance(EnvironmentVariables, raw);
+  const errors = validateSync(vars, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    throw new ConfigError(
+      `Invalid configuration: ${first.property} ${reason.replace(`${first.property} `, '')} (got "${String(raw[first.property])}")`,
+    );
+  }
+  return new AppConfig(
+    {
+      host: vars.HOST,
+      port: vars.PORT,
+      publicUrl: (vars.PUBLIC_URL ?? `http://${vars.HOST}:${vars.PORT}`).replace(/\/$/, ''),
+    },
+    { url: vars.DATABASE_URL, migrationsRun: vars.MIGRATIONS_RUN, dataDir: vars.DATA_DIR, embeddedPort: vars.EMBEDDED_POSTGRES_PORT },
+    { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
+    { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM },
+    { level: vars.LOG_LEVEL },
+    { enabled: vars.WORKERS },
+    { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },
+    {
+      test: windows(vars.RATE_LIMIT_TEST_PER_SECOND, vars.RATE_LIMIT_TEST_PER_HOUR, vars.RATE_LIMIT_TEST_PER_DAY),
+      live: windows(vars.RATE_LIMIT_LIVE_PER_SECOND, vars.RATE_LIMIT_LIVE_PER_HOUR, vars.RATE_LIMIT_LIVE_PER_DAY),
+      ip: windows(vars.RATE_LIMIT_IP_PER_SECOND, vars.RATE_LIMIT_IP_PER_HOUR, 0),
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { loggerParams } from './common/observability/logger';
+import { QueueModule } from './common/queue/queue.module';
+import { RedisModule } from './common/redis/redis.module';
+import { TrafficModule } from './common/traffic/traffic.module';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { dataSourceOptions } from './database/database-options';
+
+export interface CoreOptions {
+  /** 2 (stderr) for the CLI, whose stdout is its answer. */
+  logDestination?: 1 | 2;
+}
+
+/** What every entry point shares: config, logs, PostgreSQL, Redis, the queues and the rate limiter. */
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig, options: CoreOptions = {}): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerParams(config.log.level, options.logDestination)),
+        TypeOrmModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (c: AppConfig) => ({ ...dataSourceOptions(c.databaseUrl), retryAttempts: 3, retryDelay: 500 }),
+        }),
+        RedisModule,
+        QueueModule,
+        TrafficModule,
+      ],
+    };
+  }
+}

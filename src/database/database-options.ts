@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+// Compiled: dist/database -> dist/migrations. Under ts-jest: src/database -> ./migrations.
+const MIGRATIONS_DIR = __filename.endsWith('.ts') ? join(__dirname, '..', '..', 'migrations') : join(__dirname, '..', 'migrations');
+const ENTITIES = join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}');
+
+export function dataSourceOptions(url: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: [ENTITIES],
+    migrations: [join(MIGRATIONS_DIR, '*.{js,ts}')],
+    namingStrategy: new SnakeNamingStrategy(),
+    synchronize: false,
+    migrationsRun: false,
+    extra: { max: 20, connectionTimeoutMillis: 5000 },
+  };
+}
+
+// An arbitrary constant: the advisory lock that serialises migrations of concurrently starting processes.
+const MIGRATION_LOCK = 7_203_318_451;
+
+/** Applies pending migrations; API and worker processes may start together, so they take turns. */
+export async function runMigrations(url: string): Promise<string[]> {
+  const dataSource = new DataSource(dataSourceOptions(url));
+  await dataSource.initialize();
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.connect();
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,29 @@
+import { Column, PrimaryColumn } from 'typeorm';
+import type { Mode } from '../config/app-config';
+
+/** The scope every tenant-owned row carries and every query of it filters on. */
+export interface TenantScope {
+  tenantId: string;
+  mode: Mode;
+}
+
+/** Columns of a row owned by one tenant in one mode (test or live). */
+export abstract class TenantOwned implements TenantScope {
+  @Column('uuid')
+  tenantId!: string;
+
+  @Column({ type: 'varchar', length: 4 })
+  mode!: Mode;
+}
+
+/** A tenant-owned row with a uuid id and millisecond timestamps (keyset cursors compare them exactly). */
+export abstract class TenantOwnedEntity extends TenantOwned {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  updatedAt!: Date;
+}

@@ -1,0 +1,110 @@
+import { v7 as uuidv7 } from 'uuid';
+import { DeepPartial, EntityManager, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import { Cursor, encodeCursor, PageRequest } from '../common/http/pagination';
+import { TenantOwnedEntity, TenantScope } from './tenant-owned.entity';
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+type Unscoped<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id' | 'createdAt' | 'updatedAt'>;
+type Patch<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id'>;
+
+/**
+ * The one way to touch tenant-owned tables. Every method takes the caller's scope and adds `tenant_id`
+ * and `mode` itself, so no query can forget them; another tenant's or mode's row is simply not found.
+ * Subclasses add named queries built on `query()` or `scoped()`.
+ */
+export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiteral> {
+  protected constructor(protected readonly repository: Repository<T>) {}
+
+  /** The same repository bound to a transaction's manager. */
+  protected repo(manager?: EntityManager): Repository<T> {
+    return manager ? manager.getRepository<T>(this.repository.target) : this.repository;
+  }
+
+  /** A where clause narrowed to the scope; tenant and mode always win over the caller's values. */
+  protected scoped(scope: TenantScope, where: FindOptionsWhere<T> = {}): FindOptionsWhere<T> {
+    return { ...where, tenantId: scope.tenantId, mode: scope.mode };
+  }
+
+  /** A query builder that already filters on the scope. */
+  query(scope: TenantScope, alias: string, manager?: EntityManager): SelectQueryBuilder<T> {
+    return this.repo(manager).createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId AND ${alias}.mode = :scopeMode`, {
+      scopeTenantId: scope.tenantId,
+      scopeMode: scope.mode,
+    });
+  }
+
+  findOne(scope: TenantScope, where: FindOptionsWhere<T>, manager?: EntityManager): Promise<T | null> {
+    return this.repo(manager).findOne({ where: this.scoped(scope, where) });
+  }
+
+  findById(scope: TenantScope, id: string, manager?: EntityManager): Promise<T | null> {
+    return this.findOne(scope, { id } as unknown as FindOptionsWhere<T>, manager);
+  }
+
+  find(scope: TenantScope, where: FindOptionsWhere<T> = {}, order?: FindOptionsOrder<T>, take?: number): Promise<T[]> {
+    return this.repository.find({ where: this.scoped(scope, where), order, take });
+  }
+
+  count(scope: TenantScope, where: FindOptionsWhere<T> = {}): Promise<number> {
+    return this.repository.count({ where: this.scoped(scope, where) });
+  }
+
+  /** Updates the scoped rows matching `where`; answers how many changed. */
+  async update(scope: TenantScope, where: FindOptionsWhere<T>, patch: Patch<T>, manager?: EntityManager): Promise<number> {
+    const result = await this.repo(manager).update(this.scoped(scope, where), patch as never);
+    return result.affected ?? 0;
+  }
+
+  async delete(scope: TenantScope, where: FindOptionsWhere<T>, manager?: EntityManager): Promise<number> {
+    const result = await this.repo(manager).delete(this.scoped(scope, where));
+    return result.affected ?? 0;
+  }
+}
+
+/** For tables of `TenantOwnedEntity`: ids, timestamps and newest-first keyset pages. */
+export abstract class TenantEntityRepository<T extends TenantOwnedEntity> extends TenantScopedRepository<T> {
+  /** Builds a row in the scope with a fresh time-ordered id; nothing is written. */
+  build(scope: TenantScope, values: Unscoped<T>, now = new Date()): T {
+    return this.repository.create({
+      ...values,
+      id: uuidv7(),
+      tenantId: scope.tenantId,
+      mode: scope.mode,
+      createdAt: now,
+      updatedAt: now,
+    } as DeepPartial<T>);
+  }
+
+  async insert(scope: TenantScope, values: Unscoped<T>, manager?: EntityManager): Promise<T> {
+    const row = this.build(scope, values);
+    await this.repo(manager).insert(row as never);
+    return row;
+  }
+
+  /**
+   * One page of a query, newest first by `createdAt` then id. The cursor is the last row's position,
+   * so rows inserted meanwhile neither repeat nor push others out of the next page.
+   */
+  async paginate(query: SelectQueryBuilder<T>, page: PageRequest): Promise<Page<T>> {
+    const alias = query.alias;
+    if (page.after) {
+      query.andWhere(`(${alias}.created_at, ${alias}.id) < (:cursorAt, :cursorId)`, {
+        cursorAt: page.after.value,
+        cursorId: page.after.id,
+      });
+    }
+    const rows = await query
+      .orderBy(`${alias}.created_at`, 'DESC')
+      .addOrderBy(`${alias}.id`, 'DESC')
+      .take(page.limit + 1)
+      .getMany();
+    const items = rows.slice(0, page.limit);
+    const last = items[items.length - 1];
+    const next: Cursor | undefined = rows.length > page.limit && last ? { value: last.createdAt.toISOString(), id: last.id } : undefined;
+    return { items, nextCursor: next ? encodeCursor(next) : null };
+  }
+}

@@ -1,0 +1,50 @@
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { runMigrations } from './database/database-options';
+import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { resolveDefaultRedis } from './common/redis/redis-server';
+
+export interface Infrastructure {
+  config: AppConfig;
+  /** Stops what this process started (embedded PostgreSQL, a spawned redis-server). */
+  stop(): Promise<void>;
+}
+
+const say = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/**
+ * Validates the configuration, then makes sure PostgreSQL and Redis are there: the configured ones, or
+ * the embedded defaults; then applies pending migrations unless MIGRATIONS_RUN=false.
+ */
+export async function prepareInfrastructure(options: { migrate?: boolean } = {}): Promise<Infrastructure> {
+  const config = loadConfig();
+  const stops: (() => Promise<void> | void)[] = [];
+  if (!config.database.url) {
+    const embedded = await startEmbeddedPostgres(config.database.dataDir, config.database.embeddedPort, say);
+    config.database.url = embedded.url;
+    stops.push(() => embedded.stop());
+  }
+  if (!config.redis.url) {
+    const redis = await resolveDefaultRedis(say);
+    config.redis.url = redis.url;
+    stops.push(() => redis.stop());
+  }
+  if (options.migrate !== false && config.database.migrationsRun) {
+    const applied = await runMigrations(config.databaseUrl);
+    if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+  }
+  return {
+    config,
+    stop: async () => {
+      for (const stop of stops.reverse()) await stop();
+    },
+  };
+}
+
+/** Exits with one clear line for configuration errors and unreachable services. */
+export function exitOnStartupError(err: unknown): never {
+  const message = err instanceof ConfigError ? err.message : `Start-up failed: ${(err as Error)?.message ?? String(err)}`;
+  say(message);
+  process.exit(1);
+}

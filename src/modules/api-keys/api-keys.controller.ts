@@ -1,0 +1,55 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { PageQueryDto, pageRequest } from '../../common/http/pagination';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyListDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+
+@ApiTags('API keys')
+@Controller('settings/portal-access-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Get()
+  @Authenticated({ scope: 'settings:read', roles: ['OWNER', 'ADMIN'] })
+  @ApiOperation({ summary: "List the tenant's API keys of the caller's mode (never the secrets)" })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<ApiKeyListDto> {
+    return this.apiKeys.list(auth, pageRequest(query));
+  }
+
+  @Post()
+  @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
+  @ApiOperation({
+    summary: 'Create an API key; the key is in this response only',
+    description: "The new key has the caller's mode; its role and scopes default to the caller's and may not exceed them (403 otherwise).",
+  })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  @ApiProblemResponses(400)
+  async create(
+    @CurrentAuth() auth: AuthContext,
+    @Body() body: CreateApiKeyDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CreatedApiKeyDto> {
+    const created = await this.apiKeys.create(auth, body);
+    void reply.header('location', `/api/v1/settings/portal-access-keys/${created.id}`);
+    return created;
+  }
+
+  @Delete(':keyId')
+  @HttpCode(204)
+  @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
+  @ApiOperation({ summary: 'Revoke an API key; it answers 401 from the next request on, on every instance' })
+  @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
+  @ApiProblemResponses(404)
+  async revoke(@CurrentAuth() auth: AuthContext, @IdParam('keyId') keyId: string): Promise<void> {
+    await this.apiKeys.revoke(auth, keyId);
+  }
+}

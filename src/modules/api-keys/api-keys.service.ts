@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { generateApiKey } from '../../common/auth/api-key-secret';
+import { InsufficientRoleException, InsufficientScopeException } from '../../common/auth/auth.exceptions';
+import { AuthContext, ROLE_RANK, Role, Scope } from '../../common/auth/auth.types';
+import { PageRequest } from '../../common/http/pagination';
+import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+import { ApiKeyEntity } from './entities/api-key.entity';
+
+export interface NewKeySpec {
+  name: string;
+  description?: string | null;
+  role: Role;
+  scopes: Scope[] | null;
+  expiresAt?: Date | null;
+  createdByKeyId?: string | null;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly authenticator: ApiKeyAuthenticator,
+  ) {}
+
+  async list(auth: AuthContext, page: PageRequest): Promise<ApiKeyListDto> {
+    const result = await this.keys.list(auth, page);
+    return { keys: result.items.map(toDto), nextCursor: result.nextCursor };
+  }
+
+  /** A new key never has more than its creator: same mode, role and scopes at most the caller's. */
+  async create(auth: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    const role = dto.role ?? auth.role;
+    if (ROLE_RANK[role] > ROLE_RANK[auth.role]) {
+      throw new InsufficientRoleException([role], `A ${auth.role} key cannot create a ${role} key`);
+    }
+    const scopes = dto.scopes === undefined ? auth.scopes : dto.scopes;
+    if (auth.scopes !== null) {
+      if (scopes === null) throw new InsufficientScopeException('*', 'A key restricted to scopes cannot create a key with every scope');
+      const beyond = scopes.filter((s) => !auth.scopes!.includes(s));
+      if (beyond.length)
+        throw new InsufficientScopeException(beyond[0], `This key cannot grant scopes it does not hold: ${beyond.join(', ')}`);
+    }
+    const expiresAt = dto.expiresAt ? new Date(dto.expiresAt) : auth.expiresAt;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new ValidationFailedException([{ field: 'expiresAt', message: 'must be in the future' }]);
+    }
+    if (expiresAt && auth.expiresAt && expiresAt > auth.expiresAt) {
+      throw new ValidationFailedException([{ field: 'expiresAt', message: "must not be later than the calling key's own expiry" }]);
+    }
+    return this.issue(auth, {
+      name: dto.name,
+      description: dto.description ?? null,
+      role,
+      scopes,
+      expiresAt,
+      createdByKeyId: auth.apiKeyId,
+    });
+  }
+
+  /** Creates a key and answers it with its secret, which is never available again. */
+  async issue(scope: TenantScope, spec: NewKeySpec, manager?: EntityManager): Promise<CreatedApiKeyDto> {
+    const secret = generateApiKey(scope.mode);
+    const row = await this.keys.insert(
+      scope,
+      {
+        keyHash: secret.hash,
+        name: spec.name,
+        description: spec.description ?? null,
+        role: spec.role,
+        scopes: spec.scopes,
+        prefix: secret.prefix,
+        last4: secret.last4,
+        expiresAt: spec.expiresAt ?? null,
+        createdByKeyId: spec.createdByKeyId ?? null,
+        lastUsedAt: null,
+        revokedAt: null,
+      },
+      manager,
+    );
+    return { ...toDto(row), key: secret.key };
+  }
+
+  /** Revokes at once on every instance. Revoking an already revoked key is a no-op. */
+  async revoke(auth: AuthContext, id: string): Promise<void> {
+    const key = await this.keys.findById(auth, id);
+    if (!key) throw new NotFoundException('The API key');
+    if (ROLE_RANK[key.role] > ROLE_RANK[auth.role]) {
+      throw new InsufficientRoleException([key.role], `A ${auth.role} key cannot revoke a ${key.role} key`);
+    }
+    if (key.revokedAt) return;
+    await this.keys.revoke(auth, id, new Date());
+    await this.authenticator.evict(key.keyHash);
+  }
+}
+
+export function toDto(key: ApiKeyEntity): ApiKeyDto {
+  return {
+    id: key.id,
+    name: key.name,
+    description: key.description,
+    mode: key.mode,
+    role: key.role,
+    scopes: key.scopes,
+    prefix: key.prefix,
+    last4: key.last4,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: iso(key.lastUsedAt),
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+  };
+}

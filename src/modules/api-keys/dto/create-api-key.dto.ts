@@ -1,0 +1,39 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { ROLES, SCOPES } from '../../../common/auth/auth.types';
+import type { Role, Scope } from '../../../common/auth/auth.types';
+
+export class CreateApiKeyDto {
+  /** A label to recognise the key by. */
+  @IsString()
+  @Length(1, 100)
+  name!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  /** At most the caller's role. Default: the caller's role. */
+  @ApiPropertyOptional({ enum: ROLES })
+  @IsOptional()
+  @IsIn(ROLES)
+  role?: Role;
+
+  /**
+   * A subset of the caller's scopes, or `null` for all scopes (only if the caller has all).
+   * Default: the caller's scopes.
+   */
+  @ApiPropertyOptional({ enum: SCOPES, isArray: true, nullable: true })
+  @ValidateIf((o: CreateApiKeyDto) => o.scopes !== undefined && o.scopes !== null)
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(SCOPES, { each: true })
+  scopes?: Scope[] | null;
+
+  /** When the key stops working; in the future, and no later than the caller's own expiry. */
+  @ApiPropertyOptional({ format: 'date-time', example: '2027-01-01T00:00:00.000Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  expiresAt?: string;
+}

@@ -1,0 +1,42 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../../common/auth/route-policy.decorator';
+import { RedisService } from '../../common/redis/redis.service';
+
+@ApiTags('Health')
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly db: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    private readonly redis: RedisService,
+  ) {}
+
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer (503 otherwise)' })
+  @ApiServiceUnavailableResponse({ description: 'PostgreSQL or Redis is down' })
+  ready(): Promise<HealthCheckResult> {
+    return this.health.check([() => this.db.pingCheck('database', { timeout: 2000 }), () => this.redisCheck()]);
+  }
+
+  private async redisCheck() {
+    const indicator = this.indicators.check('redis');
+    try {
+      await this.redis.client.ping();
+      return indicator.up();
+    } catch (err) {
+      return indicator.down({ message: (err as Error).message });
+    }
+  }
+}

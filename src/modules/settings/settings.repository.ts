@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { TenantScopedRepository } from '../../database/tenant-scoped.repository';
+import { SettingsEntity, SettingsSection } from './entities/settings.entity';
+
+export interface SettingsDocument {
+  data: Record<string, unknown>;
+  updatedAt: Date | null;
+}
+
+@Injectable()
+export class SettingsRepository extends TenantScopedRepository<SettingsEntity> {
+  constructor(@InjectRepository(SettingsEntity) repository: Repository<SettingsEntity>) {
+    super(repository);
+  }
+
+  async get(scope: TenantScope, section: SettingsSection): Promise<SettingsDocument> {
+    const row = await this.findOne(scope, { section });
+    return { data: row?.data ?? {}, updatedAt: row?.updatedAt ?? null };
+  }
+
+  /**
+   * Merges top-level keys and removes `deleted` in one statement, so concurrent updates of different
+   * keys never lose each other.
+   */
+  async merge(scope: TenantScope, section: SettingsSection, patch: Record<string, unknown>, deleted: string[]): Promise<SettingsDocument> {
+    const rows: { data: Record<string, unknown>; updated_at: Date }[] = await this.repository.query(
+      `INSERT INTO settings AS s (tenant_id, mode, section, data, updated_at)
+            VALUES ($1, $2, $3, $4::jsonb - $5::text[], now())
+       ON CONFLICT (tenant_id, mode, section)
+         DO UPDATE SET data = (s.data || EXCLUDED.data) - $5::text[], updated_at = now()
+       RETURNING data, updated_at`,
+      [scope.tenantId, scope.mode, section, JSON.stringify(patch), deleted],
+    );
+    return { data: rows[0].data, updatedAt: rows[0].updated_at };
+  }
+}

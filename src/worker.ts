@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from './config/app-config';
+import { CoreModule } from './core.module';
+import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
+import { closeOnSignals } from './shutdown';
+import { WorkersModule } from './workers.module';
+
+@Module({})
+class WorkerAppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: WorkerAppModule, imports: [CoreModule.forRoot(config), WorkersModule] };
+  }
+}
+
+/** Queue workers only, no HTTP listener. Run any number beside the API processes. */
+async function main(): Promise<void> {
+  const infra = await prepareInfrastructure();
+  const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(infra.config), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  await app.init();
+  closeOnSignals(app, () => infra.stop());
+  process.stderr.write('worker started\n');
+}
+
+main().catch(exitOnStartupError);

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+
+/**
+ * The queue processors. Imported by the API process unless WORKERS=off, and by dist/worker.js alone.
+ * Each domain module that owns jobs adds its processor module here.
+ */
+@Module({ imports: [] })
+export class WorkersModule {}

@@ -1,0 +1,48 @@
+import { Client } from 'pg';
+import { runMigrations } from '../../src/database/database-options';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { resolveDefaultRedis } from '../../src/common/redis/redis-server';
+
+async function answers(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * One fresh PostgreSQL database and one fresh Redis key prefix per test run, on the local services
+ * (or the embedded ones when none answers). Migrations run once here; test apps skip them.
+ */
+export default async function globalSetup(): Promise<void> {
+  const log = (line: string): void => void process.stderr.write(`[test setup] ${line}\n`);
+  let adminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (!(await answers(adminUrl))) {
+    log(`no PostgreSQL at ${adminUrl}; starting the embedded one`);
+    adminUrl = (await startEmbeddedPostgres('.data', 54329, log)).url;
+  }
+  const run = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+  const database = `pm_test_${run}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+
+  const redisUrl = process.env.REDIS_URL ?? (await resolveDefaultRedis(log)).url;
+
+  process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
+  process.env.TEST_DATABASE_NAME = database;
+  process.env.DATABASE_URL = url.toString();
+  process.env.REDIS_URL = redisUrl;
+  process.env.REDIS_PREFIX = `pmtest:${run}`;
+  process.env.MIGRATIONS_RUN = 'false';
+  process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+  await runMigrations(url.toString());
+}
