@@ -45,7 +45,8 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     trustProxy: false,
   });
   const fastify = adapter.getInstance();
-  // Only JSON bodies are accepted (415 otherwise); a route may raise its own limit with @RouteConfig({ bodyLimit }).
+  // Only JSON bodies are accepted (415 otherwise): Fastify's own JSON parser (prototype-poisoning safe)
+  // stays, Nest adds none (bodyParser: false). A route may raise its body limit with @RouteConfig({ bodyLimit }).
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onRoute', (route) => {
     if (route.config?.bodyLimit) route.bodyLimit = route.config.bodyLimit;
@@ -54,6 +55,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     abortOnError: false,
+    bodyParser: false,
   });
   app.useLogger(options.logger === false ? false : app.get(Logger));
   app.flushLogs();

@@ -7,14 +7,16 @@ function message(property: string, constraint: string, text: string): string {
   return text.startsWith(`${property} `) ? text.slice(property.length + 1) : text;
 }
 
-/** Flattens class-validator's tree into `errors[]` with dotted paths (`fields.0.type`). */
+/**
+ * Flattens class-validator's tree into `errors[]` with dotted paths (`fields.0.type`): one entry per
+ * field, its messages joined.
+ */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    for (const [constraint, text] of Object.entries(error.constraints ?? {})) {
-      out.push({ field, message: message(error.property, constraint, text) });
-    }
+    const messages = Object.entries(error.constraints ?? {}).map(([constraint, text]) => message(error.property, constraint, text));
+    if (messages.length) out.push({ field, message: messages.join('; ') });
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, field));
   }
   return out;

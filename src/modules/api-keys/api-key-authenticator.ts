@@ -6,7 +6,6 @@ import { RedisService } from '../../common/redis/redis.service';
 import { AppConfig } from '../../config/app-config';
 import { ApiKeysRepository } from './api-keys.repository';
 
-const REVOKED_CHANNEL = 'api-keys:revoked';
 const LAST_USE_FLUSH_MS = 15_000;
 const MAX_CACHED_KEYS = 10_000;
 
@@ -17,9 +16,10 @@ interface CachedKey {
 }
 
 /**
- * Turns an Authorization header into an AuthContext. A key seen recently costs no query; otherwise one
- * indexed query. Revocation is published on Redis and evicts the key from every instance's cache; while
- * the subscription is down the cache is not trusted. Last-use times are buffered and written in batches.
+ * Turns an Authorization header into an AuthContext. A key seen recently costs no PostgreSQL query, only
+ * a Redis EXISTS on its revocation marker; otherwise one indexed query. Revoking writes that marker (kept
+ * longer than any cache entry lives), so every instance refuses the key on its very next request; a
+ * pub/sub message could still be in flight then. Last-use times are buffered and written in batches.
  */
 @Injectable()
 export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, OnApplicationShutdown {
@@ -36,12 +36,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     super();
   }
 
-  async onModuleInit(): Promise<void> {
-    await this.redis.subscribe(
-      REVOKED_CHANNEL,
-      (hash) => this.cache.delete(hash),
-      () => this.cache.clear(),
-    );
+  onModuleInit(): void {
     this.flushTimer = setInterval(() => void this.flushLastUse(), LAST_USE_FLUSH_MS);
     this.flushTimer.unref();
   }
@@ -59,7 +54,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     if (!API_KEY_FORMAT.test(key)) throw new InvalidApiKeyException('The API key is malformed');
     const hash = hashApiKey(key);
 
-    const entry = this.cached(hash) ?? (await this.load(hash));
+    const entry = (await this.cached(hash)) ?? (await this.load(hash));
     if (!entry || entry.revoked) throw new InvalidApiKeyException();
     if (entry.auth.expiresAt && entry.auth.expiresAt.getTime() <= Date.now()) {
       throw new InvalidApiKeyException('The API key has expired');
@@ -68,18 +63,27 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     return entry.auth;
   }
 
-  /** Tells every instance (this one included) to forget a key now. */
-  async evict(keyHash: string): Promise<void> {
+  /** Marks a key revoked for every instance (this one included); called after the database says so. */
+  async evict(keyHash: string, keyId: string): Promise<void> {
     this.cache.delete(keyHash);
-    await this.redis.publish(REVOKED_CHANNEL, keyHash);
+    const markerTtlMs = 2 * this.config.auth.cacheTtlMs + 1000;
+    await this.redis.client.set(this.revokedMarker(keyId), '1', 'PX', markerTtlMs);
   }
 
-  private cached(hash: string): CachedKey | undefined {
+  private revokedMarker(keyId: string): string {
+    return this.redis.key('api-keys', 'revoked', keyId);
+  }
+
+  private async cached(hash: string): Promise<CachedKey | undefined> {
     const entry = this.cache.get(hash);
     if (!entry) return undefined;
-    if (!this.redis.listening || Date.now() - entry.cachedAt > this.config.auth.cacheTtlMs) {
+    if (Date.now() - entry.cachedAt > this.config.auth.cacheTtlMs) {
       this.cache.delete(hash);
       return undefined;
+    }
+    if ((await this.redis.client.exists(this.revokedMarker(entry.auth.apiKeyId))) === 1) {
+      this.cache.delete(hash);
+      return { ...entry, revoked: true };
     }
     return entry;
   }
@@ -102,7 +106,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
         expiresAt: key.expiresAt,
       },
     };
-    if (this.redis.listening && this.config.auth.cacheTtlMs > 0) {
+    if (this.config.auth.cacheTtlMs > 0) {
       if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, entry);
     }
