@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
-import { ValidationFailedException } from './common/http/problem';
+import { registerJsonBodyParser } from './common/http/json-body';
 import { requestIdFor } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
 import { MetricsService } from './common/observability/metrics.service';
@@ -14,26 +14,11 @@ import { AppConfig } from './config/app-config';
 
 export const API_PREFIX = 'api/v1';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const MAX_JSON_DEPTH = 32;
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set with @RouteConfig({ bodyLimit }) on a route that takes larger bodies (bulk import). */
     bodyLimit?: number;
   }
-}
-
-function depthOf(value: unknown, limit: number): number {
-  let depth = 0;
-  let level: unknown[] = [value];
-  while (level.length && depth <= limit) {
-    const next: unknown[] = [];
-    for (const v of level) if (v && typeof v === 'object') next.push(...(Object.values(v) as unknown[]));
-    if (!next.length) break;
-    depth++;
-    level = next;
-  }
-  return depth;
 }
 
 /** Builds the API application (not listening). Shared by main.ts and the e2e tests. */
@@ -45,9 +30,9 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     trustProxy: false,
   });
   const fastify = adapter.getInstance();
-  // Only JSON bodies are accepted (415 otherwise): Fastify's own JSON parser (prototype-poisoning safe)
-  // stays, Nest adds none (bodyParser: false). A route may raise its body limit with @RouteConfig({ bodyLimit }).
-  fastify.removeContentTypeParser(['text/plain']);
+  // Only JSON bodies (415 otherwise); Nest adds no parser of its own (bodyParser: false).
+  // A route may raise its body limit with @RouteConfig({ bodyLimit }).
+  registerJsonBodyParser(fastify);
   fastify.addHook('onRoute', (route) => {
     if (route.config?.bodyLimit) route.bodyLimit = route.config.bodyLimit;
   });
@@ -74,11 +59,6 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   });
 
   const metrics = app.get(MetricsService);
-  fastify.addHook('preValidation', async (request) => {
-    if (request.body && typeof request.body === 'object' && depthOf(request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-      throw new ValidationFailedException([{ field: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
-    }
-  });
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

@@ -65,15 +65,15 @@ class EnvironmentVariables {
   @Max(65535)
   EMBEDDED_POSTGRES_PORT = 54329;
 
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_TEST_PER_SECOND = 10;
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_TEST_PER_HOUR = 100;
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_TEST_PER_DAY = 1000;
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_LIVE_PER_SECOND = 100;
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_LIVE_PER_HOUR = 10000;
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_LIVE_PER_DAY = 0;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_TEST_PER_SECOND = 10;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_TEST_PER_HOUR = 100;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_TEST_PER_DAY = 1000;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_LIVE_PER_SECOND = 100;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_LIVE_PER_HOUR = 10000;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_LIVE_PER_DAY = 0;
   /** Per client IP, for requests without a valid key and for the public pages. */
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_IP_PER_SECOND = 20;
-  @Transform(toInt) @IsInt({ message: 'must be an integer >= 0' }) @Min(0) RATE_LIMIT_IP_PER_HOUR = 1000;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_SECOND = 20;
+  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_HOUR = 1000;
 
   /** Seconds a verified key stays cached in memory; revocation evicts it at once through Redis. */
   @Transform(toInt)
@@ -144,7 +144,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const errors = validateSync(vars, { forbidUnknownValues: false });
   if (errors.length > 0) {
     const first = errors[0];
-    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    const constraints = first.constraints ?? {};
+    // Say what the value should be (an integer, a URL) before how big it may be.
+    const typeCheck = ['isInt', 'isBoolean', 'matches', 'isIn', 'isEmail', 'isString'].find((c) => constraints[c]);
+    const reason = (typeCheck && constraints[typeCheck]) ?? Object.values(constraints)[0] ?? 'is invalid';
     throw new ConfigError(
       `Invalid configuration: ${first.property} ${reason.replace(`${first.property} `, '')} (got "${String(raw[first.property])}")`,
     );

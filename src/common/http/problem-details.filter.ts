@@ -38,26 +38,17 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
-function fromFastifyError(code: string | undefined, status: number, message: string): Problem | undefined {
-  if (status === 400 && /prototype property|constructor property/i.test(message)) {
-    const p = problem(400, 'validation_failed', 'Validation failed', 'The body contains a forbidden key');
-    p.body.errors = [{ field: '__proto__', message: 'is a forbidden key (__proto__, constructor.prototype)' }];
-    return p;
-  }
+/** Fastify's own errors (before Nest's pipeline): body size and content type. */
+function fromFastifyError(code: string | undefined): Problem | undefined {
   switch (code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return problem(400, 'invalid_json', 'Invalid JSON', 'The request body is not valid JSON');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problem(413, 'payload_too_large', 'Payload too large', 'The request body exceeds the size limit of this endpoint');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return problem(415, 'unsupported_media_type', 'Unsupported media type', 'Send request bodies as application/json');
+    default:
+      return undefined;
   }
-  if (status === 400 && /JSON/.test(message)) {
-    return problem(400, 'invalid_json', 'Invalid JSON', 'The request body is not valid JSON');
-  }
-  return undefined;
 }
 
 /** Turns anything thrown into the contract's problem+json; 5xx bodies say nothing of internals. */
@@ -73,7 +64,7 @@ export function toProblem(exception: unknown): Problem {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const cause = exception.cause as { code?: string } | undefined;
-    const fastify = fromFastifyError(cause?.code, status, exception.message);
+    const fastify = fromFastifyError(cause?.code);
     if (fastify) return fastify;
     if (status === 404 || status === 405) return problem(404, 'not_found', 'Not found', 'No such route');
     if (status >= 500)
@@ -87,7 +78,7 @@ export function toProblem(exception: unknown): Problem {
   }
   const raw = exception as { statusCode?: number; code?: string; message?: string };
   if (raw && typeof raw.statusCode === 'number' && raw.statusCode < 500) {
-    const fastify = fromFastifyError(raw.code, raw.statusCode, raw.message ?? '');
+    const fastify = fromFastifyError(raw.code);
     if (fastify) return fastify;
   }
   if (exception instanceof QueryFailedError) {

@@ -1,0 +1,82 @@
+import { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthContext, Authenticator } from './auth.types';
+import { ApiKeyGuard, RoleGuard, ScopeGuard } from './guards';
+import { RoutePolicy } from './route-policy.decorator';
+
+const auth = (over: Partial<AuthContext> = {}): AuthContext => ({
+  tenantId: 't',
+  tenantName: 'T',
+  mode: 'test',
+  apiKeyId: 'k',
+  keyName: 'key',
+  role: 'STAFF',
+  scopes: null,
+  expiresAt: null,
+  ...over,
+});
+
+function context(request: Record<string, unknown>): ExecutionContext {
+  return {
+    getHandler: () => () => undefined,
+    getClass: () => class {},
+    switchToHttp: () => ({ getRequest: () => request }),
+  } as unknown as ExecutionContext;
+}
+
+const reflectorWith = (policy: RoutePolicy | undefined): Reflector => ({ getAllAndOverride: () => policy }) as unknown as Reflector;
+
+describe('ApiKeyGuard', () => {
+  const authenticator: Authenticator = { authenticate: jest.fn(async () => auth()) };
+
+  it('refuses a route that declares no policy', async () => {
+    await expect(new ApiKeyGuard(reflectorWith(undefined), authenticator).canActivate(context({ headers: {} }))).rejects.toMatchObject({
+      code: 'insufficient_scope',
+      detail: 'This route declares no access policy',
+    });
+  });
+
+  it('lets a public route through without authenticating', async () => {
+    const authenticate = jest.fn();
+    await expect(new ApiKeyGuard(reflectorWith({ public: true }), { authenticate }).canActivate(context({ headers: {} }))).resolves.toBe(
+      true,
+    );
+    expect(authenticate).not.toHaveBeenCalled();
+  });
+
+  it('puts the AuthContext on the request', async () => {
+    const request: Record<string, unknown> = { headers: { authorization: 'Bearer x' } };
+    await new ApiKeyGuard(reflectorWith({}), authenticator).canActivate(context(request));
+    expect(request.auth).toEqual(auth());
+  });
+});
+
+describe('ScopeGuard', () => {
+  const run = (policy: RoutePolicy, a: AuthContext) => new ScopeGuard(reflectorWith(policy)).canActivate(context({ auth: a }));
+
+  it('allows keys with every scope (null) and keys holding the scope', () => {
+    expect(run({ scope: 'patients:write' }, auth({ scopes: null }))).toBe(true);
+    expect(run({ scope: 'patients:write' }, auth({ scopes: ['patients:write'] }))).toBe(true);
+  });
+
+  it('refuses a key without the scope, naming it', () => {
+    expect(() => run({ scope: 'patients:write' }, auth({ scopes: ['patients:read'] }))).toThrow("requires the 'patients:write' scope");
+  });
+
+  it('ignores routes without a scope', () => {
+    expect(run({}, auth({ scopes: [] }))).toBe(true);
+  });
+});
+
+describe('RoleGuard', () => {
+  const run = (policy: RoutePolicy, a: AuthContext) => new RoleGuard(reflectorWith(policy)).canActivate(context({ auth: a }));
+
+  it('allows listed roles and any role when none is listed', () => {
+    expect(run({ roles: ['OWNER', 'ADMIN'] }, auth({ role: 'ADMIN' }))).toBe(true);
+    expect(run({}, auth({ role: 'STAFF' }))).toBe(true);
+  });
+
+  it('refuses other roles with insufficient_role', () => {
+    expect(() => run({ roles: ['OWNER', 'ADMIN'] }, auth({ role: 'STAFF' }))).toThrow('requires the OWNER or ADMIN role');
+  });
+});

@@ -1,0 +1,61 @@
+import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { ApiException, ValidationFailedException } from './problem';
+import { toProblem } from './problem-details.filter';
+
+describe('toProblem', () => {
+  it('keeps an ApiException as it is, with extensions and headers', () => {
+    const p = toProblem(new ApiException(409, 'slot_unavailable', 'Slot unavailable', 'taken', { alternatives: [1] }, { 'x-a': 'b' }));
+    expect(p.body).toEqual({
+      type: 'about:blank',
+      status: 409,
+      code: 'slot_unavailable',
+      title: 'Slot unavailable',
+      detail: 'taken',
+      alternatives: [1],
+    });
+    expect(p.headers).toEqual({ 'x-a': 'b' });
+  });
+
+  it('lists field errors', () => {
+    const p = toProblem(new ValidationFailedException([{ field: 'email', message: 'must be an email address' }]));
+    expect(p.body).toMatchObject({ status: 400, code: 'validation_failed', detail: '1 field is invalid', errors: [{ field: 'email' }] });
+  });
+
+  it('maps Nest HTTP exceptions by status', () => {
+    expect(toProblem(new NotFoundException()).body.code).toBe('not_found');
+    expect(toProblem(new BadRequestException('x')).body.status).toBe(400);
+  });
+
+  it("maps Fastify's body errors", () => {
+    const tooLarge = new HttpException('too large', 413, { cause: Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' }) });
+    expect(toProblem(tooLarge).body.code).toBe('payload_too_large');
+    const media = new HttpException('media', 415, { cause: Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }) });
+    expect(toProblem(media).body.code).toBe('unsupported_media_type');
+  });
+
+  it('answers 404 for a value Postgres cannot parse', () => {
+    const error = new QueryFailedError('SELECT', [], Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' }));
+    expect(toProblem(error).body).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('answers 503 when a backing service is unreachable', () => {
+    const p = toProblem(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    expect(p.body).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(p.headers['retry-after']).toBe('1');
+  });
+
+  it('hides internals of unexpected errors', () => {
+    const error = new QueryFailedError('SELECT secret FROM api_keys', [], new Error('relation "x" does not exist'));
+    const p = toProblem(error);
+    expect(p.body).toEqual({
+      type: 'about:blank',
+      status: 500,
+      code: 'internal_error',
+      title: 'Internal error',
+      detail: expect.any(String),
+    });
+    expect(JSON.stringify(p.body)).not.toMatch(/SELECT|relation|api_keys|at /);
+    expect(toProblem(new TypeError('boom at /src/x.ts:1')).body.detail).not.toContain('boom');
+  });
+});

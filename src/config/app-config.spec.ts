@@ -1,0 +1,48 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('has working defaults with nothing set', () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, publicUrl: 'http://127.0.0.1:3000' });
+    expect(config.database.url).toBeUndefined();
+    expect(config.workers.enabled).toBe(true);
+    expect(config.rateLimits.test).toEqual([
+      { name: 'second', seconds: 1, limit: 10 },
+      { name: 'hour', seconds: 3600, limit: 100 },
+      { name: 'day', seconds: 86400, limit: 1000 },
+    ]);
+    // live: no daily limit by default
+    expect(config.rateLimits.live.map((w) => w.name)).toEqual(['second', 'hour']);
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT must be an integer/],
+    ['PORT', '70000', /PORT/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL must be a postgres:\/\/ URL/],
+    ['REDIS_URL', 'localhost:6379', /REDIS_URL must be a redis:\/\/ URL/],
+    ['WORKERS', 'maybe', /WORKERS must be on or off/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['RATE_LIMIT_TEST_PER_HOUR', '-1', /RATE_LIMIT_TEST_PER_HOUR/],
+    ['SMTP_URL', 'http://mail', /SMTP_URL/],
+  ])('stops on an invalid %s with a message naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('reads switches and numbers', () => {
+    const config = loadConfig({
+      WORKERS: 'off',
+      MIGRATIONS_RUN: 'false',
+      PORT: '8080',
+      RATE_LIMIT_LIVE_PER_DAY: '5',
+      RATE_LIMIT_LIVE_PER_SECOND: '0',
+    });
+    expect(config.workers.enabled).toBe(false);
+    expect(config.database.migrationsRun).toBe(false);
+    expect(config.http.port).toBe(8080);
+    expect(config.rateLimits.live).toEqual([
+      { name: 'hour', seconds: 3600, limit: 10000 },
+      { name: 'day', seconds: 86400, limit: 5 },
+    ]);
+  });
+});

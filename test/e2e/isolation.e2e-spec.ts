@@ -1,0 +1,52 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+
+const KEYS = '/api/v1/settings/portal-access-keys';
+
+describe('Tenant and mode isolation', () => {
+  let app: NestFastifyApplication;
+  let acme: TestTenant;
+  let globex: TestTenant;
+
+  beforeAll(async () => {
+    app = await startApp();
+    acme = await createTenant(app, 'Acme');
+    globex = await createTenant(app, 'Globex');
+    await client(app, acme.testKey).post('/api/v1/settings/practice', { name: 'Acme staging' });
+    await client(app, acme.liveKey).post('/api/v1/settings/practice', { name: 'Acme production' });
+    await client(app, globex.testKey).post('/api/v1/settings/practice', { name: 'Globex staging' });
+  });
+  afterAll(() => app.close());
+
+  it("cannot see another tenant's settings", async () => {
+    expect((await client(app, acme.testKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme staging' });
+    expect((await client(app, globex.testKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Globex staging' });
+    expect((await client(app, globex.liveKey).get('/api/v1/settings/practice')).body.settings).toEqual({});
+  });
+
+  it('keeps test and live settings of one tenant apart', async () => {
+    expect((await client(app, acme.liveKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme production' });
+  });
+
+  it("cannot see or revoke another tenant's API keys", async () => {
+    const globexKey = await client(app, globex.testKey).post(KEYS, { name: 'globex integration' });
+    const acmeList = await client(app, acme.testKey).get(KEYS);
+    expect(acmeList.body.keys.map((k: { id: string }) => k.id)).not.toContain(globexKey.body.id);
+    const del = await client(app, acme.testKey).delete(`${KEYS}/${globexKey.body.id}`);
+    expect(del.status).toBe(404);
+    expect(del.body.code).toBe('not_found');
+    expect((await client(app, globexKey.body.key).get('/api/v1/me')).status).toBe(200);
+  });
+
+  it("a test key cannot see or revoke the same tenant's live keys, and the reverse", async () => {
+    const liveKey = await client(app, acme.liveKey).post(KEYS, { name: 'live integration' });
+    const testList = await client(app, acme.testKey).get(KEYS);
+    expect(testList.body.keys.every((k: { mode: string }) => k.mode === 'test')).toBe(true);
+    expect((await client(app, acme.testKey).delete(`${KEYS}/${liveKey.body.id}`)).status).toBe(404);
+
+    const testKey = await client(app, acme.testKey).post(KEYS, { name: 'test integration' });
+    const liveList = await client(app, acme.liveKey).get(KEYS);
+    expect(liveList.body.keys.every((k: { mode: string }) => k.mode === 'live')).toBe(true);
+    expect((await client(app, acme.liveKey).delete(`${KEYS}/${testKey.body.id}`)).status).toBe(404);
+  });
+});
