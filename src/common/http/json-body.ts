@@ -14,7 +14,7 @@ export function findUnsafeJson(value: unknown): FieldError | undefined {
     const { value: node, path, depth } = stack.pop()!;
     if (!node || typeof node !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) return { field: path || 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
-    for (const [key, child] of Object.entries(node)) {
+    for (const [key, child] of Object.entries(node) as [string, unknown][]) {
       const childPath = path ? `${path}.${key}` : key;
       const poisoned =
         key === '__proto__' || (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'));
