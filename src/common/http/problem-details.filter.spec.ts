@@ -1,7 +1,7 @@
 import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiException, ValidationFailedException } from './problem';
-import { toProblem } from './problem-details.filter';
+import { loggableError, toProblem } from './problem-details.filter';
 
 describe('toProblem', () => {
   it('keeps an ApiException as it is, with extensions and headers', () => {
@@ -57,5 +57,25 @@ describe('toProblem', () => {
     });
     expect(JSON.stringify(p.body)).not.toMatch(/SELECT|relation|api_keys|at /);
     expect(toProblem(new TypeError('boom at /src/x.ts:1')).body.detail).not.toContain('boom');
+  });
+});
+
+describe('loggableError', () => {
+  it('never carries query parameters or driver detail', () => {
+    const error = new QueryFailedError('INSERT INTO patients (email) VALUES ($1)', ['jane@example.com'], {
+      code: '23505',
+      detail: 'Key (email)=(jane@example.com) already exists.',
+      table: 'patients',
+      constraint: 'UQ_X',
+    } as unknown as Error);
+    const logged = JSON.stringify(loggableError(error));
+    expect(logged).not.toContain('jane@example.com');
+    expect(loggableError(error)).toEqual({
+      type: 'QueryFailedError',
+      code: '23505',
+      table: 'patients',
+      constraint: 'UQ_X',
+      routine: undefined,
+    });
   });
 });

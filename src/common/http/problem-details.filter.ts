@@ -94,6 +94,20 @@ export function toProblem(exception: unknown): Problem {
   return problem(500, 'internal_error', 'Internal error', 'An unexpected error occurred; it has been logged');
 }
 
+/**
+ * What of an unexpected error may be logged: never a query's parameters or a driver's detail, which
+ * can hold patient data; for database errors only codes and names of the schema objects involved.
+ */
+export function loggableError(error: unknown): Record<string, unknown> {
+  if (error instanceof QueryFailedError) {
+    const driver = (error as QueryFailedError & { driverError?: Record<string, unknown> }).driverError ?? {};
+    return { type: 'QueryFailedError', code: driver.code, table: driver.table, constraint: driver.constraint, routine: driver.routine };
+  }
+  if (error instanceof Error)
+    return { type: error.name, code: (error as { code?: unknown }).code, message: error.message, stack: error.stack };
+  return { type: typeof error };
+}
+
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -105,7 +119,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const { body, headers } = toProblem(exception);
     body.requestId = request.id;
     if (body.status >= 500) {
-      this.logger.error({ err: exception, requestId: request.id }, `request failed with ${body.status}`);
+      this.logger.error({ error: loggableError(exception), requestId: request.id }, `request failed with ${body.status}`);
     }
     if (body.status === 401) headers['www-authenticate'] = 'Bearer';
     void reply.status(body.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(body);
