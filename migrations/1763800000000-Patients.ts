@@ -28,6 +28,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   birth dates.
  * - patient_tag_counts is kept by statement-level triggers, so GET /patients/tags reads a few hundred
  *   rows instead of unnesting a million patients' tags; bulk imports update it once per statement.
+ *   Each tag's count is split over 16 shard rows (a statement picks one at random): a popular tag would
+ *   otherwise be one row that every concurrent create locks until its commit, serialising creates.
  * - Clinical tables: (tenant_id, mode, patient_id, …) answers one patient's clinical record.
  * - patient_import_jobs: looked up by primary key only.
  */
@@ -84,30 +86,33 @@ export class Patients1763800000000 implements MigrationInterface {
         tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
         mode varchar(4) NOT NULL,
         tag text NOT NULL,
+        shard smallint NOT NULL,
         count bigint NOT NULL,
-        PRIMARY KEY (tenant_id, mode, tag)
+        PRIMARY KEY (tenant_id, mode, tag, shard)
       )`);
     await q.query(`
       CREATE FUNCTION patient_tag_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        s smallint := floor(random() * 16)::smallint;
       BEGIN
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO patient_tag_counts AS c (tenant_id, mode, tag, count)
-          SELECT n.tenant_id, n.mode, t.tag, count(*) FROM new_rows n CROSS JOIN LATERAL unnest(n.tags) AS t(tag)
+          INSERT INTO patient_tag_counts AS c (tenant_id, mode, tag, shard, count)
+          SELECT n.tenant_id, n.mode, t.tag, s, count(*) FROM new_rows n CROSS JOIN LATERAL unnest(n.tags) AS t(tag)
            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-          ON CONFLICT (tenant_id, mode, tag) DO UPDATE SET count = c.count + EXCLUDED.count;
+          ON CONFLICT (tenant_id, mode, tag, shard) DO UPDATE SET count = c.count + EXCLUDED.count;
         ELSIF TG_OP = 'UPDATE' THEN
-          INSERT INTO patient_tag_counts AS c (tenant_id, mode, tag, count)
-          SELECT d.tenant_id, d.mode, d.tag, sum(d.delta) FROM (
+          INSERT INTO patient_tag_counts AS c (tenant_id, mode, tag, shard, count)
+          SELECT d.tenant_id, d.mode, d.tag, s, sum(d.delta) FROM (
             SELECT n.tenant_id, n.mode, t.tag, 1 AS delta FROM new_rows n CROSS JOIN LATERAL unnest(n.tags) AS t(tag)
             UNION ALL
             SELECT o.tenant_id, o.mode, t.tag, -1 FROM old_rows o CROSS JOIN LATERAL unnest(o.tags) AS t(tag)
           ) d GROUP BY 1, 2, 3 HAVING sum(d.delta) <> 0 ORDER BY 1, 2, 3
-          ON CONFLICT (tenant_id, mode, tag) DO UPDATE SET count = c.count + EXCLUDED.count;
+          ON CONFLICT (tenant_id, mode, tag, shard) DO UPDATE SET count = c.count + EXCLUDED.count;
         ELSE
-          INSERT INTO patient_tag_counts AS c (tenant_id, mode, tag, count)
-          SELECT o.tenant_id, o.mode, t.tag, -count(*) FROM old_rows o CROSS JOIN LATERAL unnest(o.tags) AS t(tag)
+          INSERT INTO patient_tag_counts AS c (tenant_id, mode, tag, shard, count)
+          SELECT o.tenant_id, o.mode, t.tag, s, -count(*) FROM old_rows o CROSS JOIN LATERAL unnest(o.tags) AS t(tag)
            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-          ON CONFLICT (tenant_id, mode, tag) DO UPDATE SET count = c.count + EXCLUDED.count;
+          ON CONFLICT (tenant_id, mode, tag, shard) DO UPDATE SET count = c.count + EXCLUDED.count;
         END IF;
         RETURN NULL;
       END $$`);

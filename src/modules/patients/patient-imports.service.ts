@@ -20,6 +20,11 @@ import { ImportRow, PatientsRepository, uniqueViolation } from './patients.repos
 /** Rows per transaction: large enough for few round trips, small enough to keep locks and WAL bursts short. */
 export const IMPORT_BATCH_SIZE = 500;
 const JOINING_CODE_ATTEMPTS = 5;
+/**
+ * An import this large can change the table's size many times over before autovacuum notices; stale
+ * statistics then lead the planner to sort a whole tenant instead of walking the keyset index.
+ */
+const ANALYZE_AFTER_ROWS = 1000;
 
 export const IMPORT_JOB_OPTIONS = {
   attempts: 5,
@@ -125,6 +130,7 @@ export class PatientImportsService {
       batches++;
     }
     await this.imports.setStatus(scope, importId, 'completed');
+    if (rows.length >= ANALYZE_AFTER_ROWS) await this.patients.refreshStatistics();
   }
 
   async markFailed(scope: TenantScope, importId: string): Promise<void> {

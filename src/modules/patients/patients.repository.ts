@@ -223,12 +223,18 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   /** Tag counts from the trigger-maintained table: a few hundred rows, not a scan of every patient. */
   async tagCounts(scope: TenantScope, limit: number): Promise<{ name: string; count: number }[]> {
     const rows: { name: string; count: string }[] = await this.repository.query(
-      `SELECT tag AS name, count FROM patient_tag_counts
-        WHERE tenant_id = $1 AND mode = $2 AND count > 0
-        ORDER BY count DESC, tag ASC LIMIT $3`,
+      `SELECT tag AS name, sum(count) AS count FROM patient_tag_counts
+        WHERE tenant_id = $1 AND mode = $2
+        GROUP BY tag HAVING sum(count) > 0
+        ORDER BY 2 DESC, tag ASC LIMIT $3`,
       [scope.tenantId, scope.mode, limit],
     );
     return rows.map((r) => ({ name: r.name, count: Number(r.count) }));
+  }
+
+  /** Refreshes the planner's statistics of the patients table (after a bulk import); best effort. */
+  async refreshStatistics(): Promise<void> {
+    await this.repository.query('ANALYZE patients').catch(() => undefined);
   }
 
   /** The ids of the scope's patients with these externalIds (a dry run's created/updated split). */
