@@ -133,6 +133,18 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     expect(res.body.code).toBe('validation_failed');
   });
 
+  it('takes bodies above the 1 MiB default up to 10 MiB (413 payload_too_large beyond)', async () => {
+    const row = { firstName: 'Big', lastName: 'Body', address: 'x'.repeat(400), gender: 'g'.repeat(50) };
+    const twoMiB = { patients: Array.from({ length: 4000 }, () => row) };
+    expect(JSON.stringify(twoMiB).length).toBeGreaterThan(1024 * 1024);
+    expect((await api.post(`${IMPORT}?dryRun=true`, twoMiB)).status).toBe(200);
+    const tooBig = await api.post(IMPORT, { patients: [{ firstName: 'x'.repeat(11 * 1024 * 1024), lastName: 'y' }] });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.code).toBe('payload_too_large');
+    const overDefault = await api.post(PATIENTS, { firstName: 'x'.repeat(2 * 1024 * 1024), lastName: 'y' });
+    expect(overDefault.status).toBe(413);
+  });
+
   it('refuses a STAFF key (403 insufficient_role) and reports 404 for an unknown job', async () => {
     const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
     const res = await client(app, staff).post(IMPORT, { patients: [{ firstName: 'A', lastName: 'B' }] });

@@ -23,7 +23,9 @@ export class PatientImportsProcessor extends WorkerHost {
       await this.imports.run(scope, importId);
     } catch (err) {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      this.logger.warn(`import ${importId} attempt ${job.attemptsMade + 1} failed: ${(err as Error).message}`);
+      // The error's class and SQLSTATE only: a driver message can quote a row's values.
+      const { name, code } = err as { name?: string; code?: string };
+      this.logger.warn(`import ${importId} attempt ${job.attemptsMade + 1} failed: ${name ?? 'Error'}${code ? ` (${code})` : ''}`);
       if (lastAttempt) await this.imports.markFailed(scope, importId);
       throw err;
     }
