@@ -8,6 +8,7 @@ import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { HealthModule } from './modules/health/health.module';
+import { PatientsModule } from './modules/patients/patients.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { WorkersModule } from './workers.module';
@@ -25,6 +26,7 @@ export class AppModule {
         TenantsModule,
         ApiKeysModule,
         SettingsModule,
+        PatientsModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

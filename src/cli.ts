@@ -8,13 +8,14 @@ import { DemoSeeder } from './cli/demo-seeder';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { TenantsService } from './modules/tenants/tenants.service';
 import { SettingsModule } from './modules/settings/settings.module';
+import { PatientsModule } from './modules/patients/patients.module';
 
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [CoreModule.forRoot(config, { logDestination: 2 }), TenantsModule, SettingsModule],
+      imports: [CoreModule.forRoot(config, { logDestination: 2 }), TenantsModule, SettingsModule, PatientsModule],
       providers: [DemoSeeder],
     };
   }

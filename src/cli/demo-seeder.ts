@@ -1,14 +1,97 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
+import { ApiException } from '../common/http/problem';
+import { ClinicalService } from '../modules/patients/clinical.service';
+import { CustomFieldsService } from '../modules/patients/custom-fields.service';
+import type { CreateCustomFieldDto } from '../modules/patients/dto/custom-field.dto';
+import { PatientImportsService } from '../modules/patients/patient-imports.service';
+import { PatientsService } from '../modules/patients/patients.service';
 import { SettingsService } from '../modules/settings/settings.service';
+
+const FIRST_NAMES = [
+  'Olivia',
+  'Noah',
+  'Amelia',
+  'Oliver',
+  'Isla',
+  'George',
+  'Ava',
+  'Arthur',
+  'Mia',
+  'Leo',
+  'Ivy',
+  'Harry',
+  'Freya',
+  'Muhammad',
+  'Grace',
+  'Jack',
+  'Lily',
+  'Theo',
+  'Sophia',
+  'Oscar',
+  'Aisha',
+  'Finley',
+  'Priya',
+  'Kai',
+];
+const LAST_NAMES = [
+  'Smith',
+  'Jones',
+  'Taylor',
+  'Brown',
+  'Williams',
+  'Wilson',
+  'Johnson',
+  'Davies',
+  'Patel',
+  'Robinson',
+  'Wright',
+  'Thompson',
+  'Evans',
+  'Walker',
+  'White',
+  'Roberts',
+  'Green',
+  'Hall',
+  'Khan',
+  'Okafor',
+  'Nowak',
+  'Murphy',
+];
+const TAGS = ['new-patient', 'vip', 'newsletter', 'physio', 'dental', 'referral', 'corporate-plan', 'follow-up', 'no-show-risk'];
+const STREETS = ['High Street', 'Station Road', 'Church Lane', 'Victoria Road', 'Park Avenue', 'Mill Lane', 'Riverside Walk'];
+
+const CUSTOM_FIELDS: CreateCustomFieldDto[] = [
+  { key: 'insurer', label: 'Insurance provider', type: 'select', options: ['Bupa', 'AXA Health', 'Vitality', 'Aviva', 'Self-pay'] },
+  { key: 'policy_number', label: 'Policy number', type: 'text' },
+  { key: 'referral_source', label: 'Referral source', type: 'select', options: ['GP', 'Website', 'Friend', 'Employer'] },
+  { key: 'marketing_consent', label: 'Marketing consent', type: 'boolean' },
+  { key: 'visits_last_year', label: 'Visits in the last year', type: 'number' },
+  { key: 'last_review', label: 'Last review', type: 'date' },
+];
+
+export const DEMO_PATIENTS = 200;
+const WITH_CLINICAL = 40;
+
+/** A deterministic pseudo-random sequence, so a re-run writes the same population. */
+function pick<T>(list: readonly T[], i: number, salt: number): T {
+  return list[(i * 7919 + salt * 104729) % list.length];
+}
 
 /**
  * Fills a tenant's test mode with realistic demo data. Each domain adds its part here as it lands.
- * Safe to run twice: settings merge, nothing else is duplicated.
+ * Safe to run twice: settings merge, custom fields already defined are kept, patients carry externalIds
+ * (demo-0001 …) so a re-run updates them, and clinical data is only added to patients that have none.
  */
 @Injectable()
 export class DemoSeeder {
-  constructor(private readonly settings: SettingsService) {}
+  constructor(
+    private readonly settings: SettingsService,
+    private readonly customFields: CustomFieldsService,
+    private readonly imports: PatientImportsService,
+    private readonly patients: PatientsService,
+    private readonly clinical: ClinicalService,
+  ) {}
 
   async seed(tenantId: string): Promise<Record<string, unknown>> {
     const auth: AuthContext = {
@@ -44,6 +127,115 @@ export class DemoSeeder {
       allowOnlineBooking: true,
       welcomeMessage: 'Welcome to the Riverside patient portal.',
     });
-    return { tenantId, mode: 'test', seeded: { settings: 3 } };
+
+    for (const field of CUSTOM_FIELDS) {
+      try {
+        await this.customFields.create(auth, field);
+      } catch (err) {
+        if (!(err instanceof ApiException && err.code === 'custom_field_key_taken')) throw err;
+      }
+    }
+
+    // Through the bulk-import path, run in this process: the same validation and upsert as the API.
+    const { jobId } = await this.imports.submit(auth, demoPatients());
+    await this.imports.run(auth, jobId);
+    const report = await this.imports.status(auth, jobId);
+
+    let clinicalAdded = 0;
+    for (let i = 0; i < WITH_CLINICAL; i++) {
+      const [patient] = (await this.patients.list(auth, { externalId: externalId(i) }, { limit: 1 })).patients;
+      if (!patient) continue;
+      const record = await this.clinical.get(auth, patient.id);
+      if (record.conditions.length || record.medications.length || record.encounters.length) continue;
+      await this.addClinical(auth, patient.id, i);
+      clinicalAdded++;
+    }
+
+    return {
+      tenantId,
+      mode: 'test',
+      seeded: {
+        settings: 3,
+        customFields: CUSTOM_FIELDS.length,
+        patients: { created: report.created, updated: report.updated, failed: report.failed },
+        patientsWithNewClinicalData: clinicalAdded,
+      },
+    };
   }
+
+  private async addClinical(auth: AuthContext, patientId: string, i: number): Promise<void> {
+    const conditions = [
+      {
+        code: '38341003',
+        display: 'Hypertensive disorder',
+        medication: { name: 'Amlodipine 5 mg tablets', code: '197361', dosage: '5 mg once daily' },
+      },
+      {
+        code: '195967001',
+        display: 'Asthma',
+        medication: { name: 'Salbutamol 100 micrograms inhaler', code: '745679', dosage: '2 puffs as needed' },
+      },
+      {
+        code: '44054006',
+        display: 'Diabetes mellitus type 2',
+        medication: { name: 'Metformin 500 mg tablets', code: '860975', dosage: '500 mg twice daily' },
+      },
+      {
+        code: '161891005',
+        display: 'Backache',
+        medication: { name: 'Ibuprofen 400 mg tablets', code: '197806', dosage: '400 mg three times daily' },
+      },
+    ];
+    const c = conditions[i % conditions.length];
+    const year = 2015 + (i % 10);
+    await this.clinical.addCondition(auth, patientId, {
+      code: c.code,
+      codeSystem: 'http://snomed.info/sct',
+      display: c.display,
+      clinicalStatus: i % 5 === 0 ? 'resolved' : 'active',
+      onsetDate: `${year}-0${1 + (i % 9)}-1${i % 10}`,
+    });
+    await this.clinical.addMedication(auth, patientId, {
+      ...c.medication,
+      status: 'active',
+      startDate: `${year}-0${1 + (i % 9)}-2${i % 8}`,
+    });
+    await this.clinical.addEncounter(auth, patientId, {
+      datetime: new Date(Date.UTC(2025, i % 12, 1 + (i % 27), 9 + (i % 8), 0)).toISOString(),
+      type: pick(['consultation', 'follow-up', 'telephone', 'review'], i, 5),
+      reason: `Review of ${c.display.toLowerCase()}`,
+    });
+  }
+}
+
+const externalId = (i: number): string => `demo-${String(i + 1).padStart(4, '0')}`;
+
+function demoPatients(): Record<string, unknown>[] {
+  return Array.from({ length: DEMO_PATIENTS }, (_, i) => {
+    const firstName = pick(FIRST_NAMES, i, 1);
+    const lastName = pick(LAST_NAMES, i, 2);
+    const tags = [...new Set([pick(TAGS, i, 3), ...(i % 3 === 0 ? [pick(TAGS, i, 4)] : [])])];
+    const year = 1940 + ((i * 37) % 66);
+    const row: Record<string, unknown> = {
+      externalId: externalId(i),
+      firstName,
+      lastName,
+      dateOfBirth: `${year}-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`,
+      gender: pick(['female', 'male', 'female', 'male', 'non-binary'], i, 6),
+      address: `${1 + (i % 120)} ${pick(STREETS, i, 7)}, London`,
+      patientType: pick(['patient', 'patient', 'patient', 'prospect', 'lead'], i, 8),
+      patientStatus: pick(['active', 'active', 'active', 'active', 'inactive', 'archived', 'discharged'], i, 9),
+      tags,
+      customFields: {
+        insurer: pick(['Bupa', 'AXA Health', 'Vitality', 'Aviva', 'Self-pay'], i, 10),
+        referral_source: pick(['GP', 'Website', 'Friend', 'Employer'], i, 11),
+        marketing_consent: i % 4 !== 0,
+        visits_last_year: i % 9,
+      },
+    };
+    if (i % 10 !== 3) row.email = `${firstName}.${lastName}.${i + 1}@example.com`.toLowerCase();
+    // Ofcom's drama range for London (020 7946 0000–0999): valid numbers that reach no one.
+    if (i % 7 !== 2) row.phone = `+442079460${String(i % 1000).padStart(3, '0')}`;
+    return row;
+  });
 }

@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { AuthContext } from '../../common/auth/auth.types';
+import { ValidationFailedException } from '../../common/http/problem';
+import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
+import {
+  ClinicalDataDto,
+  ConditionDto,
+  CreateConditionDto,
+  CreateEncounterDto,
+  CreateMedicationDto,
+  EncounterDto,
+  MedicationDto,
+} from './dto/clinical.dto';
+import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
+import { EncounterExistsException, PatientNotFoundException } from './patients.exceptions';
+import { PatientsRepository, uniqueViolation } from './patients.repository';
+
+/** A patient's conditions, medications and encounters (a FHIR R4 subset), in separate tenant-scoped tables. */
+@Injectable()
+export class ClinicalService {
+  constructor(
+    private readonly patients: PatientsRepository,
+    private readonly conditions: ConditionsRepository,
+    private readonly medications: MedicationsRepository,
+    private readonly encounters: EncountersRepository,
+  ) {}
+
+  async get(auth: AuthContext, patientId: string): Promise<ClinicalDataDto> {
+    await this.requirePatient(auth, patientId);
+    const [conditions, medications, encounters] = await Promise.all([
+      this.conditions.ofPatient(auth, patientId),
+      this.medications.ofPatient(auth, patientId),
+      this.encounters.ofPatient(auth, patientId),
+    ]);
+    return {
+      conditions: conditions.map(conditionDto),
+      medications: medications.map(medicationDto),
+      encounters: encounters.map(encounterDto),
+    };
+  }
+
+  async addCondition(auth: AuthContext, patientId: string, dto: CreateConditionDto): Promise<ConditionDto> {
+    await this.requirePatient(auth, patientId);
+    if (dto.recordedAt && new Date(dto.recordedAt).getTime() > Date.now() + 60_000) {
+      throw new ValidationFailedException([{ field: 'recordedAt', message: 'must not be in the future' }]);
+    }
+    const row = await this.conditions.insert(auth, {
+      patientId,
+      code: dto.code ?? null,
+      codeSystem: dto.codeSystem ?? null,
+      display: dto.display.trim(),
+      clinicalStatus: dto.clinicalStatus ?? 'active',
+      onsetDate: dto.onsetDate ?? null,
+      recordedAt: dto.recordedAt ? new Date(dto.recordedAt) : new Date(),
+    });
+    return conditionDto(row);
+  }
+
+  async addMedication(auth: AuthContext, patientId: string, dto: CreateMedicationDto): Promise<MedicationDto> {
+    if (dto.startDate && dto.endDate && dto.endDate < dto.startDate) {
+      throw new ValidationFailedException([{ field: 'endDate', message: 'must not be before startDate' }]);
+    }
+    await this.requirePatient(auth, patientId);
+    const row = await this.medications.insert(auth, {
+      patientId,
+      name: dto.name.trim(),
+      code: dto.code ?? null,
+      dosage: dto.dosage ?? null,
+      status: dto.status ?? 'active',
+      startDate: dto.startDate ?? null,
+      endDate: dto.endDate ?? null,
+    });
+    return medicationDto(row);
+  }
+
+  /**
+   * Records an encounter. appointmentId and providerId are stored as given: the Scheduling module, which
+   * owns those records, checks them when it records the encounter of a completed appointment.
+   */
+  async addEncounter(auth: AuthContext, patientId: string, dto: CreateEncounterDto): Promise<EncounterDto> {
+    await this.requirePatient(auth, patientId);
+    try {
+      const row = await this.encounters.insert(auth, {
+        patientId,
+        appointmentId: dto.appointmentId?.toLowerCase() ?? null,
+        providerId: dto.providerId?.toLowerCase() ?? null,
+        datetime: new Date(dto.datetime),
+        type: dto.type ?? null,
+        reason: dto.reason ?? null,
+        notes: dto.notes ?? null,
+      });
+      return encounterDto(row);
+    } catch (err) {
+      if (uniqueViolation(err) === 'appointment') throw new EncounterExistsException();
+      throw err;
+    }
+  }
+
+  private async requirePatient(auth: AuthContext, patientId: string): Promise<void> {
+    if (!(await this.patients.exists(auth, patientId))) throw new PatientNotFoundException();
+  }
+}
+
+function conditionDto(r: ConditionEntity): ConditionDto {
+  return {
+    id: r.id,
+    code: r.code,
+    codeSystem: r.codeSystem,
+    display: r.display,
+    clinicalStatus: r.clinicalStatus,
+    onsetDate: r.onsetDate,
+    recordedAt: r.recordedAt.toISOString(),
+  };
+}
+
+function medicationDto(r: MedicationEntity): MedicationDto {
+  return { id: r.id, name: r.name, code: r.code, dosage: r.dosage, status: r.status, startDate: r.startDate, endDate: r.endDate };
+}
+
+function encounterDto(r: EncounterEntity): EncounterDto {
+  return {
+    id: r.id,
+    appointmentId: r.appointmentId,
+    providerId: r.providerId,
+    datetime: r.datetime.toISOString(),
+    type: r.type,
+    reason: r.reason,
+    notes: r.notes,
+  };
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { AuthContext } from '../../common/auth/auth.types';
+import { ValidationFailedException } from '../../common/http/problem';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { CustomFieldsRepository } from './custom-fields.repository';
+import { CreateCustomFieldDto, CustomFieldDto, CustomFieldListDto } from './dto/custom-field.dto';
+import { CustomFieldEntity } from './entities/custom-field.entity';
+import { CustomFieldDefinition } from './patient-rules';
+import { CustomFieldKeyTakenException } from './patients.exceptions';
+
+@Injectable()
+export class CustomFieldsService {
+  constructor(private readonly fields: CustomFieldsRepository) {}
+
+  async list(auth: AuthContext): Promise<CustomFieldListDto> {
+    return { fields: (await this.fields.all(auth)).map(toDto) };
+  }
+
+  /** Defines a field; its key is unique per tenant and mode (409 custom_field_key_taken, also under races). */
+  async create(auth: AuthContext, dto: CreateCustomFieldDto): Promise<CustomFieldDto> {
+    if (dto.type !== 'select' && dto.options !== undefined) {
+      throw new ValidationFailedException([{ field: 'options', message: 'is only allowed for select fields' }]);
+    }
+    try {
+      const row = await this.fields.insert(auth, { key: dto.key, label: dto.label.trim(), type: dto.type, options: dto.options ?? null });
+      return toDto(row);
+    } catch (err) {
+      const driver = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;
+      if (err instanceof QueryFailedError && driver?.code === '23505') throw new CustomFieldKeyTakenException(dto.key);
+      throw err;
+    }
+  }
+
+  /** The definitions by key, to check a patient's customFields against. */
+  async definitions(scope: TenantScope): Promise<Map<string, CustomFieldDefinition>> {
+    const rows = await this.fields.all(scope);
+    return new Map(rows.map((r) => [r.key, { key: r.key, type: r.type, options: r.options }]));
+  }
+}
+
+function toDto(row: CustomFieldEntity): CustomFieldDto {
+  return { key: row.key, label: row.label, type: row.type, options: row.options, createdAt: row.createdAt.toISOString() };
+}

@@ -1,0 +1,74 @@
+import { Column, Entity } from 'typeorm';
+import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+
+/** Columns every clinical item has: the tenant scope and the patient it belongs to. */
+abstract class ClinicalEntity extends TenantOwnedEntity {
+  @Column('uuid')
+  patientId!: string;
+}
+
+/** FHIR R4 Condition, the subset of the contract. */
+@Entity('patient_conditions')
+export class ConditionEntity extends ClinicalEntity {
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  code!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  codeSystem!: string | null;
+
+  @Column({ type: 'varchar', length: 500 })
+  display!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  clinicalStatus!: string;
+
+  @Column({ type: 'date', nullable: true })
+  onsetDate!: string | null;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  recordedAt!: Date;
+}
+
+/** FHIR R4 MedicationStatement, the subset of the contract. */
+@Entity('patient_medications')
+export class MedicationEntity extends ClinicalEntity {
+  @Column({ type: 'varchar', length: 500 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  code!: string | null;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  dosage!: string | null;
+
+  @Column({ type: 'varchar', length: 20 })
+  status!: string;
+
+  @Column({ type: 'date', nullable: true })
+  startDate!: string | null;
+
+  @Column({ type: 'date', nullable: true })
+  endDate!: string | null;
+}
+
+/** FHIR R4 Encounter, the subset of the contract. */
+@Entity('patient_encounters')
+export class EncounterEntity extends ClinicalEntity {
+  @Column({ type: 'uuid', nullable: true })
+  appointmentId!: string | null;
+
+  @Column({ type: 'uuid', nullable: true })
+  providerId!: string | null;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  datetime!: Date;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  type!: string | null;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  reason!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  notes!: string | null;
+}

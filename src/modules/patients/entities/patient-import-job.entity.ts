@@ -1,0 +1,49 @@
+import { Column, Entity } from 'typeorm';
+import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+
+export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+export interface ImportRowError {
+  index: number;
+  field: string;
+  message: string;
+}
+
+/**
+ * A bulk import: the submitted rows and the progress through them. `processed` is advanced in the same
+ * transaction as each batch's writes, so a retried job resumes exactly where the last commit left off.
+ */
+@Entity('patient_import_jobs')
+export class PatientImportJobEntity extends TenantOwnedEntity {
+  @Column({ type: 'varchar', length: 10 })
+  status!: ImportStatus;
+
+  @Column({ type: 'integer' })
+  total!: number;
+
+  @Column({ type: 'integer' })
+  processed!: number;
+
+  @Column({ type: 'integer' })
+  created!: number;
+
+  @Column({ type: 'integer' })
+  updated!: number;
+
+  @Column({ type: 'integer' })
+  failed!: number;
+
+  @Column({ type: 'jsonb' })
+  errors!: ImportRowError[];
+
+  /** The submitted rows; only the worker reads them (select: false keeps them out of status reads). */
+  @Column({ type: 'jsonb', select: false })
+  rows!: unknown[];
+
+  @Column({ type: 'uuid', nullable: true })
+  createdByKeyId!: string | null;
+
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  completedAt!: Date | null;
+}

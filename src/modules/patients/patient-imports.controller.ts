@@ -1,0 +1,57 @@
+import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { BulkImportAcceptedDto, BulkImportDto, BulkImportJobDto, BulkImportQueryDto } from './dto/bulk-import.dto';
+import { PatientImportsService } from './patient-imports.service';
+
+export const BULK_IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
+
+@ApiTags('Patients')
+@Controller('patients/bulk-import')
+export class PatientImportsController {
+  constructor(private readonly imports: PatientImportsService) {}
+
+  @Post()
+  @RouteConfig({ bodyLimit: BULK_IMPORT_BODY_LIMIT })
+  @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
+  @ApiOperation({
+    summary: 'Import up to 10,000 patients',
+    description: [
+      'Body up to 10 MiB. Answers 202 `{ jobId, status, total }` at once; a worker validates and writes the rows in batches, and GET /patients/bulk-import/{jobId} reports progress.',
+      'Each row is a POST /patients body and stands alone: valid rows are written, bad rows are reported in `errors` with their index. A row whose externalId names an existing patient updates it (fields the row omits are kept), so re-running a file duplicates nothing. A later row repeating an earlier row’s externalId is rejected.',
+      'With `?dryRun=true` every row is validated and nothing is written: answers 200 at once with the report the import would produce (jobId null).',
+    ].join('\n\n'),
+  })
+  @ApiAcceptedResponse({ type: BulkImportAcceptedDto })
+  @ApiOkResponse({ type: BulkImportJobDto, description: 'Dry run: the full report, nothing written' })
+  @ApiProblemResponses(400, 413)
+  async submit(
+    @CurrentAuth() auth: AuthContext,
+    @Query() query: BulkImportQueryDto,
+    @Body() body: BulkImportDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    // Two success statuses (202 queued, 200 dry run), so the reply is sent here rather than by Nest.
+    if (query.dryRun) {
+      await reply.status(200).send(await this.imports.dryRun(auth, body.patients));
+      return;
+    }
+    const accepted: BulkImportAcceptedDto = await this.imports.submit(auth, body.patients);
+    await reply.status(202).header('location', `/api/v1/patients/bulk-import/${accepted.jobId}`).send(accepted);
+  }
+
+  @Get(':jobId')
+  @Authenticated({ scope: 'patients:read' })
+  @ApiOperation({ summary: "An import's progress and per-row errors" })
+  @ApiOkResponse({ type: BulkImportJobDto })
+  @ApiProblemResponses(404)
+  status(@CurrentAuth() auth: AuthContext, @IdParam('jobId') jobId: string): Promise<BulkImportJobDto> {
+    return this.imports.status(auth, jobId);
+  }
+}

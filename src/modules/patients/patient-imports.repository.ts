@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { ImportRowError, ImportStatus, PatientImportJobEntity } from './entities/patient-import-job.entity';
+
+export interface BatchProgress {
+  processed: number;
+  created: number;
+  updated: number;
+  failed: number;
+  errors: ImportRowError[];
+}
+
+@Injectable()
+export class PatientImportsRepository extends TenantEntityRepository<PatientImportJobEntity> {
+  constructor(@InjectRepository(PatientImportJobEntity) repository: Repository<PatientImportJobEntity>) {
+    super(repository);
+  }
+
+  /** The submitted rows (a column the status reads leave out). */
+  async rows(scope: TenantScope, id: string): Promise<unknown[]> {
+    const found: { rows: unknown[] }[] = await this.repository.query(
+      `SELECT rows FROM patient_import_jobs WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
+      [scope.tenantId, scope.mode, id],
+    );
+    return found[0]?.rows ?? [];
+  }
+
+  async setStatus(scope: TenantScope, id: string, status: ImportStatus): Promise<void> {
+    const at = new Date();
+    await this.update(
+      scope,
+      { id },
+      { status, updatedAt: at, ...(status === 'completed' || status === 'failed' ? { completedAt: at } : {}) },
+    );
+  }
+
+  /**
+   * Records a batch's outcome in the batch's transaction, but only if `processed` is still `from`: the
+   * cursor moves exactly once per batch even if two workers ever ran the same job.
+   */
+  async advance(scope: TenantScope, id: string, from: number, progress: BatchProgress, manager: EntityManager): Promise<boolean> {
+    const [, count]: [unknown[], number] = await manager.query(
+      `UPDATE patient_import_jobs
+          SET processed = processed + $4, created = created + $5, updated = updated + $6, failed = failed + $7,
+              errors = errors || $8::jsonb, updated_at = now()
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND processed = $9`,
+      [
+        scope.tenantId,
+        scope.mode,
+        id,
+        progress.processed,
+        progress.created,
+        progress.updated,
+        progress.failed,
+        JSON.stringify(progress.errors),
+        from,
+      ],
+    );
+    return count === 1;
+  }
+}

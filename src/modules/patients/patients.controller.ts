@@ -1,0 +1,100 @@
+import { Body, Controller, Get, Headers, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { parseIfMatch } from '../../common/http/etag';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { pageRequest } from '../../common/http/pagination';
+import { CreatePatientDto } from './dto/create-patient.dto';
+import { ListPatientsQueryDto } from './dto/list-patients.dto';
+import { PatientDto, PatientListDto, TagListDto } from './dto/patient.dto';
+import { UpdatePatientDto } from './dto/update-patient.dto';
+import { PatientsService, PatientWithTag } from './patients.service';
+
+const ETAG_HEADER = { name: 'ETag', description: 'The version of the patient; send it as If-Match on PUT', schema: { type: 'string' } };
+
+@ApiTags('Patients')
+@Controller('patients')
+export class PatientsController {
+  constructor(private readonly patients: PatientsService) {}
+
+  @Post()
+  @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
+  @ApiOperation({
+    summary: 'Create a patient',
+    description:
+      'firstName and lastName are required. Defaults: patientType `prospect`, patientStatus `active`, emailOptOut false. A joiningCode is assigned. Answers 201 with Location and ETag.',
+  })
+  @ApiCreatedResponse({
+    type: PatientDto,
+    headers: { ETag: ETAG_HEADER, Location: { description: 'The patient URL', schema: { type: 'string' } } },
+  })
+  @ApiProblemResponses(400, 409)
+  async create(
+    @CurrentAuth() auth: AuthContext,
+    @Body() body: CreatePatientDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PatientDto> {
+    const result = await this.patients.create(auth, body);
+    void reply.header('location', `/api/v1/patients/${result.patient.id}`);
+    return send(reply, result);
+  }
+
+  @Get()
+  @Authenticated({ scope: 'patients:read' })
+  @ApiOperation({
+    summary: 'List patients, newest first',
+    description:
+      'Every filter given narrows the list (AND). Cursor pagination: pass nextCursor as cursor; a cursor stays valid while patients are added.',
+  })
+  @ApiOkResponse({ type: PatientListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: ListPatientsQueryDto): Promise<PatientListDto> {
+    return this.patients.list(auth, query, pageRequest(query));
+  }
+
+  @Get('tags')
+  @Authenticated({ scope: 'patients:read' })
+  @ApiOperation({ summary: 'Tags in use, with how many patients carry each', description: 'Most used first; at most 1,000 tags.' })
+  @ApiOkResponse({ type: TagListDto })
+  tags(@CurrentAuth() auth: AuthContext): Promise<TagListDto> {
+    return this.patients.tags(auth);
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'patients:read' })
+  @ApiOperation({ summary: 'Read a patient' })
+  @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
+  @ApiProblemResponses(404)
+  async get(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<PatientDto> {
+    return send(reply, await this.patients.get(auth, id));
+  }
+
+  @Put(':id')
+  @Authenticated({ scope: 'patients:write' })
+  @ApiOperation({
+    summary: 'Update a patient (merge)',
+    description:
+      'An omitted field is unchanged; `null` clears an optional field (not firstName, lastName, patientType, patientStatus, emailOptOut); `tags` replaces the list; `customFields` merges per key and a `null` value removes its key. With If-Match, answers 412 unless it names the current ETag (checked atomically).',
+  })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'An ETag from a previous response, or *' })
+  @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
+  @ApiProblemResponses(400, 404, 409, 412)
+  async update(
+    @CurrentAuth() auth: AuthContext,
+    @IdParam() id: string,
+    @Body() body: UpdatePatientDto,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PatientDto> {
+    return send(reply, await this.patients.update(auth, id, body, parseIfMatch(ifMatch, id)));
+  }
+}
+
+function send(reply: FastifyReply, result: PatientWithTag): PatientDto {
+  void reply.header('etag', result.etag);
+  return result.patient;
+}

@@ -1,0 +1,43 @@
+import { ApiException, ConflictException, NotFoundException } from '../../common/http/problem';
+
+export class PatientNotFoundException extends NotFoundException {
+  constructor() {
+    super('The patient');
+  }
+}
+
+export class ExternalIdTakenException extends ConflictException {
+  constructor() {
+    super('external_id_taken', 'External id taken', 'Another patient of this tenant and mode has this externalId', {
+      errors: [{ field: 'externalId', message: 'is already used by another patient' }],
+    });
+  }
+}
+
+export class PatientPreconditionFailedException extends ApiException {
+  constructor() {
+    super(412, 'precondition_failed', 'Precondition failed', 'The patient changed since it was read; GET it again for the current ETag');
+  }
+}
+
+export class CustomFieldKeyTakenException extends ConflictException {
+  constructor(key: string) {
+    super('custom_field_key_taken', 'Custom field exists', `A custom field with the key '${key}' already exists`, {
+      errors: [{ field: 'key', message: 'is already defined' }],
+    });
+  }
+}
+
+export class EncounterExistsException extends ConflictException {
+  constructor() {
+    super('encounter_exists', 'Encounter exists', 'An encounter for this appointment is already recorded', {
+      errors: [{ field: 'appointmentId', message: 'already has an encounter' }],
+    });
+  }
+}
+
+export class ImportNotFoundException extends NotFoundException {
+  constructor() {
+    super('The import job');
+  }
+}

@@ -1,0 +1,179 @@
+import { Injectable } from '@nestjs/common';
+import { AuthContext } from '../../common/auth/auth.types';
+import { entityTag, IfMatch } from '../../common/http/etag';
+import { PageRequest } from '../../common/http/pagination';
+import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { CustomFieldsService } from './custom-fields.service';
+import { CreatePatientDto } from './dto/create-patient.dto';
+import { ListPatientsQueryDto } from './dto/list-patients.dto';
+import { PatientDto, PatientListDto, TagListDto } from './dto/patient.dto';
+import { UpdatePatientDto } from './dto/update-patient.dto';
+import { PatientEntity } from './entities/patient.entity';
+import { toPatientValues } from './patient-input';
+import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, normalizeTags, todayUtc, toE164 } from './patient-rules';
+import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
+import { PatientFilters, PatientPatch, PatientsRepository, uniqueViolation } from './patients.repository';
+
+/** A patient and its current ETag (the controller sends it as a header). */
+export interface PatientWithTag {
+  patient: PatientDto;
+  etag: string;
+}
+
+const JOINING_CODE_ATTEMPTS = 5;
+const TAG_LIST_LIMIT = 1000;
+const PHONE_LIKE = /^[\d\s()+.-]+$/;
+
+@Injectable()
+export class PatientsService {
+  constructor(
+    private readonly patients: PatientsRepository,
+    private readonly customFields: CustomFieldsService,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreatePatientDto): Promise<PatientWithTag> {
+    const values = toPatientValues(dto);
+    // Strip nulls: on create a null custom field value just means "no value".
+    values.customFields = Object.fromEntries(Object.entries(values.customFields).filter(([, v]) => v !== null));
+    await this.checkCustomFields(auth, values.customFields, false);
+    // A fresh joining code collides about once in a million creates at a million patients; retry then.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const row = await this.patients.create(auth, values, generateJoiningCode());
+        return withTag(row);
+      } catch (err) {
+        const violation = uniqueViolation(err);
+        if (violation === 'external_id') throw new ExternalIdTakenException();
+        if (violation !== 'joining_code' || attempt >= JOINING_CODE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  async get(auth: AuthContext, id: string): Promise<PatientWithTag> {
+    const row = await this.patients.get(auth, id);
+    if (!row) throw new PatientNotFoundException();
+    return withTag(row);
+  }
+
+  /**
+   * Merges the body into the patient (see UpdatePatientDto). With If-Match, the version check is part of
+   * the UPDATE itself, so of two writers holding the same ETag only one succeeds; the other gets 412.
+   */
+  async update(auth: AuthContext, id: string, dto: UpdatePatientDto, ifMatch?: IfMatch): Promise<PatientWithTag> {
+    const patch = await this.toPatch(auth, dto);
+    const versions = ifMatch && !ifMatch.any ? ifMatch.versions : undefined;
+    try {
+      const row = await this.patients.applyPatch(auth, id, patch, versions);
+      if (row) return withTag(row);
+    } catch (err) {
+      if (uniqueViolation(err) === 'external_id') throw new ExternalIdTakenException();
+      throw err;
+    }
+    // Nothing matched: either there is no such patient (404) or its version is not the one named (412).
+    if (versions && (await this.patients.exists(auth, id))) throw new PatientPreconditionFailedException();
+    throw new PatientNotFoundException();
+  }
+
+  async list(auth: AuthContext, query: ListPatientsQueryDto, page: PageRequest): Promise<PatientListDto> {
+    const result = await this.patients.list(auth, toFilters(query), page);
+    return { patients: result.items.map(toDto), nextCursor: result.nextCursor };
+  }
+
+  async tags(auth: AuthContext): Promise<TagListDto> {
+    return { tags: await this.patients.tagCounts(auth, TAG_LIST_LIMIT) };
+  }
+
+  private async toPatch(auth: AuthContext, dto: UpdatePatientDto): Promise<PatientPatch> {
+    const trimmedOrNull = (v: string | null | undefined): string | null | undefined =>
+      v === undefined ? undefined : (v?.trim() ?? null) || null;
+    const set: PatientPatch['set'] = {
+      externalId: dto.externalId,
+      email: trimmedOrNull(dto.email),
+      phone: dto.phone === undefined ? undefined : dto.phone === null ? null : toE164(dto.phone),
+      firstName: dto.firstName?.trim(),
+      lastName: dto.lastName?.trim(),
+      dateOfBirth: dto.dateOfBirth,
+      gender: trimmedOrNull(dto.gender),
+      address: trimmedOrNull(dto.address),
+      patientType: dto.patientType,
+      patientStatus: dto.patientStatus,
+      tags: dto.tags === undefined ? undefined : dto.tags === null ? [] : normalizeTags(dto.tags),
+      emailOptOut: dto.emailOptOut,
+    };
+    const patch: PatientPatch = { set, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: dto.customFields === null };
+    if (dto.customFields) {
+      await this.checkCustomFields(auth, dto.customFields, true);
+      for (const [key, value] of Object.entries(dto.customFields)) {
+        if (value === null) patch.customFieldsRemove.push(key);
+        else patch.customFieldsSet[key] = value;
+      }
+    }
+    return patch;
+  }
+
+  private async checkCustomFields(auth: AuthContext, values: Record<string, unknown>, allowNull: boolean): Promise<void> {
+    if (!Object.keys(values).length) return; // the common case costs no query
+    const problems: FieldError[] = customFieldsProblems(values, await this.customFields.definitions(auth), allowNull);
+    if (problems.length) throw new ValidationFailedException(problems);
+  }
+}
+
+function toFilters(query: ListPatientsQueryDto): PatientFilters {
+  const errors: FieldError[] = [];
+  if (query.ageMin !== undefined && query.ageMax !== undefined && query.ageMin > query.ageMax) {
+    errors.push({ field: 'ageMin', message: 'must not be greater than ageMax' });
+  }
+  const createdFrom = query.dateFrom ? new Date(query.dateFrom) : undefined;
+  // A bare date as the upper bound means the whole of that day.
+  const createdTo = query.dateTo
+    ? new Date(/^\d{4}-\d{2}-\d{2}$/.test(query.dateTo) ? `${query.dateTo}T23:59:59.999Z` : query.dateTo)
+    : undefined;
+  if (createdFrom && createdTo && createdFrom > createdTo) errors.push({ field: 'dateFrom', message: 'must not be after dateTo' });
+  if (errors.length) throw new ValidationFailedException(errors);
+  const ages = birthDateRangeForAges(todayUtc(), query.ageMin, query.ageMax);
+  const search = query.search?.trim();
+  const digits = search && PHONE_LIKE.test(search) ? search.replace(/\D/g, '') : '';
+  return {
+    search: search || undefined,
+    searchDigits: digits.length >= 3 && digits !== search ? digits : undefined,
+    tags: query.tags,
+    patientType: query.patientType,
+    patientStatus: query.patientStatus,
+    gender: query.gender,
+    createdFrom,
+    createdTo,
+    bornOnOrBefore: ages.bornOnOrBefore,
+    bornAfter: ages.bornAfter,
+    hasEmail: query.hasEmail,
+    hasPhone: query.hasPhone,
+    email: query.email,
+    externalId: query.externalId,
+    updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+  };
+}
+
+function withTag(row: PatientEntity): PatientWithTag {
+  return { patient: toDto(row), etag: entityTag(row.id, row.version) };
+}
+
+export function toDto(row: PatientEntity): PatientDto {
+  return {
+    id: row.id,
+    externalId: row.externalId,
+    joiningCode: row.joiningCode,
+    email: row.email,
+    phone: row.phone,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    dateOfBirth: row.dateOfBirth,
+    gender: row.gender,
+    address: row.address,
+    patientType: row.patientType,
+    patientStatus: row.patientStatus,
+    tags: row.tags,
+    customFields: row.customFields,
+    emailOptOut: row.emailOptOut,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
