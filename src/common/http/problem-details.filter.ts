@@ -29,10 +29,15 @@ function problem(status: number, code: string, title: string, detail?: string): 
 function isUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string; name?: string };
   if (!e || typeof e !== 'object') return false;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03', '53300'].includes(e.code ?? '')) return true;
+  // Network errors; PostgreSQL: admin shutdown, cannot connect now, too many connections, database gone.
+  if (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '3D000'].includes(e.code ?? '')
+  ) {
+    return true;
+  }
   const message = e.message ?? '';
   return (
-    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection is closed|MaxRetriesPerRequestError|Stream isn't writeable/i.test(
+    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not currently accepting connections|Connection is closed|MaxRetriesPerRequestError|Stream isn't writeable/i.test(
       message,
     ) || e.name === 'MaxRetriesPerRequestError'
   );

@@ -14,7 +14,7 @@ import { PatientDto, PatientListDto, TagListDto } from './dto/patient.dto';
 import { UpdatePatientDto } from './dto/update-patient.dto';
 import { PatientsService, PatientWithTag } from './patients.service';
 
-const ETAG_HEADER = { name: 'ETag', description: 'The version of the patient; send it as If-Match on PUT', schema: { type: 'string' } };
+const ETAG_HEADER = { description: 'The version of the patient; send it as If-Match on PUT', schema: { type: 'string' } };
 
 @ApiTags('Patients')
 @Controller('patients')
