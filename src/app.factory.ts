@@ -10,6 +10,8 @@ import { registerJsonBodyParser } from './common/http/json-body';
 import { requestIdFor } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
 import { MetricsService } from './common/observability/metrics.service';
+import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
+import { documentTrafficControl } from './common/traffic/openapi';
 import { AppConfig } from './config/app-config';
 
 export const API_PREFIX = 'api/v1';
@@ -59,8 +61,12 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   });
 
   const metrics = app.get(MetricsService);
-  fastify.addHook('onSend', async (request, reply) => {
+  const idempotency = app.get(IdempotencyInterceptor);
+  fastify.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', request.id);
+    // Keeps the final response (errors included) of a POST that claimed an Idempotency-Key.
+    await idempotency.onSend(request, reply, payload);
+    return payload;
   });
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
@@ -84,11 +90,15 @@ function setupOpenApi(app: NestFastifyApplication): void {
           '',
           'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Lists take `limit` (1–100, default 50) and `cursor`, and answer `nextCursor`.',
           'Every response carries `X-Request-Id`. Creates answer 201 with a `Location` header; deletes answer 204.',
+          '',
+          'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota.',
+          'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
         ].join('\n'),
       )
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…' }, BEARER_SCHEME)
       .addServer('/')
       .build(),
   );
+  documentTrafficControl(document);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Practice Management API' });
 }

@@ -1,9 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
 import { MetricsController } from './common/observability/metrics.controller';
 import { MetricsService } from './common/observability/metrics.service';
+import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
@@ -30,7 +31,12 @@ export class AppModule {
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],
-      providers: [MetricsService, { provide: APP_FILTER, useClass: ProblemDetailsFilter }],
+      providers: [
+        MetricsService,
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        // The same instance as the onSend hook of app.factory.ts, which stores what this interceptor claimed.
+        { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
+      ],
     };
   }
 }

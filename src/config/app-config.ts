@@ -75,6 +75,20 @@ class EnvironmentVariables {
   @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_SECOND = 20;
   @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_HOUR = 1000;
 
+  /** How long a POST's first response is kept for replays under its Idempotency-Key (contract: 24 hours). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(60)
+  @Max(7 * 86400)
+  IDEMPOTENCY_TTL_SECONDS = 86400;
+
+  /** How long an Idempotency-Key stays claimed by a request still running (409 for duplicates meanwhile). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(3600)
+  IDEMPOTENCY_LOCK_SECONDS = 60;
+
   /** Seconds a verified key stays cached in memory; revocation evicts it at once through Redis. */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer >= 0' })
@@ -107,6 +121,7 @@ export class AppConfig {
     readonly workers: { enabled: boolean },
     readonly auth: { cacheTtlMs: number },
     readonly rateLimits: Record<Mode | 'ip', RateLimitWindow[]>,
+    readonly idempotency: { ttlMs: number; lockMs: number },
   ) {}
 
   /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
@@ -169,5 +184,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       live: windows(vars.RATE_LIMIT_LIVE_PER_SECOND, vars.RATE_LIMIT_LIVE_PER_HOUR, vars.RATE_LIMIT_LIVE_PER_DAY),
       ip: windows(vars.RATE_LIMIT_IP_PER_SECOND, vars.RATE_LIMIT_IP_PER_HOUR, 0),
     },
+    { ttlMs: vars.IDEMPOTENCY_TTL_SECONDS * 1000, lockMs: vars.IDEMPOTENCY_LOCK_SECONDS * 1000 },
   );
 }

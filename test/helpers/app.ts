@@ -39,11 +39,11 @@ export async function call<T = any>(
   app: NestFastifyApplication,
   method: Method,
   url: string,
-  options: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+  options: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string; remoteAddress?: string } = {},
 ): Promise<TestResponse<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const inject: InjectOptions = { method, url, headers };
+  const inject: InjectOptions = { method, url, headers, ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}) };
   if (options.rawBody !== undefined) {
     inject.payload = options.rawBody;
   } else if (options.body !== undefined) {

@@ -44,5 +44,12 @@ export default async function globalSetup(): Promise<void> {
   process.env.REDIS_PREFIX = `pmtest:${run}`;
   process.env.MIGRATIONS_RUN = 'false';
   process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+  // Every suite shares one key per tenant and the IP 127.0.0.1: generous limits for the run, so that only
+  // the rate-limit suites (which set small ones per app) meet a 429.
+  for (const name of ['TEST', 'LIVE', 'IP']) {
+    process.env[`RATE_LIMIT_${name}_PER_SECOND`] ??= '100000';
+    process.env[`RATE_LIMIT_${name}_PER_HOUR`] ??= '10000000';
+  }
+  process.env.RATE_LIMIT_TEST_PER_DAY ??= '100000000';
   await runMigrations(url.toString());
 }

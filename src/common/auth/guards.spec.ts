@@ -1,5 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { InvalidApiKeyException } from './auth.exceptions';
 import { AuthContext, Authenticator } from './auth.types';
 import { ApiKeyGuard, RoleGuard, ScopeGuard } from './guards';
 import { RoutePolicy } from './route-policy.decorator';
@@ -20,7 +21,7 @@ function context(request: Record<string, unknown>): ExecutionContext {
   return {
     getHandler: () => () => undefined,
     getClass: () => class {},
-    switchToHttp: () => ({ getRequest: () => request }),
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
   } as unknown as ExecutionContext;
 }
 
@@ -28,9 +29,12 @@ const reflectorWith = (policy: RoutePolicy | undefined): Reflector => ({ getAllA
 
 describe('ApiKeyGuard', () => {
   const authenticator: Authenticator = { authenticate: jest.fn(async () => auth()) };
+  const ipLimit = { limitByIp: jest.fn(async () => undefined) };
 
   it('refuses a route that declares no policy', async () => {
-    await expect(new ApiKeyGuard(reflectorWith(undefined), authenticator).canActivate(context({ headers: {} }))).rejects.toMatchObject({
+    await expect(
+      new ApiKeyGuard(reflectorWith(undefined), authenticator, ipLimit).canActivate(context({ headers: {} })),
+    ).rejects.toMatchObject({
       code: 'insufficient_scope',
       detail: 'This route declares no access policy',
     });
@@ -38,16 +42,25 @@ describe('ApiKeyGuard', () => {
 
   it('lets a public route through without authenticating', async () => {
     const authenticate = jest.fn();
-    await expect(new ApiKeyGuard(reflectorWith({ public: true }), { authenticate }).canActivate(context({ headers: {} }))).resolves.toBe(
-      true,
-    );
+    await expect(
+      new ApiKeyGuard(reflectorWith({ public: true }), { authenticate }, ipLimit).canActivate(context({ headers: {} })),
+    ).resolves.toBe(true);
     expect(authenticate).not.toHaveBeenCalled();
   });
 
   it('puts the AuthContext on the request', async () => {
     const request: Record<string, unknown> = { headers: { authorization: 'Bearer x' } };
-    await new ApiKeyGuard(reflectorWith({}), authenticator).canActivate(context(request));
+    await new ApiKeyGuard(reflectorWith({}), authenticator, ipLimit).canActivate(context(request));
     expect(request.auth).toEqual(auth());
+  });
+
+  it('counts a refused key against the client IP, then refuses it', async () => {
+    const refusing: Authenticator = { authenticate: jest.fn(async () => Promise.reject(new InvalidApiKeyException())) };
+    ipLimit.limitByIp.mockClear();
+    await expect(new ApiKeyGuard(reflectorWith({}), refusing, ipLimit).canActivate(context({ headers: {} }))).rejects.toMatchObject({
+      code: 'invalid_api_key',
+    });
+    expect(ipLimit.limitByIp).toHaveBeenCalledTimes(1);
   });
 });
 

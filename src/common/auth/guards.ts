@@ -1,15 +1,18 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, HttpException, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InsufficientRoleException, InsufficientScopeException, NoRoutePolicyException } from './auth.exceptions';
 import { AuthContext, Authenticator, hasScope } from './auth.types';
+import { UnauthenticatedRateLimit } from './rate-limit-inspector';
 import { ROUTE_POLICY, RoutePolicy } from './route-policy.decorator';
 
 /*
- * The three global guards run in this order (AuthModule registers them so):
- *   1. ApiKeyGuard  – the route must declare a policy; unless @Public(), the key must be valid (401)
- *   2. ScopeGuard   – the key must hold the route's scope (403 insufficient_scope)
- *   3. RoleGuard    – the key's role must be one the route allows (403 insufficient_role)
+ * The four global guards run in this order (AuthModule registers them so):
+ *   1. ApiKeyGuard    – the route must declare a policy; unless @Public(), the key must be valid (401; the
+ *                       refused request is first counted against the client IP, so it may answer 429)
+ *   2. RateLimitGuard – (common/traffic) counts the request against the key, or the IP on public routes (429)
+ *   3. ScopeGuard     – the key must hold the route's scope (403 insufficient_scope)
+ *   4. RoleGuard      – the key's role must be one the route allows (403 insufficient_role)
  */
 
 function policyOf(reflector: Reflector, context: ExecutionContext): RoutePolicy | undefined {
@@ -25,14 +28,24 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: Authenticator,
+    private readonly unauthenticatedLimit: UnauthenticatedRateLimit,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = policyOf(this.reflector, context);
     if (!policy) throw new NoRoutePolicyException();
     if (policy.public) return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    request.auth = await this.authenticator.authenticate(request.headers.authorization);
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    try {
+      request.auth = await this.authenticator.authenticate(request.headers.authorization);
+    } catch (err) {
+      // A refused key is still traffic: count it per IP (429 wins over 401 once the IP is over its limit).
+      if (err instanceof HttpException && err.getStatus() === 401) {
+        await this.unauthenticatedLimit.limitByIp(request, http.getResponse<FastifyReply>());
+      }
+      throw err;
+    }
     return true;
   }
 }

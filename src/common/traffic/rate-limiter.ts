@@ -1,10 +1,85 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { normalizeIp } from '@nestjs/throttler';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig, RateLimitWindow } from '../../config/app-config';
 import type { AuthContext } from '../auth/auth.types';
-import { RateLimitBudget, RateLimitInspector } from '../auth/rate-limit-inspector';
+import { RateLimitBudget, RateLimitInspector, UnauthenticatedRateLimit } from '../auth/rate-limit-inspector';
+import { ServiceUnavailableException } from '../http/problem';
+import { rateLimitHeaders, retryAfterSeconds, WindowState } from './rate-limit-headers';
+import { RateLimitedException } from './rate-limit.exceptions';
+import { SlidingWindowResult, SlidingWindowStorage } from './sliding-window.storage';
 
+/** Who a request is counted against, and that subject's windows (empty: not limited). */
+export interface RateLimitSubject {
+  id: string;
+  windows: RateLimitWindow[];
+}
+
+function states(result: SlidingWindowResult): WindowState[] {
+  return result.windows.map((w) => ({ window: w.window, remaining: Math.max(0, w.window.limit - w.count), resetMs: w.freesInMs }));
+}
+
+/**
+ * The rate-limit policy of contract section 6: an API key is counted with its mode's windows, anything
+ * without a valid key with the per-IP windows. One Redis round trip per request; none when every window
+ * of the subject is 0 (unlimited). Redis unreachable: 503, never unlimited.
+ */
 @Injectable()
-export class RateLimiter extends RateLimitInspector {
-  budget(_auth: AuthContext): Promise<RateLimitBudget[]> {
-    return Promise.resolve([]);
+export class RateLimiter implements RateLimitInspector, UnauthenticatedRateLimit {
+  private readonly logger = new Logger(RateLimiter.name);
+
+  constructor(
+    private readonly storage: SlidingWindowStorage,
+    private readonly config: AppConfig,
+  ) {}
+
+  forKey(auth: Pick<AuthContext, 'apiKeyId' | 'mode'>): RateLimitSubject {
+    return { id: `key:${auth.apiKeyId}`, windows: this.config.rateLimits[auth.mode] };
+  }
+
+  forIp(ip: string): RateLimitSubject {
+    // IPv6 clients are counted per /64, since one host usually holds a whole /64.
+    return { id: `ip:${normalizeIp(ip)}`, windows: this.config.rateLimits.ip };
+  }
+
+  /**
+   * Counts one request: sets the rate-limit headers on the reply, and throws 429 (with Retry-After for
+   * the window that frees a request last) when a window is full, in which case nothing is counted.
+   */
+  async hit(subject: RateLimitSubject, reply: FastifyReply): Promise<void> {
+    if (subject.windows.length === 0) return;
+    const result = await this.evaluate(subject, true);
+    const windowStates = states(result);
+    void reply.headers(rateLimitHeaders(windowStates, result.nowMs));
+    if (result.allowed) return;
+    const blocking = result.windows.filter((w) => w.count >= w.window.limit).reduce((last, w) => (w.freesInMs > last.freesInMs ? w : last));
+    throw new RateLimitedException(blocking.window, retryAfterSeconds(blocking.freesInMs));
+  }
+
+  async limitByIp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await this.hit(this.forIp(request.ip), reply);
+  }
+
+  /** The key's budget per window, read without counting anything. */
+  async budget(auth: AuthContext): Promise<RateLimitBudget[]> {
+    const subject = this.forKey(auth);
+    if (subject.windows.length === 0) return [];
+    const result = await this.evaluate(subject, false);
+    return states(result).map((s) => ({
+      window: s.window.name,
+      limit: s.window.limit,
+      remaining: s.remaining,
+      reset: Math.ceil((result.nowMs + s.resetMs) / 1000),
+    }));
+  }
+
+  private async evaluate(subject: RateLimitSubject, record: boolean): Promise<SlidingWindowResult> {
+    try {
+      return await this.storage.evaluate(subject.id, subject.windows, record);
+    } catch (err) {
+      // Failing closed: without Redis there is no shared count, and serving unlimited traffic is not an option.
+      this.logger.warn(`rate limiter unavailable: ${(err as Error).message}`);
+      throw new ServiceUnavailableException('Rate limiting is unavailable; try again shortly');
+    }
   }
 }

@@ -3,10 +3,12 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { HealthCheck, HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { RedisService } from '../../common/redis/redis.service';
+import { SkipRateLimit } from '../../common/traffic/rate-limit.guard';
 
 @ApiTags('Health')
 @Controller('health')
 @Public()
+@SkipRateLimit()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { ValidationFailedException } from '../http/problem';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+const MAX_KEY_LENGTH = 255;
+
+/** Response headers kept with a stored response and sent again on a replay. */
+export const REPLAYED_RESPONSE_HEADERS = ['location', 'etag', 'content-type'] as const;
+
+/** The Idempotency-Key header's value, or undefined when absent; 400 when it is not 1-255 characters. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (Array.isArray(header) || header.length < 1 || header.length > MAX_KEY_LENGTH) {
+    throw new ValidationFailedException([
+      { field: 'Idempotency-Key', message: `must be a single header of 1-${MAX_KEY_LENGTH} characters` },
+    ]);
+  }
+  return header;
+}
+
+/** JSON with object keys sorted at every level, so that key order does not make two bodies differ. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const entries = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/**
+ * What makes two requests "the same" for an Idempotency-Key: the method, the path with its query string
+ * (as sent) and the parsed JSON body (key order ignored). SHA-256, hex.
+ */
+export function requestFingerprint(method: string, url: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`)
+    .digest('hex');
+}
+
+/** The Redis key of an Idempotency-Key: per tenant and mode; the caller's value is hashed to bound its length. */
+export function idempotencyScope(tenantId: string, mode: string, key: string): string[] {
+  return ['idem', tenantId, mode, createHash('sha256').update(key).digest('hex')];
+}
+
+/** A first response as kept for replays. */
+export interface StoredResponse {
+  status: number;
+  /** The serialised body as it was sent ('' for none). */
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** What Redis holds under an Idempotency-Key. */
+export type IdempotencyRecord =
+  { state: 'running'; fingerprint: string; token: string } | { state: 'done'; fingerprint: string; response: StoredResponse };
