@@ -1,7 +1,7 @@
 // Cost of the rate limiter: throughput of one authenticated GET with limits on (huge, so nothing is
 // refused) versus off (every RATE_LIMIT_* = 0: the limiter makes no Redis call), against the built API.
 //
-//   npm run build && node bench/rate-limit.mjs [--path /api/v1/settings/practice] [--duration 10]
+//   npm run build && node bench/rate-limit.mjs [--path /api/v1/patients/{id}] [--duration 10]
 //                                              [--connections 32] [--pairs 3] [--port 3201] [--no-write]
 //
 // Loopback only: a fresh database on the local PostgreSQL (BENCH_ADMIN_DATABASE_URL, default
@@ -20,7 +20,7 @@ import pg from 'pg';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
   options: {
-    path: { type: 'string', default: '/api/v1/settings/practice' },
+    path: { type: 'string', default: '/api/v1/patients/{id}' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     pairs: { type: 'string', default: '3' },
@@ -114,6 +114,22 @@ async function measure(mode, key) {
   }
 }
 
+/** The patient that `{id}` in --path stands for, created through the API in the bench tenant's live mode. */
+async function createPatient(key) {
+  const api = await startApi(LIMITS.off);
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/patients`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ firstName: 'Bench', lastName: 'Patient', email: 'bench@example.com', tags: ['bench'] }),
+    });
+    if (res.status !== 201) throw new Error(`creating the bench patient answered ${res.status}`);
+    return (await res.json()).id;
+  } finally {
+    await stopApi(api);
+  }
+}
+
 async function cleanup() {
   await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((e) => log(`could not drop ${database}: ${e.message}`));
   const redis = new Redis(redisUrl);
@@ -152,6 +168,7 @@ async function main() {
       }).toString(),
     );
     const key = created.apiKeys.find((k) => k.mode === 'live').key;
+    if (opts.path.includes('{id}')) opts.path = opts.path.replace('{id}', await createPatient(key));
     const runs = { on: [], off: [] };
     for (let i = 0; i < pairs; i++) {
       // Alternate which mode goes first, so that a drift of the machine weighs on both.
@@ -183,8 +200,8 @@ async function main() {
       '',
       `**Cost of the limiter: ${cost.toFixed(1)}% of throughput** (target: under 15%; a negative figure means the difference is within run-to-run noise).`,
       '',
-      'The VM shows CPU steal at times: compare the ratio within one run, not absolute numbers across runs. The same script takes ' +
-        '`--path`, e.g. `--path /api/v1/patients/<id>` once the patients endpoint exists (the patient id must belong to the bench tenant\'s live mode).',
+      'The VM shows CPU steal at times: compare the ratio within one run, not absolute numbers across runs. `--path` measures another ' +
+        'endpoint (`{id}` stands for a patient the script creates), e.g. `--path /api/v1/settings/practice`.',
       '',
     ].join('\n');
     process.stdout.write(`${section}\n`);
