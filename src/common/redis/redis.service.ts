@@ -15,38 +15,82 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   };
 }
 
+type MessageHandler = (message: string) => void;
+
 /**
- * The app's Redis connection for commands. Commands fail at once while Redis is away (no offline queue),
- * so requests answer 503 instead of hanging; the connection keeps reconnecting in the background.
+ * The app's Redis connections: one for commands, one for pub/sub. Commands fail at once while Redis is
+ * away (no offline queue), so requests answer 503 instead of hanging; both connections keep reconnecting.
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RedisService.name);
   readonly client: Redis;
+  private readonly subscriber: Redis;
+  private readonly handlers = new Map<string, MessageHandler[]>();
+  private readonly resubscribed: (() => void)[] = [];
+  private subscribed = false;
 
   constructor(private readonly config: AppConfig) {
-    this.client = new Redis({
+    const options: RedisOptions = {
       ...redisOptionsFromUrl(config.redisUrl),
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       connectTimeout: 2000,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-      connectionName: 'practice-api',
-    });
+    };
+    this.client = new Redis({ ...options, connectionName: 'practice-api' });
+    this.subscriber = new Redis({ ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
     this.client.on('error', (err: Error) => this.logger.warn(`redis: ${err.message}`));
+    this.subscriber.on('error', () => undefined);
+    for (const event of ['close', 'end', 'reconnecting']) this.subscriber.on(event, () => (this.subscribed = false));
+    this.subscriber.on('ready', () => void this.resubscribe());
+    this.subscriber.on('message', (channel: string, message: string) => {
+      for (const handler of this.handlers.get(channel) ?? []) handler(message);
+    });
   }
 
   async onModuleInit(): Promise<void> {
-    await this.client.connect();
+    await Promise.all([this.client.connect(), this.subscriber.connect()]);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.quit().catch(() => undefined);
+    await Promise.allSettled([this.client.quit(), this.subscriber.quit()]);
   }
 
   /** Namespaced key: every key this service writes starts with REDIS_PREFIX. */
   key(...parts: string[]): string {
     return [this.config.redis.prefix, ...parts].join(':');
+  }
+
+  /** True while pub/sub messages arrive; a cache kept fresh by messages must not trust itself otherwise. */
+  get listening(): boolean {
+    return this.subscribed;
+  }
+
+  /**
+   * Calls `handler` for every message on `channel`, and `onResubscribed` each time the subscription comes
+   * back after an interruption (messages may have been missed meanwhile).
+   */
+  async subscribe(channel: string, handler: MessageHandler, onResubscribed?: () => void): Promise<void> {
+    const name = this.key(channel);
+    this.handlers.set(name, [...(this.handlers.get(name) ?? []), handler]);
+    if (onResubscribed) this.resubscribed.push(onResubscribed);
+    if (this.subscriber.status === 'ready') {
+      await this.subscriber.subscribe(name);
+      this.subscribed = true;
+    }
+  }
+
+  /** Answers how many subscriptions (on every instance) received the message. */
+  async publish(channel: string, message: string): Promise<number> {
+    return this.client.publish(this.key(channel), message);
+  }
+
+  private async resubscribe(): Promise<void> {
+    const channels = [...this.handlers.keys()];
+    if (channels.length) await this.subscriber.subscribe(...channels);
+    this.subscribed = true;
+    for (const listener of this.resubscribed) listener();
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { InvalidApiKeyException, MissingApiKeyException } from '../../common/auth/auth.exceptions';
 import { API_KEY_FORMAT, hashApiKey } from '../../common/auth/api-key-secret';
 import { AuthContext, Authenticator } from '../../common/auth/auth.types';
@@ -8,6 +9,16 @@ import { ApiKeysRepository } from './api-keys.repository';
 
 const LAST_USE_FLUSH_MS = 15_000;
 const MAX_CACHED_KEYS = 10_000;
+const REVOKED_CHANNEL = 'api-keys:revoked';
+const EVICTED_CHANNEL = 'api-keys:evicted';
+/** How long a revocation waits for every instance to confirm; past it, the slow one is logged. */
+const EVICTION_ACK_TIMEOUT_MS = 2_000;
+
+interface PendingEviction {
+  acks: number;
+  expected: number;
+  done: () => void;
+}
 
 interface CachedKey {
   auth: AuthContext;
@@ -16,10 +27,11 @@ interface CachedKey {
 }
 
 /**
- * Turns an Authorization header into an AuthContext. A key seen recently costs no PostgreSQL query, only
- * a Redis EXISTS on its revocation marker; otherwise one indexed query. Revoking writes that marker (kept
- * longer than any cache entry lives), so every instance refuses the key on its very next request; a
- * pub/sub message could still be in flight then. Last-use times are buffered and written in batches.
+ * Turns an Authorization header into an AuthContext. A key seen recently costs nothing (no query, no Redis
+ * call); otherwise one indexed query. A revocation is published on Redis, and the revoking request does
+ * not answer until every subscribed instance has confirmed it evicted the key, so the key fails on the
+ * very next request everywhere. An instance whose subscription is down does not trust its cache until it
+ * is back (and then clears it). Last-use times are buffered and written in batches.
  */
 @Injectable()
 export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, OnApplicationShutdown {
@@ -27,6 +39,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
   private readonly cache = new Map<string, CachedKey>();
   private lastUse = new Map<string, Date>();
   private flushTimer?: NodeJS.Timeout;
+  private readonly pendingEvictions = new Map<string, PendingEviction>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -36,7 +49,13 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     super();
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    await this.redis.subscribe(
+      REVOKED_CHANNEL,
+      (message) => void this.onRevoked(message),
+      () => this.cache.clear(),
+    );
+    await this.redis.subscribe(EVICTED_CHANNEL, (evictionId) => this.onEvicted(evictionId));
     this.flushTimer = setInterval(() => void this.flushLastUse(), LAST_USE_FLUSH_MS);
     this.flushTimer.unref();
   }
@@ -54,7 +73,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     if (!API_KEY_FORMAT.test(key)) throw new InvalidApiKeyException('The API key is malformed');
     const hash = hashApiKey(key);
 
-    const entry = (await this.cached(hash)) ?? (await this.load(hash));
+    const entry = this.cached(hash) ?? (await this.load(hash));
     if (!entry || entry.revoked) throw new InvalidApiKeyException();
     if (entry.auth.expiresAt && entry.auth.expiresAt.getTime() <= Date.now()) {
       throw new InvalidApiKeyException('The API key has expired');
@@ -63,27 +82,50 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     return entry.auth;
   }
 
-  /** Marks a key revoked for every instance (this one included); called after the database says so. */
-  async evict(keyHash: string, keyId: string): Promise<void> {
+  /**
+   * Makes every instance forget a key the database now says is revoked, and waits (up to a bound) until
+   * each subscribed instance has confirmed.
+   */
+  async evict(keyHash: string): Promise<void> {
     this.cache.delete(keyHash);
-    const markerTtlMs = 2 * this.config.auth.cacheTtlMs + 1000;
-    await this.redis.client.set(this.revokedMarker(keyId), '1', 'PX', markerTtlMs);
+    const evictionId = randomUUID();
+    let done!: () => void;
+    const confirmed = new Promise<void>((resolve) => (done = resolve));
+    const pending: PendingEviction = { acks: 0, expected: Number.POSITIVE_INFINITY, done };
+    this.pendingEvictions.set(evictionId, pending);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      pending.expected = await this.redis.publish(REVOKED_CHANNEL, JSON.stringify({ keyHash, evictionId }));
+      if (pending.acks >= pending.expected) return;
+      const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), EVICTION_ACK_TIMEOUT_MS)));
+      if (await Promise.race([confirmed.then(() => false), timedOut])) {
+        this.logger.warn(
+          `key revocation confirmed by ${pending.acks} of ${pending.expected} instances; the rest expire it within the cache TTL`,
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+      this.pendingEvictions.delete(evictionId);
+    }
   }
 
-  private revokedMarker(keyId: string): string {
-    return this.redis.key('api-keys', 'revoked', keyId);
+  private async onRevoked(message: string): Promise<void> {
+    const { keyHash, evictionId } = JSON.parse(message) as { keyHash: string; evictionId: string };
+    this.cache.delete(keyHash);
+    await this.redis.publish(EVICTED_CHANNEL, evictionId).catch(() => undefined);
   }
 
-  private async cached(hash: string): Promise<CachedKey | undefined> {
+  private onEvicted(evictionId: string): void {
+    const pending = this.pendingEvictions.get(evictionId);
+    if (pending && ++pending.acks >= pending.expected) pending.done();
+  }
+
+  private cached(hash: string): CachedKey | undefined {
     const entry = this.cache.get(hash);
     if (!entry) return undefined;
-    if (Date.now() - entry.cachedAt > this.config.auth.cacheTtlMs) {
+    if (!this.redis.listening || Date.now() - entry.cachedAt > this.config.auth.cacheTtlMs) {
       this.cache.delete(hash);
       return undefined;
-    }
-    if ((await this.redis.client.exists(this.revokedMarker(entry.auth.apiKeyId))) === 1) {
-      this.cache.delete(hash);
-      return { ...entry, revoked: true };
     }
     return entry;
   }
@@ -106,7 +148,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
         expiresAt: key.expiresAt,
       },
     };
-    if (this.config.auth.cacheTtlMs > 0) {
+    if (this.redis.listening && this.config.auth.cacheTtlMs > 0) {
       if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, entry);
     }

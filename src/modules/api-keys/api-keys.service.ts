@@ -97,7 +97,7 @@ export class ApiKeysService {
     }
     if (key.revokedAt) return;
     await this.keys.revoke(auth, id, new Date());
-    await this.authenticator.evict(key.keyHash, key.id);
+    await this.authenticator.evict(key.keyHash);
   }
 }
 
