@@ -13,4 +13,3 @@ class ParseIdPipe implements PipeTransform<string, string> {
 
 export const IdParam = (name = 'id'): ParameterDecorator => Param(name, new ParseIdPipe());
 
-export const isUuid = (value: string): boolean => UUID.test(value);
