@@ -12,4 +12,3 @@ class ParseIdPipe implements PipeTransform<string, string> {
 }
 
 export const IdParam = (name = 'id'): ParameterDecorator => Param(name, new ParseIdPipe());
-
