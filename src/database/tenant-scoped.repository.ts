@@ -29,6 +29,18 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
     return { ...where, tenantId: scope.tenantId, mode: scope.mode };
   }
 
+  /**
+   * Raw SQL, for statements the query builder cannot express or that sit on a hot path. The scope's
+   * tenant and mode are always bound as $1 and $2, the caller's parameters follow from $3, and a
+   * statement that does not use both is refused: raw SQL cannot forget the scope either.
+   */
+  protected sql<R = unknown>(scope: TenantScope, statement: string, params: unknown[] = [], manager?: EntityManager): Promise<R> {
+    if (!/\$1(?!\d)/.test(statement) || !/\$2(?!\d)/.test(statement)) {
+      throw new Error('A tenant-scoped statement must use $1 (tenant_id) and $2 (mode)');
+    }
+    return (manager ?? this.repository.manager).query<R>(statement, [scope.tenantId, scope.mode, ...params]);
+  }
+
   /** A query builder that already filters on the scope. */
   query(scope: TenantScope, alias: string, manager?: EntityManager): SelectQueryBuilder<T> {
     return this.repo(manager).createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId AND ${alias}.mode = :scopeMode`, {

@@ -41,7 +41,10 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
     return (await this.update(scope, { id, revokedAt: IsNull() }, { revokedAt: at, updatedAt: at }, manager)) > 0;
   }
 
-  /** Writes buffered last-use times in one statement; never moves a time backwards. */
+  /**
+   * Writes buffered last-use times in one statement; never moves a time backwards. Not tenant-scoped: the
+   * authenticator flushes the keys of every tenant it served, by the ids it verified.
+   */
   async recordLastUse(uses: Map<string, Date>): Promise<void> {
     if (uses.size === 0) return;
     const ids = [...uses.keys()];

@@ -21,9 +21,10 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
 
   /** The submitted rows (a column the status reads leave out). */
   async rows(scope: TenantScope, id: string): Promise<unknown[]> {
-    const found: { rows: unknown[] }[] = await this.repository.query(
+    const found = await this.sql<{ rows: unknown[] }[]>(
+      scope,
       `SELECT rows FROM patient_import_jobs WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
-      [scope.tenantId, scope.mode, id],
+      [id],
     );
     return found[0]?.rows ?? [];
   }
@@ -42,22 +43,14 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
    * cursor moves exactly once per batch even if two workers ever ran the same job.
    */
   async advance(scope: TenantScope, id: string, from: number, progress: BatchProgress, manager: EntityManager): Promise<boolean> {
-    const [, count]: [unknown[], number] = await manager.query(
+    const [, count] = await this.sql<[unknown[], number]>(
+      scope,
       `UPDATE patient_import_jobs
           SET processed = processed + $4, created = created + $5, updated = updated + $6, failed = failed + $7,
               errors = errors || $8::jsonb, updated_at = now()
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND processed = $9`,
-      [
-        scope.tenantId,
-        scope.mode,
-        id,
-        progress.processed,
-        progress.created,
-        progress.updated,
-        progress.failed,
-        JSON.stringify(progress.errors),
-        from,
-      ],
+      [id, progress.processed, progress.created, progress.updated, progress.failed, JSON.stringify(progress.errors), from],
+      manager,
     );
     return count === 1;
   }

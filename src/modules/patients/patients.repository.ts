@@ -113,33 +113,27 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   async get(scope: TenantScope, id: string): Promise<PatientEntity | null> {
-    const rows: PatientEntity[] = await this.repository.query(
-      `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
-      [scope.tenantId, scope.mode, id],
-    );
+    const rows = await this.sql<PatientEntity[]>(scope, `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [
+      id,
+    ]);
     return rows[0] ?? null;
   }
 
   async exists(scope: TenantScope, id: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await this.repo(manager).query(`SELECT 1 FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [
-      scope.tenantId,
-      scope.mode,
-      id,
-    ]);
+    const rows = await this.sql<unknown[]>(scope, `SELECT 1 FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [id], manager);
     return rows.length > 0;
   }
 
   /** Inserts a new patient; a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
   async create(scope: TenantScope, values: PatientValues, joiningCode: string): Promise<PatientEntity> {
     const row = this.build(scope, { ...values, joiningCode, version: 1 });
-    await this.repository.query(
+    await this.sql(
+      scope,
       `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name, date_of_birth,
          gender, address, patient_type, patient_status, tags, custom_fields, email_opt_out, version, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $18)`,
+       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $18)`,
       [
         row.id,
-        scope.tenantId,
-        scope.mode,
         values.externalId,
         joiningCode,
         values.email,
@@ -167,10 +161,10 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * concurrent updates of different keys keep both.
    */
   async applyPatch(scope: TenantScope, id: string, patch: PatientPatch, versions?: number[]): Promise<PatientEntity | null> {
-    const params: unknown[] = [scope.tenantId, scope.mode, id];
+    const params: unknown[] = [id]; // $3; the scope is $1 and $2
     const param = (value: unknown): string => {
       params.push(value);
-      return `$${params.length}`;
+      return `$${params.length + 2}`;
     };
     const sets: string[] = [];
     for (const [key, value] of Object.entries(patch.set) as [keyof typeof COLUMN_OF, unknown][]) {
@@ -184,7 +178,8 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     }
     sets.push('version = version + 1', `updated_at = ${param(new Date())}`);
     const versionCheck = versions ? ` AND version = ANY(${param(versions)}::int[])` : '';
-    const rows: [PatientEntity[], number] = await this.repository.query(
+    const rows = await this.sql<[PatientEntity[], number]>(
+      scope,
       `UPDATE patients SET ${sets.join(', ')}
         WHERE tenant_id = $1 AND mode = $2 AND id = $3${versionCheck}
         RETURNING ${COLUMNS}`,
@@ -222,12 +217,13 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
 
   /** Tag counts from the trigger-maintained table: a few hundred rows, not a scan of every patient. */
   async tagCounts(scope: TenantScope, limit: number): Promise<{ name: string; count: number }[]> {
-    const rows: { name: string; count: string }[] = await this.repository.query(
+    const rows = await this.sql<{ name: string; count: string }[]>(
+      scope,
       `SELECT tag AS name, sum(count) AS count FROM patient_tag_counts
         WHERE tenant_id = $1 AND mode = $2
         GROUP BY tag HAVING sum(count) > 0
         ORDER BY 2 DESC, tag ASC LIMIT $3`,
-      [scope.tenantId, scope.mode, limit],
+      [limit],
     );
     return rows.map((r) => ({ name: r.name, count: Number(r.count) }));
   }
@@ -240,9 +236,10 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   /** The ids of the scope's patients with these externalIds (a dry run's created/updated split). */
   async existingExternalIds(scope: TenantScope, externalIds: string[]): Promise<Set<string>> {
     if (!externalIds.length) return new Set();
-    const rows: { external_id: string }[] = await this.repository.query(
+    const rows = await this.sql<{ external_id: string }[]>(
+      scope,
       `SELECT external_id FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`,
-      [scope.tenantId, scope.mode, externalIds],
+      [externalIds],
     );
     return new Set(rows.map((r) => r.external_id));
   }
@@ -275,7 +272,8 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
       provided: r.provided,
     }));
     const keep = (field: string, column: string): string => `CASE WHEN '${field}' = ANY(r.provided) THEN r.${column} ELSE p.${column} END`;
-    const result: { inserted: boolean }[] = await manager.query(
+    const result = await this.sql<{ inserted: boolean }[]>(
+      scope,
       `WITH r AS (
          SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(
            id uuid, joining_code text, external_id text, email text, phone text, first_name text, last_name text,
@@ -310,7 +308,8 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
          custom_fields = t.custom_fields || EXCLUDED.custom_fields, email_opt_out = EXCLUDED.email_opt_out,
          version = t.version + 1, updated_at = EXCLUDED.updated_at
        RETURNING (xmax = 0) AS inserted`,
-      [scope.tenantId, scope.mode, JSON.stringify(input), new Date()],
+      [JSON.stringify(input), new Date()],
+      manager,
     );
     const created = result.filter((r) => r.inserted).length;
     return { created, updated: result.length - created };

@@ -26,13 +26,14 @@ export class SettingsRepository extends TenantScopedRepository<SettingsEntity> {
    * keys never lose each other.
    */
   async merge(scope: TenantScope, section: SettingsSection, patch: Record<string, unknown>, deleted: string[]): Promise<SettingsDocument> {
-    const rows: { data: Record<string, unknown>; updated_at: Date }[] = await this.repository.query(
+    const rows = await this.sql<{ data: Record<string, unknown>; updated_at: Date }[]>(
+      scope,
       `INSERT INTO settings AS s (tenant_id, mode, section, data, updated_at)
             VALUES ($1, $2, $3, $4::jsonb - $5::text[], now())
        ON CONFLICT (tenant_id, mode, section)
          DO UPDATE SET data = (s.data || EXCLUDED.data) - $5::text[], updated_at = now()
        RETURNING data, updated_at`,
-      [scope.tenantId, scope.mode, section, JSON.stringify(patch), deleted],
+      [section, JSON.stringify(patch), deleted],
     );
     return { data: rows[0].data, updatedAt: rows[0].updated_at };
   }
