@@ -17,7 +17,9 @@ async function auth(request, reply) {
   const m = /^Bearer\s+(\S+)$/.exec(request.headers.authorization ?? '');
   if (!m) return reply.code(401).send({ code: 'missing_api_key' });
   const hash = createHash('sha256').update(m[1]).digest('hex');
-  const { rows } = await pool.query('SELECT tenant_id, mode, role, scopes, revoked_at, expires_at FROM api_keys WHERE key_hash = $1', [hash]);
+  const { rows } = await pool.query('SELECT tenant_id, mode, role, scopes, revoked_at, expires_at FROM api_keys WHERE key_hash = $1', [
+    hash,
+  ]);
   if (!rows[0] || rows[0].revoked_at) return reply.code(401).send({ code: 'invalid_api_key' });
   request.key = rows[0];
 }
@@ -56,4 +58,11 @@ app.post('/api/v1/patients', { preHandler: auth }, async (request, reply) => {
 });
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3102) });
-process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+process.on(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);

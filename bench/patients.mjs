@@ -69,7 +69,9 @@ async function main() {
   await admin.query(`CREATE DATABASE ${database}`);
   try {
     execFileSync(process.execPath, ['dist/cli.js', 'migrations:run'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    const created = JSON.parse(execFileSync(process.execPath, ['dist/cli.js', 'tenants:create', '--name', 'Bench Clinic'], { env }).toString());
+    const created = JSON.parse(
+      execFileSync(process.execPath, ['dist/cli.js', 'tenants:create', '--name', 'Bench Clinic'], { env }).toString(),
+    );
     const key = created.apiKeys.find((k) => k.mode === 'live').key;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
@@ -111,7 +113,13 @@ async function main() {
 
     const list = await fetch(`http://127.0.0.1:${API_PORT}/api/v1/patients?limit=1`, { headers }).then((r) => r.json());
     const id = list.patients[0].id;
-    const createBody = JSON.stringify({ firstName: 'Bench', lastName: 'Create', email: 'bench@example.com', phone: '+14155550100', tags: ['bench'] });
+    const createBody = JSON.stringify({
+      firstName: 'Bench',
+      lastName: 'Create',
+      email: 'bench@example.com',
+      phone: '+14155550100',
+      tags: ['bench'],
+    });
 
     const cases = [
       { name: 'GET /patients/{id}', path: `/api/v1/patients/${id}`, method: 'GET', target: 0.6 },
@@ -132,7 +140,9 @@ async function main() {
           const r = await cannon(opts);
           const errors = r.errors + r.non2xx;
           into.push({ rps: r.requests.average, p99: r.latency.p99, errors });
-          log(`${c.name} ${port === API_PORT ? 'api ' : 'bare'}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, errors ${errors}`);
+          log(
+            `${c.name} ${port === API_PORT ? 'api ' : 'bare'}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, errors ${errors}`,
+          );
         }
       }
       const apiRps = median(api.map((x) => x.rps));
@@ -168,7 +178,10 @@ async function main() {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
     try {
-      const keys = execFileSync('redis-cli', ['--scan', '--pattern', `pmbench:${run}:*`]).toString().split('\n').filter(Boolean);
+      const keys = execFileSync('redis-cli', ['--scan', '--pattern', `pmbench:${run}:*`])
+        .toString()
+        .split('\n')
+        .filter(Boolean);
       for (let i = 0; i < keys.length; i += 500) execFileSync('redis-cli', ['del', ...keys.slice(i, i + 500)]);
     } catch {
       log('could not clean the Redis keys (redis-cli missing?)');

@@ -259,7 +259,23 @@ describe('Rate limits (sliding window per key and per IP, contract section 6)', 
     }
     const me = await c.get('/api/v1/me');
     const redis = app.get(RedisService);
-    expect(await redis.client.keys(redis.key('rl', `{key:${me.body.key.id}}`, '*'))).toEqual([]);
+    expect(await redis.client.keys(redis.key('rl', `*${me.body.key.id}*`))).toEqual([]);
+  });
+
+  it('keeps one sorted set per key, holding each counted request once whatever the number of windows', async () => {
+    const app = await start({ RATE_LIMIT_TEST_PER_SECOND: '10', RATE_LIMIT_TEST_PER_HOUR: '100', RATE_LIMIT_TEST_PER_DAY: '1000' });
+    const tenant = await createTenant(app);
+    const c = client(app, tenant.testKey);
+    for (let i = 0; i < 3; i++) expect((await c.get(practice)).status).toBe(200);
+    const me = await c.get('/api/v1/me'); // counted too
+    const redis = app.get(RedisService);
+    const keys = await redis.client.keys(redis.key('rl', `*${me.body.key.id}*`));
+    expect(keys).toHaveLength(1);
+    expect(await redis.client.zcard(keys[0])).toBe(4);
+    // Kept as long as the longest window (a day) needs it, and no longer.
+    const ttl = await redis.client.pttl(keys[0]);
+    expect(ttl).toBeGreaterThan(86_400_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(86_400_000);
   });
 
   it('also serves as the @nestjs/throttler storage (sliding window, one window per call)', async () => {

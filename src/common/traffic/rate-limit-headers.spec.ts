@@ -23,6 +23,16 @@ describe('rate-limit headers', () => {
     });
   });
 
+  it('describes the tightest window when the others were not computed (null reset)', () => {
+    const states: WindowState[] = [
+      { window: second, remaining: 9, resetMs: null },
+      { window: hour, remaining: 3, resetMs: 600_000 },
+      { window: day, remaining: 900, resetMs: null },
+    ];
+    expect(tightestWindow(states).window).toBe(hour);
+    expect(rateLimitHeaders(states, now)).toMatchObject({ 'x-ratelimit-reset': String(now / 1000 + 600), ratelimit: '"hour";r=3;t=600' });
+  });
+
   it('formats the contract example for an hour window', () => {
     const headers = rateLimitHeaders([{ window: hour, remaining: 57, resetMs: 1_259_400 }], now);
     expect(headers.ratelimit).toBe('"hour";r=57;t=1260');

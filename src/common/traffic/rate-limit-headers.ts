@@ -5,8 +5,11 @@ export interface WindowState {
   window: RateLimitWindow;
   /** Requests still allowed in this window now. */
   remaining: number;
-  /** Milliseconds until the window frees a request (0 when nothing is recorded in it). */
-  resetMs: number;
+  /**
+   * Milliseconds until the window frees a request (0 when nothing is recorded in it); null when the limiter
+   * did not compute it, which it does only for a window that cannot be the tightest.
+   */
+  resetMs: number | null;
 }
 
 /**
@@ -16,7 +19,7 @@ export interface WindowState {
 export function tightestWindow(states: readonly WindowState[]): WindowState {
   if (states.length === 0) throw new Error('tightestWindow needs at least one window');
   return states.reduce((tightest, s) =>
-    s.remaining < tightest.remaining || (s.remaining === tightest.remaining && s.resetMs > tightest.resetMs) ? s : tightest,
+    s.remaining < tightest.remaining || (s.remaining === tightest.remaining && (s.resetMs ?? -1) > (tightest.resetMs ?? -1)) ? s : tightest,
   );
 }
 
@@ -29,13 +32,14 @@ const seconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));
  */
 export function rateLimitHeaders(states: readonly WindowState[], nowMs: number): Record<string, string> {
   const tight = tightestWindow(states);
-  const reset = Math.ceil((nowMs + tight.resetMs) / 1000);
+  const resetMs = tight.resetMs ?? 0; // always computed for the tightest window
+  const reset = Math.ceil((nowMs + resetMs) / 1000);
   return {
     'x-ratelimit-limit': String(tight.window.limit),
     'x-ratelimit-remaining': String(tight.remaining),
     'x-ratelimit-reset': String(reset),
     'ratelimit-policy': states.map((s) => `"${s.window.name}";q=${s.window.limit};w=${s.window.seconds}`).join(', '),
-    ratelimit: `"${tight.window.name}";r=${tight.remaining};t=${seconds(tight.resetMs)}`,
+    ratelimit: `"${tight.window.name}";r=${tight.remaining};t=${seconds(resetMs)}`,
   };
 }
 

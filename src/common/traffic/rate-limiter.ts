@@ -52,8 +52,10 @@ export class RateLimiter implements RateLimitInspector, UnauthenticatedRateLimit
     const windowStates = states(result);
     void reply.headers(rateLimitHeaders(windowStates, result.nowMs));
     if (result.allowed) return;
-    const blocking = result.windows.filter((w) => w.count >= w.window.limit).reduce((last, w) => (w.freesInMs > last.freesInMs ? w : last));
-    throw new RateLimitedException(blocking.window, retryAfterSeconds(blocking.freesInMs));
+    // Every full window's wait is computed; the one that frees a request last decides Retry-After.
+    const full = result.windows.filter((w) => w.count >= w.window.limit);
+    const blocking = full.reduce((last, w) => ((w.freesInMs ?? 0) > (last.freesInMs ?? 0) ? w : last));
+    throw new RateLimitedException(blocking.window, retryAfterSeconds(blocking.freesInMs ?? 0));
   }
 
   async limitByIp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -69,7 +71,7 @@ export class RateLimiter implements RateLimitInspector, UnauthenticatedRateLimit
       window: s.window.name,
       limit: s.window.limit,
       remaining: s.remaining,
-      reset: Math.ceil((result.nowMs + s.resetMs) / 1000),
+      reset: Math.ceil((result.nowMs + (s.resetMs ?? 0)) / 1000), // a read computes every window's
     }));
   }
 
