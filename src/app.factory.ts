@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { Authenticator } from './common/auth/auth.types';
 import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
 import { registerJsonBodyParser } from './common/http/json-body';
 import { requestIdFor } from './common/http/request-id';
@@ -12,6 +13,8 @@ import { createValidationPipe } from './common/http/validation';
 import { MetricsService } from './common/observability/metrics.service';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { documentTrafficControl } from './common/traffic/openapi';
+import { RateLimiter } from './common/traffic/rate-limiter';
+import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
 import { AppConfig } from './config/app-config';
 
 export const API_PREFIX = 'api/v1';
@@ -68,6 +71,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     await idempotency.onSend(request, reply, payload);
     return payload;
   });
+  limitUnmatchedRoutes(fastify, app.get(RateLimiter), app.get(Authenticator));
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });

@@ -247,6 +247,34 @@ describe('Rate limits (sliding window per key and per IP, contract section 6)', 
     expect(keyed.headers['x-ratelimit-limit']).toBe('100');
   });
 
+  it('counts requests to unknown routes too: against a valid key, else against the client IP', async () => {
+    const app = await start({ RATE_LIMIT_IP_PER_SECOND: '2', RATE_LIMIT_TEST_PER_SECOND: '3' });
+    const tenant = await createTenant(app);
+    const unknown = '/api/v1/no-such-route';
+    const keyed = (url: string) => call(app, 'GET', url, { remoteAddress: '10.0.1.1', key: tenant.testKey });
+    const first = await keyed(unknown);
+    expect(first.status).toBe(404);
+    expect(first.headers['x-ratelimit-limit']).toBe('3');
+    expect(first.headers['x-ratelimit-remaining']).toBe('2');
+    expect((await keyed(practice)).headers['x-ratelimit-remaining']).toBe('1'); // one budget for the key
+    expect((await keyed(unknown)).headers['x-ratelimit-remaining']).toBe('0');
+    const overKey = await keyed(unknown);
+    expect(overKey.status).toBe(429);
+    expect(overKey.body).toMatchObject({ code: 'rate_limited', window: 'second', limit: 3 });
+    expect(Number(overKey.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+
+    const anonymous = (url: string, key?: string) => call(app, 'GET', url, { remoteAddress: '10.0.1.2', key });
+    const anon = await anonymous(unknown);
+    expect(anon.status).toBe(404);
+    expect(anon.headers['x-ratelimit-limit']).toBe('2');
+    const wrongKey = await anonymous('/nothing-here', `sk_test_${'Q'.repeat(40)}`); // outside /api/v1 too
+    expect(wrongKey.status).toBe(404);
+    expect(wrongKey.headers['x-ratelimit-remaining']).toBe('0');
+    const overIp = await anonymous(unknown);
+    expect(overIp.status).toBe(429);
+    expect(overIp.body).toMatchObject({ code: 'rate_limited', limit: 2 });
+  });
+
   it('makes no Redis call when every window of the mode is 0', async () => {
     const app = await start({ RATE_LIMIT_LIVE_PER_SECOND: '1' });
     const tenant = await createTenant(app);

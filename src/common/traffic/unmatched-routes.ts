@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth/auth.types';
+import type { RateLimiter } from './rate-limiter';
+
+/**
+ * A request that matches no route is answered 404 by Nest's not-found handler, which no guard precedes. It
+ * is traffic all the same (and every /api/v1 response carries the rate-limit fields, contract section 6),
+ * so this onRequest hook counts it: against its key when the key is valid, else against the client IP. Over
+ * the limit it answers 429 instead of the 404.
+ */
+export function limitUnmatchedRoutes(fastify: FastifyInstance, limiter: RateLimiter, authenticator: Authenticator): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    // Any refusal (no key, a wrong one, even a database outage) leaves the request to the per-IP count.
+    const auth = await authenticator.authenticate(request.headers.authorization).catch(() => undefined);
+    await limiter.hit(auth ? limiter.forKey(auth) : limiter.forIp(request.ip), reply);
+  });
+}
