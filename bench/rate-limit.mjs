@@ -145,18 +145,21 @@ function processCpuMs(pid) {
   }
 }
 
+/** Every PostgreSQL process on the machine (the postmaster and its backends and workers). */
+const postgresPids = () =>
+  readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
+    } catch {
+      return false;
+    }
+  });
+
 /** CPU ms used so far by the API process, Redis, every PostgreSQL process and this script (autocannon). */
 async function cpuSnapshot(apiPid, redis) {
   const info = await redis.info('cpu');
   const redisSeconds = ['used_cpu_sys', 'used_cpu_user'].reduce((sum, f) => sum + Number(new RegExp(`${f}:([\\d.]+)`).exec(info)[1]), 0);
-  let postgres = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) postgres += processCpuMs(pid);
-    } catch {
-      // exited meanwhile
-    }
-  }
+  const postgres = postgresPids().reduce((sum, pid) => sum + processCpuMs(pid), 0);
   const self = process.cpuUsage();
   return { api: processCpuMs(apiPid), redis: redisSeconds * 1000, postgres, autocannon: (self.user + self.system) / 1000 };
 }
@@ -260,15 +263,6 @@ function writeReadme(section) {
       : `${current.slice(0, start)}${block}${current.slice(end + close.length)}`;
   writeFileSync(file, `${next.trimEnd()}\n`);
 }
-
-const postgresPids = () =>
-  readdirSync('/proc').filter((pid) => {
-    try {
-      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
-    } catch {
-      return false;
-    }
-  });
 
 /**
  * Moves the machine's PostgreSQL (the postmaster, whose new backends inherit it, and the running processes)
