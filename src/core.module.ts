@@ -7,6 +7,7 @@ import { RedisModule } from './common/redis/redis.module';
 import { TrafficModule } from './common/traffic/traffic.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
 import { dataSourceOptions } from './database/database-options';
 
 export interface CoreOptions {
@@ -14,7 +15,7 @@ export interface CoreOptions {
   logDestination?: 1 | 2;
 }
 
-/** What every entry point shares: config, logs, PostgreSQL, Redis, the queues and the rate limiter. */
+/** What every entry point shares: config, logs, PostgreSQL (and its Transactions), Redis, the queues and the rate limiter. */
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig, options: CoreOptions = {}): DynamicModule {
@@ -27,6 +28,7 @@ export class CoreModule {
           inject: [AppConfig],
           useFactory: (c: AppConfig) => ({ ...dataSourceOptions(c.databaseUrl), retryAttempts: 3, retryDelay: 500 }),
         }),
+        DatabaseModule,
         RedisModule,
         QueueModule,
         TrafficModule,

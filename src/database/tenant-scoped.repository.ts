@@ -14,14 +14,17 @@ type Patch<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id'>;
 /**
  * The one way to touch tenant-owned tables. Every method takes the caller's scope and adds `tenant_id`
  * and `mode` itself, so no query can forget them; another tenant's or mode's row is simply not found.
- * Subclasses add named queries built on `query()` or `scoped()`.
+ * Subclasses add named queries built on `query()`, `scoped()` or `sql()`.
+ *
+ * Every method takes the transaction it runs in as its optional last parameter `tx` (the manager that
+ * `Transactions.run` hands to its work); without one it runs on its own. Subclasses keep that convention.
  */
 export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiteral> {
   protected constructor(protected readonly repository: Repository<T>) {}
 
   /** The same repository bound to a transaction's manager. */
-  protected repo(manager?: EntityManager): Repository<T> {
-    return manager ? manager.getRepository<T>(this.repository.target) : this.repository;
+  protected repo(tx?: EntityManager): Repository<T> {
+    return tx ? tx.getRepository<T>(this.repository.target) : this.repository;
   }
 
   /** A where clause narrowed to the scope; tenant and mode always win over the caller's values. */
@@ -34,45 +37,45 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
    * tenant and mode are always bound as $1 and $2, the caller's parameters follow from $3, and a
    * statement that does not use both is refused: raw SQL cannot forget the scope either.
    */
-  protected sql<R = unknown>(scope: TenantScope, statement: string, params: unknown[] = [], manager?: EntityManager): Promise<R> {
+  protected sql<R = unknown>(scope: TenantScope, statement: string, params: unknown[] = [], tx?: EntityManager): Promise<R> {
     if (!/\$1(?!\d)/.test(statement) || !/\$2(?!\d)/.test(statement)) {
       throw new Error('A tenant-scoped statement must use $1 (tenant_id) and $2 (mode)');
     }
-    return (manager ?? this.repository.manager).query<R>(statement, [scope.tenantId, scope.mode, ...params]);
+    return (tx ?? this.repository.manager).query<R>(statement, [scope.tenantId, scope.mode, ...params]);
   }
 
   /** A query builder that already filters on the scope. */
-  query(scope: TenantScope, alias: string, manager?: EntityManager): SelectQueryBuilder<T> {
-    return this.repo(manager).createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId AND ${alias}.mode = :scopeMode`, {
+  query(scope: TenantScope, alias: string, tx?: EntityManager): SelectQueryBuilder<T> {
+    return this.repo(tx).createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId AND ${alias}.mode = :scopeMode`, {
       scopeTenantId: scope.tenantId,
       scopeMode: scope.mode,
     });
   }
 
-  findOne(scope: TenantScope, where: FindOptionsWhere<T>, manager?: EntityManager): Promise<T | null> {
-    return this.repo(manager).findOne({ where: this.scoped(scope, where) });
+  findOne(scope: TenantScope, where: FindOptionsWhere<T>, tx?: EntityManager): Promise<T | null> {
+    return this.repo(tx).findOne({ where: this.scoped(scope, where) });
   }
 
-  findById(scope: TenantScope, id: string, manager?: EntityManager): Promise<T | null> {
-    return this.findOne(scope, { id } as unknown as FindOptionsWhere<T>, manager);
+  findById(scope: TenantScope, id: string, tx?: EntityManager): Promise<T | null> {
+    return this.findOne(scope, { id } as unknown as FindOptionsWhere<T>, tx);
   }
 
-  find(scope: TenantScope, where: FindOptionsWhere<T> = {}, order?: FindOptionsOrder<T>, take?: number): Promise<T[]> {
-    return this.repository.find({ where: this.scoped(scope, where), order, take });
+  find(scope: TenantScope, where: FindOptionsWhere<T> = {}, order?: FindOptionsOrder<T>, take?: number, tx?: EntityManager): Promise<T[]> {
+    return this.repo(tx).find({ where: this.scoped(scope, where), order, take });
   }
 
-  count(scope: TenantScope, where: FindOptionsWhere<T> = {}): Promise<number> {
-    return this.repository.count({ where: this.scoped(scope, where) });
+  count(scope: TenantScope, where: FindOptionsWhere<T> = {}, tx?: EntityManager): Promise<number> {
+    return this.repo(tx).count({ where: this.scoped(scope, where) });
   }
 
   /** Updates the scoped rows matching `where`; answers how many changed. */
-  async update(scope: TenantScope, where: FindOptionsWhere<T>, patch: Patch<T>, manager?: EntityManager): Promise<number> {
-    const result = await this.repo(manager).update(this.scoped(scope, where), patch as never);
+  async update(scope: TenantScope, where: FindOptionsWhere<T>, patch: Patch<T>, tx?: EntityManager): Promise<number> {
+    const result = await this.repo(tx).update(this.scoped(scope, where), patch as never);
     return result.affected ?? 0;
   }
 
-  async delete(scope: TenantScope, where: FindOptionsWhere<T>, manager?: EntityManager): Promise<number> {
-    const result = await this.repo(manager).delete(this.scoped(scope, where));
+  async delete(scope: TenantScope, where: FindOptionsWhere<T>, tx?: EntityManager): Promise<number> {
+    const result = await this.repo(tx).delete(this.scoped(scope, where));
     return result.affected ?? 0;
   }
 }
@@ -91,9 +94,9 @@ export abstract class TenantEntityRepository<T extends TenantOwnedEntity> extend
     } as DeepPartial<T>);
   }
 
-  async insert(scope: TenantScope, values: Unscoped<T>, manager?: EntityManager): Promise<T> {
+  async insert(scope: TenantScope, values: Unscoped<T>, tx?: EntityManager): Promise<T> {
     const row = this.build(scope, values);
-    await this.repo(manager).insert(row as never);
+    await this.repo(tx).insert(row as never);
     return row;
   }
 

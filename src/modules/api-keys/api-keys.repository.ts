@@ -33,12 +33,12 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
     return key ? { key, tenantName: String((row.raw[0] as { tenant_name: string }).tenant_name) } : null;
   }
 
-  list(scope: TenantScope, page: PageRequest): Promise<Page<ApiKeyEntity>> {
-    return this.paginate(this.query(scope, 'k'), page);
+  list(scope: TenantScope, page: PageRequest, tx?: EntityManager): Promise<Page<ApiKeyEntity>> {
+    return this.paginate(this.query(scope, 'k', tx), page);
   }
 
-  async revoke(scope: TenantScope, id: string, at: Date, manager?: EntityManager): Promise<boolean> {
-    return (await this.update(scope, { id, revokedAt: IsNull() }, { revokedAt: at, updatedAt: at }, manager)) > 0;
+  async revoke(scope: TenantScope, id: string, at: Date, tx?: EntityManager): Promise<boolean> {
+    return (await this.update(scope, { id, revokedAt: IsNull() }, { revokedAt: at, updatedAt: at }, tx)) > 0;
   }
 
   /**

@@ -66,7 +66,7 @@ export class ApiKeysService {
   }
 
   /** Creates a key and answers it with its secret, which is never available again. */
-  async issue(scope: TenantScope, spec: NewKeySpec, manager?: EntityManager): Promise<CreatedApiKeyDto> {
+  async issue(scope: TenantScope, spec: NewKeySpec, tx?: EntityManager): Promise<CreatedApiKeyDto> {
     const secret = generateApiKey(scope.mode);
     const row = await this.keys.insert(
       scope,
@@ -83,7 +83,7 @@ export class ApiKeysService {
         lastUsedAt: null,
         revokedAt: null,
       },
-      manager,
+      tx,
     );
     return { ...toDto(row), key: secret.key };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
@@ -14,8 +14,8 @@ export class ConditionsRepository extends TenantEntityRepository<ConditionEntity
     super(repository);
   }
 
-  async ofPatient(scope: TenantScope, patientId: string): Promise<ConditionEntity[]> {
-    const rows = await this.find(scope, { patientId }, { recordedAt: 'DESC', id: 'DESC' }, CLINICAL_READ_LIMIT);
+  async ofPatient(scope: TenantScope, patientId: string, tx?: EntityManager): Promise<ConditionEntity[]> {
+    const rows = await this.find(scope, { patientId }, { recordedAt: 'DESC', id: 'DESC' }, CLINICAL_READ_LIMIT, tx);
     return rows.reverse();
   }
 }
@@ -26,8 +26,8 @@ export class MedicationsRepository extends TenantEntityRepository<MedicationEnti
     super(repository);
   }
 
-  async ofPatient(scope: TenantScope, patientId: string): Promise<MedicationEntity[]> {
-    const rows = await this.find(scope, { patientId }, { createdAt: 'DESC', id: 'DESC' }, CLINICAL_READ_LIMIT);
+  async ofPatient(scope: TenantScope, patientId: string, tx?: EntityManager): Promise<MedicationEntity[]> {
+    const rows = await this.find(scope, { patientId }, { createdAt: 'DESC', id: 'DESC' }, CLINICAL_READ_LIMIT, tx);
     return rows.reverse();
   }
 }
@@ -38,8 +38,8 @@ export class EncountersRepository extends TenantEntityRepository<EncounterEntity
     super(repository);
   }
 
-  async ofPatient(scope: TenantScope, patientId: string): Promise<EncounterEntity[]> {
-    const rows = await this.find(scope, { patientId }, { datetime: 'DESC', id: 'DESC' }, CLINICAL_READ_LIMIT);
+  async ofPatient(scope: TenantScope, patientId: string, tx?: EntityManager): Promise<EncounterEntity[]> {
+    const rows = await this.find(scope, { patientId }, { datetime: 'DESC', id: 'DESC' }, CLINICAL_READ_LIMIT, tx);
     return rows.reverse();
   }
 }

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ValidationFailedException } from '../../common/http/problem';
+import { violates } from '../../database/database-errors';
+import { Transactions } from '../../database/transactions';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
 import {
   ClinicalDataDto,
@@ -13,7 +16,7 @@ import {
 } from './dto/clinical.dto';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
 import { EncounterExistsException, PatientNotFoundException } from './patients.exceptions';
-import { PatientsRepository, uniqueViolation } from './patients.repository';
+import { PatientConstraint, PatientsRepository } from './patients.repository';
 
 /** A patient's conditions, medications and encounters (a FHIR R4 subset), in separate tenant-scoped tables. */
 @Injectable()
@@ -23,6 +26,7 @@ export class ClinicalService {
     private readonly conditions: ConditionsRepository,
     private readonly medications: MedicationsRepository,
     private readonly encounters: EncountersRepository,
+    private readonly transactions: Transactions,
   ) {}
 
   async get(auth: AuthContext, patientId: string): Promise<ClinicalDataDto> {
@@ -40,28 +44,29 @@ export class ClinicalService {
   }
 
   async addCondition(auth: AuthContext, patientId: string, dto: CreateConditionDto): Promise<ConditionDto> {
-    await this.requirePatient(auth, patientId);
-    if (dto.recordedAt && new Date(dto.recordedAt).getTime() > Date.now() + 60_000) {
-      throw new ValidationFailedException([{ field: 'recordedAt', message: 'must not be in the future' }]);
-    }
-    const row = await this.conditions.insert(auth, {
-      patientId,
-      code: dto.code ?? null,
-      codeSystem: dto.codeSystem ?? null,
-      display: dto.display.trim(),
-      clinicalStatus: dto.clinicalStatus ?? 'active',
-      onsetDate: dto.onsetDate ?? null,
-      recordedAt: dto.recordedAt ? new Date(dto.recordedAt) : new Date(),
+    return this.transactions.run(async (tx) => {
+      await this.requirePatient(auth, patientId, tx);
+      if (dto.recordedAt && new Date(dto.recordedAt).getTime() > Date.now() + 60_000) {
+        throw new ValidationFailedException([{ field: 'recordedAt', message: 'must not be in the future' }]);
+      }
+      const values = {
+        patientId,
+        code: dto.code ?? null,
+        codeSystem: dto.codeSystem ?? null,
+        display: dto.display.trim(),
+        clinicalStatus: dto.clinicalStatus ?? 'active',
+        onsetDate: dto.onsetDate ?? null,
+        recordedAt: dto.recordedAt ? new Date(dto.recordedAt) : new Date(),
+      };
+      return conditionDto(await this.conditions.insert(auth, values, tx));
     });
-    return conditionDto(row);
   }
 
   async addMedication(auth: AuthContext, patientId: string, dto: CreateMedicationDto): Promise<MedicationDto> {
     if (dto.startDate && dto.endDate && dto.endDate < dto.startDate) {
       throw new ValidationFailedException([{ field: 'endDate', message: 'must not be before startDate' }]);
     }
-    await this.requirePatient(auth, patientId);
-    const row = await this.medications.insert(auth, {
+    const values = {
       patientId,
       name: dto.name.trim(),
       code: dto.code ?? null,
@@ -69,8 +74,11 @@ export class ClinicalService {
       status: dto.status ?? 'active',
       startDate: dto.startDate ?? null,
       endDate: dto.endDate ?? null,
+    };
+    return this.transactions.run(async (tx) => {
+      await this.requirePatient(auth, patientId, tx);
+      return medicationDto(await this.medications.insert(auth, values, tx));
     });
-    return medicationDto(row);
   }
 
   /**
@@ -78,26 +86,28 @@ export class ClinicalService {
    * owns those records, checks them when it records the encounter of a completed appointment.
    */
   async addEncounter(auth: AuthContext, patientId: string, dto: CreateEncounterDto): Promise<EncounterDto> {
-    await this.requirePatient(auth, patientId);
+    const values = {
+      patientId,
+      appointmentId: dto.appointmentId?.toLowerCase() ?? null,
+      providerId: dto.providerId?.toLowerCase() ?? null,
+      datetime: new Date(dto.datetime),
+      type: dto.type ?? null,
+      reason: dto.reason ?? null,
+      notes: dto.notes ?? null,
+    };
     try {
-      const row = await this.encounters.insert(auth, {
-        patientId,
-        appointmentId: dto.appointmentId?.toLowerCase() ?? null,
-        providerId: dto.providerId?.toLowerCase() ?? null,
-        datetime: new Date(dto.datetime),
-        type: dto.type ?? null,
-        reason: dto.reason ?? null,
-        notes: dto.notes ?? null,
+      return await this.transactions.run(async (tx) => {
+        await this.requirePatient(auth, patientId, tx);
+        return encounterDto(await this.encounters.insert(auth, values, tx));
       });
-      return encounterDto(row);
     } catch (err) {
-      if (uniqueViolation(err) === 'appointment') throw new EncounterExistsException();
+      if (violates(err, PatientConstraint.EncounterAppointment)) throw new EncounterExistsException();
       throw err;
     }
   }
 
-  private async requirePatient(auth: AuthContext, patientId: string): Promise<void> {
-    if (!(await this.patients.exists(auth, patientId))) throw new PatientNotFoundException();
+  private async requirePatient(auth: AuthContext, patientId: string, tx?: EntityManager): Promise<void> {
+    if (!(await this.patients.exists(auth, patientId, tx))) throw new PatientNotFoundException();
   }
 }
 

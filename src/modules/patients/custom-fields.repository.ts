@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { CustomFieldEntity } from './entities/custom-field.entity';
@@ -12,7 +12,7 @@ export class CustomFieldsRepository extends TenantEntityRepository<CustomFieldEn
   }
 
   /** Every definition of the scope, oldest first (definitions are few: a form's worth). */
-  all(scope: TenantScope): Promise<CustomFieldEntity[]> {
-    return this.find(scope, {}, { createdAt: 'ASC', id: 'ASC' });
+  all(scope: TenantScope, tx?: EntityManager): Promise<CustomFieldEntity[]> {
+    return this.find(scope, {}, { createdAt: 'ASC', id: 'ASC' }, undefined, tx);
   }
 }

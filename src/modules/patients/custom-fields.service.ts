@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ValidationFailedException } from '../../common/http/problem';
+import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CreateCustomFieldDto, CustomFieldDto, CustomFieldListDto } from './dto/custom-field.dto';
 import { CustomFieldEntity } from './entities/custom-field.entity';
 import { CustomFieldDefinition } from './patient-rules';
 import { CustomFieldKeyTakenException } from './patients.exceptions';
+import { PatientConstraint } from './patients.repository';
 
 @Injectable()
 export class CustomFieldsService {
-  constructor(private readonly fields: CustomFieldsRepository) {}
+  constructor(
+    private readonly fields: CustomFieldsRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   async list(auth: AuthContext): Promise<CustomFieldListDto> {
     return { fields: (await this.fields.all(auth)).map(toDto) };
@@ -22,19 +28,18 @@ export class CustomFieldsService {
     if (dto.type !== 'select' && dto.options !== undefined) {
       throw new ValidationFailedException([{ field: 'options', message: 'is only allowed for select fields' }]);
     }
+    const values = { key: dto.key, label: dto.label.trim(), type: dto.type, options: dto.options ?? null };
     try {
-      const row = await this.fields.insert(auth, { key: dto.key, label: dto.label.trim(), type: dto.type, options: dto.options ?? null });
-      return toDto(row);
+      return await this.transactions.run(async (tx) => toDto(await this.fields.insert(auth, values, tx)));
     } catch (err) {
-      const driver = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;
-      if (err instanceof QueryFailedError && driver?.code === '23505') throw new CustomFieldKeyTakenException(dto.key);
+      if (violates(err, PatientConstraint.CustomFieldKey)) throw new CustomFieldKeyTakenException(dto.key);
       throw err;
     }
   }
 
   /** The definitions by key, to check a patient's customFields against. */
-  async definitions(scope: TenantScope): Promise<Map<string, CustomFieldDefinition>> {
-    const rows = await this.fields.all(scope);
+  async definitions(scope: TenantScope, tx?: EntityManager): Promise<Map<string, CustomFieldDefinition>> {
+    const rows = await this.fields.all(scope, tx);
     return new Map(rows.map((r) => [r.key, { key: r.key, type: r.type, options: r.options }]));
   }
 }

@@ -20,21 +20,23 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
   }
 
   /** The submitted rows (a column the status reads leave out). */
-  async rows(scope: TenantScope, id: string): Promise<unknown[]> {
+  async rows(scope: TenantScope, id: string, tx?: EntityManager): Promise<unknown[]> {
     const found = await this.sql<{ rows: unknown[] }[]>(
       scope,
       `SELECT rows FROM patient_import_jobs WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
       [id],
+      tx,
     );
     return found[0]?.rows ?? [];
   }
 
-  async setStatus(scope: TenantScope, id: string, status: ImportStatus): Promise<void> {
+  async setStatus(scope: TenantScope, id: string, status: ImportStatus, tx?: EntityManager): Promise<void> {
     const at = new Date();
     await this.update(
       scope,
       { id },
       { status, updatedAt: at, ...(status === 'completed' || status === 'failed' ? { completedAt: at } : {}) },
+      tx,
     );
   }
 
@@ -42,7 +44,7 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
    * Records a batch's outcome in the batch's transaction, but only if `processed` is still `from`: the
    * cursor moves exactly once per batch even if two workers ever ran the same job.
    */
-  async advance(scope: TenantScope, id: string, from: number, progress: BatchProgress, manager: EntityManager): Promise<boolean> {
+  async advance(scope: TenantScope, id: string, from: number, progress: BatchProgress, tx?: EntityManager): Promise<boolean> {
     const [, count] = await this.sql<[unknown[], number]>(
       scope,
       `UPDATE patient_import_jobs
@@ -50,7 +52,7 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
               errors = errors || $8::jsonb, updated_at = now()
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND processed = $9`,
       [id, progress.processed, progress.created, progress.updated, progress.failed, JSON.stringify(progress.errors), from],
-      manager,
+      tx,
     );
     return count === 1;
   }

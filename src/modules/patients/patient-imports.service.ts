@@ -1,13 +1,13 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { v7 as uuidv7 } from 'uuid';
-import { DataSource } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ServiceUnavailableException } from '../../common/http/problem';
 import { PatientImportJobName, PatientImportPayload, QueueName } from '../../common/queue/queues';
+import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
 import { CustomFieldsService } from './custom-fields.service';
 import { BulkImportAcceptedDto, BulkImportJobDto } from './dto/bulk-import.dto';
 import { ImportRowError, PatientImportJobEntity } from './entities/patient-import-job.entity';
@@ -15,7 +15,7 @@ import { checkCreateRow, toPatientValues } from './patient-input';
 import { PatientImportsRepository } from './patient-imports.repository';
 import { CustomFieldDefinition, generateJoiningCode } from './patient-rules';
 import { ImportNotFoundException } from './patients.exceptions';
-import { ImportRow, PatientsRepository, uniqueViolation } from './patients.repository';
+import { ImportRow, PatientConstraint, PatientsRepository } from './patients.repository';
 
 /** Rows per transaction: large enough for few round trips, small enough to keep locks and WAL bursts short. */
 export const IMPORT_BATCH_SIZE = 500;
@@ -47,7 +47,7 @@ interface CheckedRows {
 @Injectable()
 export class PatientImportsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     @InjectQueue(QueueName.PatientImports) private readonly queue: Queue<PatientImportPayload>,
     private readonly imports: PatientImportsRepository,
     private readonly patients: PatientsRepository,
@@ -55,8 +55,8 @@ export class PatientImportsService {
   ) {}
 
   async submit(auth: AuthContext, rows: unknown[]): Promise<BulkImportAcceptedDto> {
-    const job = await this.imports.insert(auth, {
-      status: 'queued',
+    const values = {
+      status: 'queued' as const,
       total: rows.length,
       processed: 0,
       created: 0,
@@ -66,7 +66,8 @@ export class PatientImportsService {
       rows,
       createdByKeyId: auth.apiKeyId,
       completedAt: null,
-    });
+    };
+    const job = await this.transactions.run(async (tx) => this.imports.insert(auth, values, tx));
     try {
       // The import id is the BullMQ jobId: adding it twice never runs it twice.
       await this.queue.add(
@@ -141,18 +142,18 @@ export class PatientImportsService {
   private async writeBatch(scope: TenantScope, importId: string, from: number, size: number, checked: CheckedRows): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction(async (manager) => {
-          const { created, updated } = await this.patients.upsertBatch(scope, checked.valid, manager);
+        return await this.transactions.run(async (tx) => {
+          const { created, updated } = await this.patients.upsertBatch(scope, checked.valid, tx);
           return this.imports.advance(
             scope,
             importId,
             from,
             { processed: size, created, updated, failed: checked.failed, errors: checked.errors },
-            manager,
+            tx,
           );
         });
       } catch (err) {
-        if (uniqueViolation(err) !== 'joining_code' || attempt >= JOINING_CODE_ATTEMPTS) throw err;
+        if (!violates(err, PatientConstraint.JoiningCode) || attempt >= JOINING_CODE_ATTEMPTS) throw err;
         for (const row of checked.valid) row.joiningCode = generateJoiningCode();
       }
     }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
@@ -61,23 +61,13 @@ export interface PatientFilters {
   updatedSince?: Date;
 }
 
-export type UniqueViolation = 'external_id' | 'joining_code' | 'appointment';
-
-/** Which unique index a 23505 error hit, if it is one of ours. */
-export function uniqueViolation(error: unknown): UniqueViolation | undefined {
-  if (!(error instanceof QueryFailedError)) return undefined;
-  const driver = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } }).driverError;
-  if (driver?.code !== '23505') return undefined;
-  switch (driver.constraint) {
-    case 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID':
-      return 'external_id';
-    case 'UQ_PATIENTS_TENANT_JOINING_CODE':
-      return 'joining_code';
-    case 'UQ_PATIENT_ENCOUNTERS_APPOINTMENT':
-      return 'appointment';
-  }
-  return undefined;
-}
+/** The constraints whose violations the patients module answers with its own exceptions. */
+export const PatientConstraint = {
+  ExternalId: 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID',
+  JoiningCode: 'UQ_PATIENTS_TENANT_JOINING_CODE',
+  EncounterAppointment: 'UQ_PATIENT_ENCOUNTERS_APPOINTMENT',
+  CustomFieldKey: 'UQ_PATIENT_CUSTOM_FIELDS_TENANT_MODE_KEY',
+} as const;
 
 /** The select list of raw queries: camelCase names as the entity has them; dates as text (no timezone shift). */
 const COLUMNS = `id, tenant_id AS "tenantId", mode, external_id AS "externalId", joining_code AS "joiningCode", email, phone,
@@ -112,20 +102,23 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     super(repository);
   }
 
-  async get(scope: TenantScope, id: string): Promise<PatientEntity | null> {
-    const rows = await this.sql<PatientEntity[]>(scope, `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [
-      id,
-    ]);
+  async get(scope: TenantScope, id: string, tx?: EntityManager): Promise<PatientEntity | null> {
+    const rows = await this.sql<PatientEntity[]>(
+      scope,
+      `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
+      [id],
+      tx,
+    );
     return rows[0] ?? null;
   }
 
-  async exists(scope: TenantScope, id: string, manager?: EntityManager): Promise<boolean> {
-    const rows = await this.sql<unknown[]>(scope, `SELECT 1 FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [id], manager);
+  async exists(scope: TenantScope, id: string, tx?: EntityManager): Promise<boolean> {
+    const rows = await this.sql<unknown[]>(scope, `SELECT 1 FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [id], tx);
     return rows.length > 0;
   }
 
   /** Inserts a new patient; a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
-  async create(scope: TenantScope, values: PatientValues, joiningCode: string): Promise<PatientEntity> {
+  async create(scope: TenantScope, values: PatientValues, joiningCode: string, tx?: EntityManager): Promise<PatientEntity> {
     const row = this.build(scope, { ...values, joiningCode, version: 1 });
     await this.sql(
       scope,
@@ -150,6 +143,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
         values.emailOptOut,
         row.createdAt,
       ],
+      tx,
     );
     return row;
   }
@@ -160,7 +154,13 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * writers holding the same ETag, exactly one wins. customFields keys merge inside the statement, so
    * concurrent updates of different keys keep both.
    */
-  async applyPatch(scope: TenantScope, id: string, patch: PatientPatch, versions?: number[]): Promise<PatientEntity | null> {
+  async applyPatch(
+    scope: TenantScope,
+    id: string,
+    patch: PatientPatch,
+    versions?: number[],
+    tx?: EntityManager,
+  ): Promise<PatientEntity | null> {
     const params: unknown[] = [id]; // $3; the scope is $1 and $2
     const param = (value: unknown): string => {
       params.push(value);
@@ -184,13 +184,14 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
         WHERE tenant_id = $1 AND mode = $2 AND id = $3${versionCheck}
         RETURNING ${COLUMNS}`,
       params,
+      tx,
     );
     return rows[0][0] ?? null;
   }
 
   /** One page of patients, newest first, narrowed by the filters (each served by an index; see the migration). */
-  list(scope: TenantScope, filters: PatientFilters, page: PageRequest): Promise<Page<PatientEntity>> {
-    const q = this.query(scope, 'p');
+  list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
+    const q = this.query(scope, 'p', tx);
     if (filters.search !== undefined) {
       const term = `%${likeEscape(filters.search.toLowerCase())}%`;
       if (filters.searchDigits) {
@@ -216,7 +217,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   /** Tag counts from the trigger-maintained table: a few hundred rows, not a scan of every patient. */
-  async tagCounts(scope: TenantScope, limit: number): Promise<{ name: string; count: number }[]> {
+  async tagCounts(scope: TenantScope, limit: number, tx?: EntityManager): Promise<{ name: string; count: number }[]> {
     const rows = await this.sql<{ name: string; count: string }[]>(
       scope,
       `SELECT tag AS name, sum(count) AS count FROM patient_tag_counts
@@ -224,6 +225,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
         GROUP BY tag HAVING sum(count) > 0
         ORDER BY 2 DESC, tag ASC LIMIT $3`,
       [limit],
+      tx,
     );
     return rows.map((r) => ({ name: r.name, count: Number(r.count) }));
   }
@@ -234,12 +236,13 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   /** The ids of the scope's patients with these externalIds (a dry run's created/updated split). */
-  async existingExternalIds(scope: TenantScope, externalIds: string[]): Promise<Set<string>> {
+  async existingExternalIds(scope: TenantScope, externalIds: string[], tx?: EntityManager): Promise<Set<string>> {
     if (!externalIds.length) return new Set();
     const rows = await this.sql<{ external_id: string }[]>(
       scope,
       `SELECT external_id FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`,
       [externalIds],
+      tx,
     );
     return new Set(rows.map((r) => r.external_id));
   }
@@ -251,7 +254,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * In the rare race where another writer inserts the same externalId between the read in `src` and the
    * insert, ON CONFLICT still turns the row into an update, with the row's values.
    */
-  async upsertBatch(scope: TenantScope, rows: ImportRow[], manager: EntityManager): Promise<{ created: number; updated: number }> {
+  async upsertBatch(scope: TenantScope, rows: ImportRow[], tx?: EntityManager): Promise<{ created: number; updated: number }> {
     if (!rows.length) return { created: 0, updated: 0 };
     const input = rows.map((r) => ({
       id: r.id,
@@ -309,7 +312,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
          version = t.version + 1, updated_at = EXCLUDED.updated_at
        RETURNING (xmax = 0) AS inserted`,
       [JSON.stringify(input), new Date()],
-      manager,
+      tx,
     );
     const created = result.filter((r) => r.inserted).length;
     return { created, updated: result.length - created };

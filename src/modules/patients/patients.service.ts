@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { entityTag, IfMatch } from '../../common/http/etag';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { violates } from '../../database/database-errors';
+import { Transactions } from '../../database/transactions';
 import { CustomFieldsService } from './custom-fields.service';
 import { CreatePatientDto } from './dto/create-patient.dto';
 import { ListPatientsQueryDto } from './dto/list-patients.dto';
@@ -12,7 +15,7 @@ import { PatientEntity } from './entities/patient.entity';
 import { toPatientValues } from './patient-input';
 import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, normalizeTags, todayUtc, toE164 } from './patient-rules';
 import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
-import { PatientFilters, PatientPatch, PatientsRepository, uniqueViolation } from './patients.repository';
+import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
 
 /** A patient and its current ETag (the controller sends it as a header). */
 export interface PatientWithTag {
@@ -29,22 +32,23 @@ export class PatientsService {
   constructor(
     private readonly patients: PatientsRepository,
     private readonly customFields: CustomFieldsService,
+    private readonly transactions: Transactions,
   ) {}
 
   async create(auth: AuthContext, dto: CreatePatientDto): Promise<PatientWithTag> {
     const values = toPatientValues(dto);
     // Strip nulls: on create a null custom field value just means "no value".
     values.customFields = Object.fromEntries(Object.entries(values.customFields).filter(([, v]) => v !== null));
-    await this.checkCustomFields(auth, values.customFields, false);
     // A fresh joining code collides about once in a million creates at a million patients; retry then.
     for (let attempt = 1; ; attempt++) {
       try {
-        const row = await this.patients.create(auth, values, generateJoiningCode());
-        return withTag(row);
+        return await this.transactions.run(async (tx) => {
+          await this.checkCustomFields(auth, values.customFields, false, tx);
+          return withTag(await this.patients.create(auth, values, generateJoiningCode(), tx));
+        });
       } catch (err) {
-        const violation = uniqueViolation(err);
-        if (violation === 'external_id') throw new ExternalIdTakenException();
-        if (violation !== 'joining_code' || attempt >= JOINING_CODE_ATTEMPTS) throw err;
+        if (violates(err, PatientConstraint.ExternalId)) throw new ExternalIdTakenException();
+        if (!violates(err, PatientConstraint.JoiningCode) || attempt >= JOINING_CODE_ATTEMPTS) throw err;
       }
     }
   }
@@ -60,13 +64,14 @@ export class PatientsService {
    * the UPDATE itself, so of two writers holding the same ETag only one succeeds; the other gets 412.
    */
   async update(auth: AuthContext, id: string, dto: UpdatePatientDto, ifMatch?: IfMatch): Promise<PatientWithTag> {
-    const patch = await this.toPatch(auth, dto);
     const versions = ifMatch && !ifMatch.any ? ifMatch.versions : undefined;
     try {
-      const row = await this.patients.applyPatch(auth, id, patch, versions);
+      const row = await this.transactions.run(async (tx) =>
+        this.patients.applyPatch(auth, id, await this.toPatch(auth, dto, tx), versions, tx),
+      );
       if (row) return withTag(row);
     } catch (err) {
-      if (uniqueViolation(err) === 'external_id') throw new ExternalIdTakenException();
+      if (violates(err, PatientConstraint.ExternalId)) throw new ExternalIdTakenException();
       throw err;
     }
     // Nothing matched: either there is no such patient (404) or its version is not the one named (412).
@@ -83,7 +88,7 @@ export class PatientsService {
     return { tags: await this.patients.tagCounts(auth, TAG_LIST_LIMIT) };
   }
 
-  private async toPatch(auth: AuthContext, dto: UpdatePatientDto): Promise<PatientPatch> {
+  private async toPatch(auth: AuthContext, dto: UpdatePatientDto, tx: EntityManager): Promise<PatientPatch> {
     const trimmedOrNull = (v: string | null | undefined): string | null | undefined =>
       v === undefined ? undefined : (v?.trim() ?? null) || null;
     const set: PatientPatch['set'] = {
@@ -102,7 +107,7 @@ export class PatientsService {
     };
     const patch: PatientPatch = { set, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: dto.customFields === null };
     if (dto.customFields) {
-      await this.checkCustomFields(auth, dto.customFields, true);
+      await this.checkCustomFields(auth, dto.customFields, true, tx);
       for (const [key, value] of Object.entries(dto.customFields)) {
         if (value === null) patch.customFieldsRemove.push(key);
         else patch.customFieldsSet[key] = value;
@@ -111,9 +116,14 @@ export class PatientsService {
     return patch;
   }
 
-  private async checkCustomFields(auth: AuthContext, values: Record<string, unknown>, allowNull: boolean): Promise<void> {
+  private async checkCustomFields(
+    auth: AuthContext,
+    values: Record<string, unknown>,
+    allowNull: boolean,
+    tx: EntityManager,
+  ): Promise<void> {
     if (!Object.keys(values).length) return; // the common case costs no query
-    const problems: FieldError[] = customFieldsProblems(values, await this.customFields.definitions(auth), allowNull);
+    const problems: FieldError[] = customFieldsProblems(values, await this.customFields.definitions(auth, tx), allowNull);
     if (problems.length) throw new ValidationFailedException(problems);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantScopedRepository } from '../../database/tenant-scoped.repository';
 import { SettingsEntity, SettingsSection } from './entities/settings.entity';
@@ -16,8 +16,8 @@ export class SettingsRepository extends TenantScopedRepository<SettingsEntity> {
     super(repository);
   }
 
-  async get(scope: TenantScope, section: SettingsSection): Promise<SettingsDocument> {
-    const row = await this.findOne(scope, { section });
+  async get(scope: TenantScope, section: SettingsSection, tx?: EntityManager): Promise<SettingsDocument> {
+    const row = await this.findOne(scope, { section }, tx);
     return { data: row?.data ?? {}, updatedAt: row?.updatedAt ?? null };
   }
 
@@ -25,7 +25,13 @@ export class SettingsRepository extends TenantScopedRepository<SettingsEntity> {
    * Merges top-level keys and removes `deleted` in one statement, so concurrent updates of different
    * keys never lose each other.
    */
-  async merge(scope: TenantScope, section: SettingsSection, patch: Record<string, unknown>, deleted: string[]): Promise<SettingsDocument> {
+  async merge(
+    scope: TenantScope,
+    section: SettingsSection,
+    patch: Record<string, unknown>,
+    deleted: string[],
+    tx?: EntityManager,
+  ): Promise<SettingsDocument> {
     const rows = await this.sql<{ data: Record<string, unknown>; updated_at: Date }[]>(
       scope,
       `INSERT INTO settings AS s (tenant_id, mode, section, data, updated_at)
@@ -34,6 +40,7 @@ export class SettingsRepository extends TenantScopedRepository<SettingsEntity> {
          DO UPDATE SET data = (s.data || EXCLUDED.data) - $5::text[], updated_at = now()
        RETURNING data, updated_at`,
       [section, JSON.stringify(patch), deleted],
+      tx,
     );
     return { data: rows[0].data, updatedAt: rows[0].updated_at };
   }

@@ -1,0 +1,23 @@
+import { QueryFailedError } from 'typeorm';
+import { constraintViolation, violates } from './database-errors';
+
+const failed = (code: string, constraint?: string): QueryFailedError =>
+  new QueryFailedError('INSERT …', [], Object.assign(new Error('violation'), { code, constraint }));
+
+describe('constraintViolation', () => {
+  it.each([
+    ['23505', 'unique'],
+    ['23P01', 'exclusion'],
+    ['23503', 'foreign_key'],
+  ])('turns SQLSTATE %s into a %s violation with its constraint', (code, kind) => {
+    expect(constraintViolation(failed(code, 'UQ_X'))).toEqual({ kind, constraint: 'UQ_X' });
+    expect(violates(failed(code, 'UQ_X'), 'UQ_X')).toBe(true);
+    expect(violates(failed(code, 'UQ_X'), 'UQ_Y')).toBe(false);
+  });
+
+  it('answers undefined for other errors, which stay faults', () => {
+    expect(constraintViolation(failed('23502', 'NN_X'))).toBeUndefined(); // not null: a bug, not a conflict
+    expect(constraintViolation(failed('23505'))).toBeUndefined();
+    expect(constraintViolation(Object.assign(new Error('x'), { code: '23505', constraint: 'UQ_X' }))).toBeUndefined();
+  });
+});

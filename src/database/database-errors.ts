@@ -1,0 +1,34 @@
+import { QueryFailedError } from 'typeorm';
+
+/** The integrity violations a module may turn into its own 409/404, by constraint name. */
+export type ConstraintViolationKind = 'unique' | 'exclusion' | 'foreign_key';
+
+export interface ConstraintViolation {
+  kind: ConstraintViolationKind;
+  /** The constraint's (or unique index's) name, as the migration named it. */
+  constraint: string;
+}
+
+const KIND_OF_SQLSTATE: Record<string, ConstraintViolationKind> = {
+  '23505': 'unique',
+  '23P01': 'exclusion',
+  '23503': 'foreign_key',
+};
+
+/**
+ * Which constraint a failed statement violated, or undefined when the error is anything else (then it
+ * stays a fault: rethrow it). Modules map the names they own to their exceptions, e.g.
+ * `constraintViolation(err)?.constraint === 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID'` → 409 external_id_taken.
+ */
+export function constraintViolation(error: unknown): ConstraintViolation | undefined {
+  if (!(error instanceof QueryFailedError)) return undefined;
+  const driver = (error as QueryFailedError & { driverError?: { code?: unknown; constraint?: unknown } }).driverError;
+  const kind = typeof driver?.code === 'string' ? KIND_OF_SQLSTATE[driver.code] : undefined;
+  if (!kind || typeof driver?.constraint !== 'string') return undefined;
+  return { kind, constraint: driver.constraint };
+}
+
+/** True when the error is a violation of the named constraint (of any kind). */
+export function violates(error: unknown, constraint: string): boolean {
+  return constraintViolation(error)?.constraint === constraint;
+}

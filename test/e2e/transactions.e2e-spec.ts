@@ -1,0 +1,91 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { v7 as uuidv7 } from 'uuid';
+import { constraintViolation } from '../../src/database/database-errors';
+import { TenantScope } from '../../src/database/tenant-owned.entity';
+import { Transactions } from '../../src/database/transactions';
+import { ConditionsRepository } from '../../src/modules/patients/clinical.repository';
+import { CustomFieldsRepository } from '../../src/modules/patients/custom-fields.repository';
+import { PatientValues, PatientsRepository } from '../../src/modules/patients/patients.repository';
+import { createTenant, startApp } from '../helpers/app';
+
+const values = (externalId: string | null = null): PatientValues => ({
+  externalId,
+  email: null,
+  phone: null,
+  firstName: 'Tx',
+  lastName: 'Patient',
+  dateOfBirth: null,
+  gender: null,
+  address: null,
+  patientType: 'prospect',
+  patientStatus: 'active',
+  tags: [],
+  customFields: {},
+  emailOptOut: false,
+});
+
+describe('Transactions reach the repositories (issue 9 section 1)', () => {
+  let app: NestFastifyApplication;
+  let scope: TenantScope;
+  let transactions: Transactions;
+  let patients: PatientsRepository;
+  let fields: CustomFieldsRepository;
+
+  beforeAll(async () => {
+    app = await startApp({ WORKERS: 'off' });
+    scope = { tenantId: (await createTenant(app)).id, mode: 'test' };
+    transactions = app.get(Transactions);
+    patients = app.get(PatientsRepository);
+    fields = app.get(CustomFieldsRepository);
+  });
+  afterAll(() => app.close());
+
+  it('commits the writes of several repositories together, raw SQL included', async () => {
+    const { patient, seenInside, seenOutside } = await transactions.run(async (tx) => {
+      const row = await patients.create(scope, values(), `TX${Date.now() % 1e6}`, tx);
+      await fields.insert(scope, { key: `tx_commit_${row.id.slice(-6)}`, label: 'x', type: 'text', options: null }, tx);
+      // The hot raw query sees the uncommitted row through the transaction, and only through it.
+      return { patient: row, seenInside: await patients.get(scope, row.id, tx), seenOutside: await patients.get(scope, row.id) };
+    });
+    expect(seenInside?.id).toBe(patient.id);
+    expect(seenOutside).toBeNull();
+    expect((await patients.get(scope, patient.id))?.id).toBe(patient.id);
+    expect((await fields.all(scope)).map((f) => f.key)).toContain(`tx_commit_${patient.id.slice(-6)}`);
+  });
+
+  it('rolls every write back when the work throws, and rethrows the error as it was', async () => {
+    const key = `tx_rollback_${Date.now()}`;
+    let id = '';
+    const failure = new Error('the third write failed');
+    await expect(
+      transactions.run(async (tx) => {
+        id = (await patients.create(scope, values(), `RB${Date.now() % 1e6}`, tx)).id;
+        await fields.insert(scope, { key, label: 'x', type: 'text', options: null }, tx);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await patients.get(scope, id)).toBeNull();
+    expect((await fields.all(scope)).map((f) => f.key)).not.toContain(key);
+  });
+
+  it('names the constraint of a unique or foreign-key violation', async () => {
+    const externalId = `ext-${Date.now()}`;
+    await patients.create(scope, values(externalId), `U1${Date.now() % 1e6}`);
+    const duplicate = await patients.create(scope, values(externalId), `U2${Date.now() % 1e6}`).catch((e: unknown) => e);
+    expect(constraintViolation(duplicate)).toEqual({ kind: 'unique', constraint: 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID' });
+    const orphan = await app
+      .get(ConditionsRepository)
+      .insert(scope, {
+        patientId: uuidv7(),
+        code: null,
+        codeSystem: null,
+        display: 'x',
+        clinicalStatus: 'active',
+        onsetDate: null,
+        recordedAt: new Date(),
+      })
+      .catch((e: unknown) => e);
+    expect(constraintViolation(orphan)).toEqual({ kind: 'foreign_key', constraint: expect.stringMatching(/patient_id/) });
+    expect(constraintViolation(new Error('not a database error'))).toBeUndefined();
+  });
+});
