@@ -11,7 +11,7 @@ import { Transactions } from '../../database/transactions';
 import { CustomFieldsService } from './custom-fields.service';
 import { BulkImportAcceptedDto, BulkImportJobDto } from './dto/bulk-import.dto';
 import { ImportRowError, PatientImportJobEntity } from './entities/patient-import-job.entity';
-import { checkCreateRow, toPatientValues } from './patient-input';
+import { checkCreateRow, newPatientValues, providedFields } from './patient-input';
 import { PatientImportsRepository } from './patient-imports.repository';
 import { CustomFieldDefinition, generateJoiningCode } from './patient-rules';
 import { ImportNotFoundException } from './patients.exceptions';
@@ -174,7 +174,8 @@ export class PatientImportsService {
         for (const e of result.errors) out.errors.push({ index, ...e });
         continue;
       }
-      const externalId = result.dto.externalId;
+      const { input } = result;
+      const externalId = input.set.externalId ?? undefined;
       const first = externalId !== undefined ? firstIndex.get(externalId) : undefined;
       if (first !== undefined && first !== index) {
         out.failed++;
@@ -185,8 +186,10 @@ export class PatientImportsService {
         index,
         id: uuidv7(),
         joiningCode: generateJoiningCode(),
-        values: toPatientValues(result.dto),
-        provided: result.provided,
+        values: newPatientValues(input),
+        provided: providedFields(input),
+        customFieldsRemove: input.customFieldsRemove,
+        customFieldsClear: input.customFieldsClear,
       });
     }
     return out;

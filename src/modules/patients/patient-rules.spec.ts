@@ -116,12 +116,12 @@ describe('custom field values', () => {
     expect(customFieldValueProblem(defs.get(key)!, value)).toBe(problem);
   });
 
-  it('names unknown keys and, unless removing is allowed, null values', () => {
-    expect(customFieldsProblems({ nope: 1, visits: null }, defs, false)).toEqual([
+  it('names unknown keys (null values too) and accepts null ("no value") for defined ones', () => {
+    expect(customFieldsProblems({ nope: 1, gone: null, visits: null }, defs)).toEqual([
       { field: 'customFields.nope', message: 'is not a defined custom field' },
-      { field: 'customFields.visits', message: 'must not be null' },
+      { field: 'customFields.gone', message: 'is not a defined custom field' },
     ]);
-    expect(customFieldsProblems({ visits: null }, defs, true)).toEqual([]);
+    expect(customFieldsProblems({ visits: null }, defs)).toEqual([]);
   });
 
   it('merges per key, null removing', () => {

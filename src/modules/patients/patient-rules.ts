@@ -145,13 +145,12 @@ export interface FieldProblem {
 }
 
 /**
- * Checks a `customFields` object against the tenant's definitions. `null` values are allowed when
- * `allowNull` (an update removing a key) and skipped.
+ * Checks a `customFields` object against the tenant's definitions. A `null` value ("no value": removes
+ * the key from an existing patient, stores nothing on a new one) fits every defined field.
  */
 export function customFieldsProblems(
   values: Record<string, unknown>,
   definitions: ReadonlyMap<string, CustomFieldDefinition>,
-  allowNull: boolean,
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const [key, value] of Object.entries(values)) {
@@ -161,10 +160,7 @@ export function customFieldsProblems(
       problems.push({ field, message: 'is not a defined custom field' });
       continue;
     }
-    if (value === null) {
-      if (!allowNull) problems.push({ field, message: 'must not be null' });
-      continue;
-    }
+    if (value === null) continue;
     const problem = customFieldValueProblem(definition, value);
     if (problem) problems.push({ field, message: problem });
   }

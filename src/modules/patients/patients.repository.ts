@@ -33,13 +33,19 @@ export interface PatientPatch {
   customFieldsClear: boolean;
 }
 
-/** One bulk-import row: the values and which of them the row provided (the rest keep their value on update). */
+/**
+ * One bulk-import row: its values as a new patient (`values`, defaults filled in) and, for a row that
+ * updates an existing patient, the fields it provided (the rest keep their value) and its custom-field
+ * keys to remove.
+ */
 export interface ImportRow {
   index: number;
   id: string;
   joiningCode: string;
   values: PatientValues;
-  provided: string[];
+  provided: (keyof PatientValues)[];
+  customFieldsRemove: string[];
+  customFieldsClear: boolean;
 }
 
 export interface PatientFilters {
@@ -69,26 +75,78 @@ export const PatientConstraint = {
   CustomFieldKey: 'UQ_PATIENT_CUSTOM_FIELDS_TENANT_MODE_KEY',
 } as const;
 
-/** The select list of raw queries: camelCase names as the entity has them; dates as text (no timezone shift). */
-const COLUMNS = `id, tenant_id AS "tenantId", mode, external_id AS "externalId", joining_code AS "joiningCode", email, phone,
-  first_name AS "firstName", last_name AS "lastName", date_of_birth::text AS "dateOfBirth", gender, address,
-  patient_type AS "patientType", patient_status AS "patientStatus", tags, custom_fields AS "customFields",
-  email_opt_out AS "emailOptOut", version, created_at AS "createdAt", updated_at AS "updatedAt"`;
-
-const COLUMN_OF: Record<keyof Omit<PatientValues, 'customFields'>, string> = {
-  externalId: 'external_id',
-  email: 'email',
-  phone: 'phone',
-  firstName: 'first_name',
-  lastName: 'last_name',
-  dateOfBirth: 'date_of_birth',
-  gender: 'gender',
-  address: 'address',
-  patientType: 'patient_type',
-  patientStatus: 'patient_status',
-  tags: 'tags',
-  emailOptOut: 'email_opt_out',
+/**
+ * Every writable column of a patient, the one table that the select list, the INSERT, the PUT's SET and
+ * the bulk upsert are built from: a new column is one entry here (the type makes PatientValues and this
+ * table agree). `read` is the select expression when it is not the column itself.
+ */
+const WRITABLE: { readonly [F in keyof PatientValues]: { column: string; type: string; read?: string } } = {
+  externalId: { column: 'external_id', type: 'text' },
+  email: { column: 'email', type: 'text' },
+  phone: { column: 'phone', type: 'text' },
+  firstName: { column: 'first_name', type: 'text' },
+  lastName: { column: 'last_name', type: 'text' },
+  // Read as text: a date never shifted by a timezone.
+  dateOfBirth: { column: 'date_of_birth', type: 'date', read: 'date_of_birth::text' },
+  gender: { column: 'gender', type: 'text' },
+  address: { column: 'address', type: 'text' },
+  patientType: { column: 'patient_type', type: 'text' },
+  patientStatus: { column: 'patient_status', type: 'text' },
+  tags: { column: 'tags', type: 'text[]' },
+  customFields: { column: 'custom_fields', type: 'jsonb' },
+  emailOptOut: { column: 'email_opt_out', type: 'boolean' },
 };
+const FIELDS = Object.keys(WRITABLE) as (keyof PatientValues)[];
+const column = (field: keyof PatientValues): string => WRITABLE[field].column;
+/** A value as a statement parameter (jsonb goes as JSON text; pg would send an array as a PostgreSQL array). */
+const asParam = (field: keyof PatientValues, value: unknown): unknown => (WRITABLE[field].type === 'jsonb' ? JSON.stringify(value) : value);
+
+/** The select list of raw queries: camelCase names as the entity has them. */
+const COLUMNS = [
+  'id',
+  'tenant_id AS "tenantId"',
+  'mode',
+  'joining_code AS "joiningCode"',
+  ...FIELDS.map((f) => `${WRITABLE[f].read ?? column(f)} AS "${f}"`),
+  'version',
+  'created_at AS "createdAt"',
+  'updated_at AS "updatedAt"',
+].join(', ');
+
+/** INSERT of one patient: $1 tenant, $2 mode, $3 id, $4 joining code, then FIELDS in order, then the time. */
+const INSERT_PATIENT = `INSERT INTO patients (tenant_id, mode, id, joining_code, ${FIELDS.map(column).join(', ')}, version, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, ${FIELDS.map((_, i) => `$${i + 5}`).join(', ')}, 1, $${FIELDS.length + 5}, $${FIELDS.length + 5})`;
+
+/**
+ * The bulk upsert (see upsertBatch): $3 the rows as a JSON array, $4 the time. A row that names an
+ * existing patient (by externalId) keeps the fields it did not provide; its customFields merge per key
+ * (`src` computes it; the conflict's update takes it as is unless another writer inserted the patient
+ * meanwhile, when the ids differ and the row's keys merge into that patient's).
+ */
+const UPSERT_PATIENTS = (() => {
+  const merged = (f: keyof PatientValues): string =>
+    `CASE WHEN p.id IS NULL OR '${f}' = ANY(r.provided) THEN r.${column(f)} ELSE p.${column(f)} END AS ${column(f)}`;
+  const updatable = FIELDS.filter((f) => f !== 'externalId' && f !== 'customFields');
+  return `WITH r AS (
+      SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, joining_code text,
+        ${FIELDS.map((f) => `${column(f)} ${WRITABLE[f].type}`).join(', ')},
+        provided text[], custom_fields_remove text[], custom_fields_clear boolean)
+    ), src AS (
+      SELECT coalesce(p.id, r.id) AS id, coalesce(p.joining_code, r.joining_code) AS joining_code, r.external_id,
+             ${updatable.map(merged).join(',\n             ')},
+             (CASE WHEN r.custom_fields_clear THEN '{}'::jsonb ELSE coalesce(p.custom_fields, '{}'::jsonb) END || r.custom_fields)
+               - r.custom_fields_remove AS custom_fields,
+             coalesce(p.created_at, $4::timestamptz) AS created_at
+        FROM r LEFT JOIN patients p ON p.tenant_id = $1 AND p.mode = $2 AND p.external_id = r.external_id
+    )
+    INSERT INTO patients AS t (tenant_id, mode, id, joining_code, ${FIELDS.map(column).join(', ')}, version, created_at, updated_at)
+    SELECT $1, $2, id, joining_code, ${FIELDS.map(column).join(', ')}, 1, created_at, $4::timestamptz
+      FROM src
+    ON CONFLICT (tenant_id, mode, external_id) WHERE external_id IS NOT NULL DO UPDATE SET
+      ${updatable.map((f) => `${column(f)} = EXCLUDED.${column(f)}`).join(', ')},
+      custom_fields = CASE WHEN t.id = EXCLUDED.id THEN EXCLUDED.custom_fields ELSE t.custom_fields || EXCLUDED.custom_fields END, version = t.version + 1, updated_at = EXCLUDED.updated_at
+    RETURNING (xmax = 0) AS inserted`;
+})();
 
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -120,31 +178,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   /** Inserts a new patient; a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
   async create(scope: TenantScope, values: PatientValues, joiningCode: string, tx?: EntityManager): Promise<PatientEntity> {
     const row = this.build(scope, { ...values, joiningCode, version: 1 });
-    await this.sql(
-      scope,
-      `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name, date_of_birth,
-         gender, address, patient_type, patient_status, tags, custom_fields, email_opt_out, version, created_at, updated_at)
-       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $18)`,
-      [
-        row.id,
-        values.externalId,
-        joiningCode,
-        values.email,
-        values.phone,
-        values.firstName,
-        values.lastName,
-        values.dateOfBirth,
-        values.gender,
-        values.address,
-        values.patientType,
-        values.patientStatus,
-        values.tags,
-        JSON.stringify(values.customFields),
-        values.emailOptOut,
-        row.createdAt,
-      ],
-      tx,
-    );
+    await this.sql(scope, INSERT_PATIENT, [row.id, joiningCode, ...FIELDS.map((f) => asParam(f, values[f])), row.createdAt], tx);
     return row;
   }
 
@@ -167,8 +201,8 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
       return `$${params.length + 2}`;
     };
     const sets: string[] = [];
-    for (const [key, value] of Object.entries(patch.set) as [keyof typeof COLUMN_OF, unknown][]) {
-      if (value !== undefined) sets.push(`${COLUMN_OF[key]} = ${param(value)}`);
+    for (const [field, value] of Object.entries(patch.set) as [keyof PatientPatch['set'], unknown][]) {
+      if (value !== undefined) sets.push(`${column(field)} = ${param(asParam(field, value))}`);
     }
     const base = patch.customFieldsClear ? `'{}'::jsonb` : 'custom_fields';
     if (patch.customFieldsClear || Object.keys(patch.customFieldsSet).length || patch.customFieldsRemove.length) {
@@ -256,64 +290,18 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    */
   async upsertBatch(scope: TenantScope, rows: ImportRow[], tx?: EntityManager): Promise<{ created: number; updated: number }> {
     if (!rows.length) return { created: 0, updated: 0 };
-    const input = rows.map((r) => ({
-      id: r.id,
-      joining_code: r.joiningCode,
-      external_id: r.values.externalId,
-      email: r.values.email,
-      phone: r.values.phone,
-      first_name: r.values.firstName,
-      last_name: r.values.lastName,
-      date_of_birth: r.values.dateOfBirth,
-      gender: r.values.gender,
-      address: r.values.address,
-      patient_type: r.values.patientType,
-      patient_status: r.values.patientStatus,
-      tags: r.values.tags,
-      custom_fields: r.values.customFields,
-      email_opt_out: r.values.emailOptOut,
-      provided: r.provided,
-    }));
-    const keep = (field: string, column: string): string => `CASE WHEN '${field}' = ANY(r.provided) THEN r.${column} ELSE p.${column} END`;
-    const result = await this.sql<{ inserted: boolean }[]>(
-      scope,
-      `WITH r AS (
-         SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(
-           id uuid, joining_code text, external_id text, email text, phone text, first_name text, last_name text,
-           date_of_birth date, gender text, address text, patient_type text, patient_status text, tags text[],
-           custom_fields jsonb, email_opt_out boolean, provided text[])
-       ), src AS (
-         SELECT coalesce(p.id, r.id) AS id, coalesce(p.joining_code, r.joining_code) AS joining_code, r.external_id,
-                ${keep('email', 'email')} AS email,
-                ${keep('phone', 'phone')} AS phone,
-                ${keep('firstName', 'first_name')} AS first_name,
-                ${keep('lastName', 'last_name')} AS last_name,
-                ${keep('dateOfBirth', 'date_of_birth')} AS date_of_birth,
-                ${keep('gender', 'gender')} AS gender,
-                ${keep('address', 'address')} AS address,
-                coalesce(${keep('patientType', 'patient_type')}, 'prospect') AS patient_type,
-                coalesce(${keep('patientStatus', 'patient_status')}, 'active') AS patient_status,
-                coalesce(${keep('tags', 'tags')}, '{}') AS tags,
-                coalesce(p.custom_fields, '{}'::jsonb) || coalesce(r.custom_fields, '{}'::jsonb) AS custom_fields,
-                coalesce(${keep('emailOptOut', 'email_opt_out')}, false) AS email_opt_out,
-                coalesce(p.created_at, $4::timestamptz) AS created_at
-           FROM r LEFT JOIN patients p ON p.tenant_id = $1 AND p.mode = $2 AND p.external_id = r.external_id
-       )
-       INSERT INTO patients AS t (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name, date_of_birth,
-         gender, address, patient_type, patient_status, tags, custom_fields, email_opt_out, version, created_at, updated_at)
-       SELECT id, $1, $2, external_id, joining_code, email, phone, first_name, last_name, date_of_birth, gender, address,
-              patient_type, patient_status, tags, custom_fields, email_opt_out, 1, created_at, $4::timestamptz
-         FROM src
-       ON CONFLICT (tenant_id, mode, external_id) WHERE external_id IS NOT NULL DO UPDATE SET
-         email = EXCLUDED.email, phone = EXCLUDED.phone, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-         date_of_birth = EXCLUDED.date_of_birth, gender = EXCLUDED.gender, address = EXCLUDED.address,
-         patient_type = EXCLUDED.patient_type, patient_status = EXCLUDED.patient_status, tags = EXCLUDED.tags,
-         custom_fields = t.custom_fields || EXCLUDED.custom_fields, email_opt_out = EXCLUDED.email_opt_out,
-         version = t.version + 1, updated_at = EXCLUDED.updated_at
-       RETURNING (xmax = 0) AS inserted`,
-      [JSON.stringify(input), new Date()],
-      tx,
-    );
+    const input = rows.map((r) => {
+      const row: Record<string, unknown> = {
+        id: r.id,
+        joining_code: r.joiningCode,
+        provided: r.provided,
+        custom_fields_remove: r.customFieldsRemove,
+        custom_fields_clear: r.customFieldsClear,
+      };
+      for (const f of FIELDS) row[column(f)] = r.values[f];
+      return row;
+    });
+    const result = await this.sql<{ inserted: boolean }[]>(scope, UPSERT_PATIENTS, [JSON.stringify(input), new Date()], tx);
     const created = result.filter((r) => r.inserted).length;
     return { created, updated: result.length - created };
   }

@@ -12,8 +12,8 @@ import { ListPatientsQueryDto } from './dto/list-patients.dto';
 import { PatientDto, PatientListDto, TagListDto } from './dto/patient.dto';
 import { UpdatePatientDto } from './dto/update-patient.dto';
 import { PatientEntity } from './entities/patient.entity';
-import { toPatientValues } from './patient-input';
-import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, normalizeTags, todayUtc, toE164 } from './patient-rules';
+import { newPatientValues, normalizePatientInput } from './patient-input';
+import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, todayUtc } from './patient-rules';
 import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
 import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
 
@@ -36,14 +36,12 @@ export class PatientsService {
   ) {}
 
   async create(auth: AuthContext, dto: CreatePatientDto): Promise<PatientWithTag> {
-    const values = toPatientValues(dto);
-    // Strip nulls: on create a null custom field value just means "no value".
-    values.customFields = Object.fromEntries(Object.entries(values.customFields).filter(([, v]) => v !== null));
+    const values = newPatientValues(normalizePatientInput(dto));
     // A fresh joining code collides about once in a million creates at a million patients; retry then.
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.transactions.run(async (tx) => {
-          await this.checkCustomFields(auth, values.customFields, false, tx);
+          await this.checkCustomFields(auth, dto.customFields, tx);
           return withTag(await this.patients.create(auth, values, generateJoiningCode(), tx));
         });
       } catch (err) {
@@ -89,41 +87,13 @@ export class PatientsService {
   }
 
   private async toPatch(auth: AuthContext, dto: UpdatePatientDto, tx: EntityManager): Promise<PatientPatch> {
-    const trimmedOrNull = (v: string | null | undefined): string | null | undefined =>
-      v === undefined ? undefined : (v?.trim() ?? null) || null;
-    const set: PatientPatch['set'] = {
-      externalId: dto.externalId,
-      email: trimmedOrNull(dto.email),
-      phone: dto.phone === undefined ? undefined : dto.phone === null ? null : toE164(dto.phone),
-      firstName: dto.firstName?.trim(),
-      lastName: dto.lastName?.trim(),
-      dateOfBirth: dto.dateOfBirth,
-      gender: trimmedOrNull(dto.gender),
-      address: trimmedOrNull(dto.address),
-      patientType: dto.patientType,
-      patientStatus: dto.patientStatus,
-      tags: dto.tags === undefined ? undefined : dto.tags === null ? [] : normalizeTags(dto.tags),
-      emailOptOut: dto.emailOptOut,
-    };
-    const patch: PatientPatch = { set, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: dto.customFields === null };
-    if (dto.customFields) {
-      await this.checkCustomFields(auth, dto.customFields, true, tx);
-      for (const [key, value] of Object.entries(dto.customFields)) {
-        if (value === null) patch.customFieldsRemove.push(key);
-        else patch.customFieldsSet[key] = value;
-      }
-    }
-    return patch;
+    await this.checkCustomFields(auth, dto.customFields, tx);
+    return normalizePatientInput(dto);
   }
 
-  private async checkCustomFields(
-    auth: AuthContext,
-    values: Record<string, unknown>,
-    allowNull: boolean,
-    tx: EntityManager,
-  ): Promise<void> {
-    if (!Object.keys(values).length) return; // the common case costs no query
-    const problems: FieldError[] = customFieldsProblems(values, await this.customFields.definitions(auth, tx), allowNull);
+  private async checkCustomFields(auth: AuthContext, values: Record<string, unknown> | null | undefined, tx: EntityManager): Promise<void> {
+    if (!values || !Object.keys(values).length) return; // the common case costs no query
+    const problems: FieldError[] = customFieldsProblems(values, await this.customFields.definitions(auth, tx));
     if (problems.length) throw new ValidationFailedException(problems);
   }
 }
