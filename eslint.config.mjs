@@ -14,6 +14,24 @@ export default tseslint.config(
     },
   },
   {
+    // Shared mechanisms depend on no domain module: a module plugs into them (AuthModule.forRoot(…)),
+    // never the other way round.
+    files: ['src/common/**/*.ts', 'src/database/**/*.ts', 'src/config/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/modules/**'],
+              message: 'src/common, src/database and src/config import no domain module; let the module provide what common needs (see AuthModule.forRoot).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

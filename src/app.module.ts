@@ -22,7 +22,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config),
-        AuthModule,
+        // The API keys module provides the Authenticator that the global ApiKeyGuard verifies keys with.
+        AuthModule.forRoot(ApiKeysModule),
         HealthModule,
         TenantsModule,
         ApiKeysModule,

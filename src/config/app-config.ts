@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import type { Mode } from '../database/tenant-owned.entity';
 
 type Env = Record<string, string | undefined>;
 
@@ -104,8 +105,6 @@ export interface RateLimitWindow {
   seconds: number;
   limit: number;
 }
-
-export type Mode = 'test' | 'live';
 
 /**
  * The validated configuration, grouped by concern. Built once by `loadConfig`; nothing else reads

@@ -1,5 +1,7 @@
 import { Column, PrimaryColumn } from 'typeorm';
-import type { Mode } from '../config/app-config';
+/** Test or live: every tenant's data exists twice, once per mode, and a key sees only its own mode's. */
+export type Mode = 'test' | 'live';
+export const MODES: readonly Mode[] = ['test', 'live'];
 
 /** The scope every tenant-owned row carries and every query of it filters on. */
 export interface TenantScope {

@@ -1,5 +1,7 @@
-import type { Mode } from '../../config/app-config';
-import type { TenantScope } from '../../database/tenant-owned.entity';
+import type { Mode, TenantScope } from '../../database/tenant-owned.entity';
+
+export { MODES } from '../../database/tenant-owned.entity';
+export type { Mode } from '../../database/tenant-owned.entity';
 
 export const ROLES = ['OWNER', 'ADMIN', 'STAFF'] as const;
 export type Role = (typeof ROLES)[number];
@@ -24,8 +26,6 @@ export const SCOPES = [
   'webhooks:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
-
-export const MODES: readonly Mode[] = ['test', 'live'];
 
 /** Who is calling: built by ApiKeyGuard, passed first to every service method. */
 export interface AuthContext extends TenantScope {

@@ -1,4 +1,4 @@
-import type { Mode } from '../../config/app-config';
+import type { Mode } from '../../database/tenant-owned.entity';
 
 /**
  * Queue and job names. Each job's payload carries `tenantId` and `mode`; jobs that must not run twice

@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { Mode } from '../../../config/app-config';
-import type { TenantScope } from '../../../database/tenant-owned.entity';
+import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';
 
 export const SETTINGS_SECTIONS = ['portal', 'practice', 'brand'] as const;
 export type SettingsSection = (typeof SETTINGS_SECTIONS)[number];
