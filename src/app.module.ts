@@ -10,6 +10,7 @@ import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
+import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { WorkersModule } from './workers.module';
@@ -29,6 +30,7 @@ export class AppModule {
         ApiKeysModule,
         SettingsModule,
         PatientsModule,
+        SchedulingModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

@@ -1,0 +1,52 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+
+/** A date (YYYY-MM-DD, in the provider's timezone) or a date-time with Z or an offset. */
+export const DATE_OR_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const DATE_OR_INSTANT_MESSAGE = 'must be a date (YYYY-MM-DD) or a date-time with Z or an offset';
+
+export class AvailabilityQueryDto {
+  /** Omit for every active provider's slots. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  providerId?: string;
+
+  /** Start of the range: a date (its start in the provider's timezone) or a date-time. */
+  @ApiProperty({ example: '2027-03-12' })
+  @IsString()
+  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
+  startDate!: string;
+
+  /** End of the range: a date (included whole, in the provider's timezone) or a date-time. At most 31 days after startDate. */
+  @ApiProperty({ example: '2027-03-18' })
+  @IsString()
+  @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
+  endDate!: string;
+
+  /** Minutes. */
+  @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(5)
+  @Max(480)
+  duration?: number;
+}
+
+export class SlotDto {
+  @ApiProperty({ format: 'uuid' })
+  providerId!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2027-03-12T14:00:00.000Z' })
+  start!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2027-03-12T14:30:00.000Z' })
+  end!: string;
+}
+
+export class AvailabilityDto {
+  @ApiProperty({ type: [SlotDto], description: 'Ascending by start, then providerId' })
+  slots!: SlotDto[];
+}

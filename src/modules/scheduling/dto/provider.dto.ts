@@ -1,0 +1,149 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { IsIanaTimeZone } from '../time-zones';
+
+const HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+
+/** One weekly working interval in the provider's timezone. A day may have several (09:00–12:00 and 13:00–17:00). */
+export class WorkingIntervalDto {
+  /** ISO weekday: 1 is Monday, 7 is Sunday. */
+  @ApiProperty({ minimum: 1, maximum: 7, example: 1 })
+  @IsInt()
+  @Min(1)
+  @Max(7)
+  weekday!: number;
+
+  /** Local wall-clock time, HH:MM (24-hour). */
+  @ApiProperty({ example: '09:00' })
+  @IsString()
+  @Matches(HHMM, { message: 'must be a time HH:MM between 00:00 and 23:59' })
+  start!: string;
+
+  /** Local wall-clock time, HH:MM, after start; 24:00 is the end of the day. */
+  @ApiProperty({ example: '17:00' })
+  @IsString()
+  @Matches(HHMM, { message: 'must be a time HH:MM between 00:00 and 24:00' })
+  end!: string;
+}
+
+export class CreateProviderDto {
+  @ApiProperty({ example: 'Dr. Grace Hopper' })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiPropertyOptional({ format: 'email', nullable: true, type: String, example: 'grace@clinic.example' })
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(320)
+  email?: string | null;
+
+  /** IANA timezone the working hours are in; availability is computed in it, across daylight-saving changes. */
+  @ApiProperty({ example: 'America/New_York' })
+  @IsString()
+  @IsIanaTimeZone()
+  timezone!: string;
+
+  @ApiProperty({
+    type: [WorkingIntervalDto],
+    example: [
+      { weekday: 1, start: '09:00', end: '12:00' },
+      { weekday: 1, start: '13:00', end: '17:00' },
+    ],
+  })
+  @IsArray()
+  @ArrayMaxSize(70)
+  @ValidateNested({ each: true })
+  @Type(() => WorkingIntervalDto)
+  workingHours!: WorkingIntervalDto[];
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+/** PATCH: an omitted field is unchanged; workingHours replaces the whole week. */
+export class UpdateProviderDto {
+  @ApiPropertyOptional({ example: 'Dr. Grace Hopper' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @ApiPropertyOptional({ format: 'email', nullable: true, type: String })
+  @ValidateIf((_, v) => v !== null)
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(320)
+  email?: string | null;
+
+  @ApiPropertyOptional({ example: 'Europe/London' })
+  @IsOptional()
+  @IsString()
+  @IsIanaTimeZone()
+  timezone?: string;
+
+  @ApiPropertyOptional({ type: [WorkingIntervalDto] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(70)
+  @ValidateNested({ each: true })
+  @Type(() => WorkingIntervalDto)
+  workingHours?: WorkingIntervalDto[];
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+export class ProviderDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: 'Dr. Grace Hopper' })
+  name!: string;
+
+  @ApiProperty({ format: 'email', nullable: true, type: String })
+  email!: string | null;
+
+  @ApiProperty({ example: 'America/New_York' })
+  timezone!: string;
+
+  @ApiProperty({ type: [WorkingIntervalDto] })
+  workingHours!: WorkingIntervalDto[];
+
+  @ApiProperty()
+  isActive!: boolean;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt!: string;
+}
+
+export class ProviderListDto {
+  @ApiProperty({ type: [ProviderDto] })
+  providers!: ProviderDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  nextCursor!: string | null;
+}

@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsInstant } from './is-instant';
+
+export class CreateTimeOffDto {
+  @ApiProperty({ format: 'date-time', example: '2027-03-22T00:00:00-04:00' })
+  @IsInstant()
+  start!: string;
+
+  /** After start. */
+  @ApiProperty({ format: 'date-time', example: '2027-03-27T00:00:00-04:00' })
+  @IsInstant()
+  end!: string;
+
+  @ApiPropertyOptional({ example: 'Annual leave' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class TimeOffDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  providerId!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  start!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  end!: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  reason!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+}
+
+export class TimeOffListDto {
+  @ApiProperty({ type: [TimeOffDto], description: 'Ascending by start' })
+  timeOff!: TimeOffDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  nextCursor!: string | null;
+}

@@ -1,0 +1,47 @@
+import { Column, Entity, Exclusion, Index } from 'typeorm';
+import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import type { PatientEntity } from '../../patients/entities/patient.entity';
+import type { AppointmentStatus } from '../transitions';
+
+/**
+ * A booked appointment. The exclusion constraint is the rule that matters: no two active (scheduled or
+ * confirmed) appointments of one provider overlap, whatever races the application loses.
+ */
+@Entity('appointments')
+@Index('IDX_APPOINTMENTS_TENANT_MODE_STARTS', ['tenantId', 'mode', 'startsAt', 'id'])
+@Index('IDX_APPOINTMENTS_TENANT_MODE_PROVIDER_STARTS', ['tenantId', 'mode', 'providerId', 'startsAt'])
+@Index('IDX_APPOINTMENTS_TENANT_MODE_PATIENT_STARTS', ['tenantId', 'mode', 'patientId', 'startsAt'])
+@Exclusion(
+  'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
+  `USING gist (provider_id WITH =, tstzrange(starts_at, ends_at, '[)') WITH &&) WHERE (status IN ('scheduled', 'confirmed'))`,
+)
+export class AppointmentEntity extends TenantOwnedEntity {
+  @Column('uuid')
+  patientId!: string;
+
+  @Column('uuid')
+  providerId!: string;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  startsAt!: Date;
+
+  /** startsAt + duration, stored so that the constraint and the overlap queries index one range. */
+  @Column({ type: 'timestamptz', precision: 3 })
+  endsAt!: Date;
+
+  /** Minutes. */
+  @Column({ type: 'integer' })
+  duration!: number;
+
+  @Column({ type: 'varchar', length: 10 })
+  status!: AppointmentStatus;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  type!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  notes!: string | null;
+
+  /** Joined by the reads that embed the patient; not a column. */
+  patient?: PatientEntity;
+}

@@ -1,0 +1,108 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { PageQueryDto, pageRequest } from '../../common/http/pagination';
+import { ListProvidersQueryDto } from './dto/list-providers.dto';
+import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
+import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
+import { ProvidersService } from './providers.service';
+
+const LOCATION = { Location: { description: 'The URL of the created resource', schema: { type: 'string' } } };
+
+@ApiTags('Scheduling')
+@Controller('scheduling/providers')
+export class ProvidersController {
+  constructor(private readonly providers: ProvidersService) {}
+
+  @Post()
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    summary: 'Create a provider',
+    description:
+      'timezone is an IANA name; workingHours are weekly intervals in that timezone (several a day allowed, touching ones join). isActive defaults to true.',
+  })
+  @ApiCreatedResponse({ type: ProviderDto, headers: LOCATION })
+  @ApiProblemResponses(400)
+  async create(
+    @CurrentAuth() auth: AuthContext,
+    @Body() body: CreateProviderDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProviderDto> {
+    const provider = await this.providers.create(auth, body);
+    void reply.header('location', `/api/v1/scheduling/providers/${provider.id}`);
+    return provider;
+  }
+
+  @Get()
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({ summary: 'List providers, newest first' })
+  @ApiOkResponse({ type: ProviderListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: ListProvidersQueryDto): Promise<ProviderListDto> {
+    return this.providers.list(auth, { isActive: query.isActive }, pageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({ summary: 'Read a provider' })
+  @ApiOkResponse({ type: ProviderDto })
+  @ApiProblemResponses(404)
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<ProviderDto> {
+    return this.providers.get(auth, id);
+  }
+
+  @Patch(':id')
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    summary: 'Update a provider',
+    description: 'An omitted field is unchanged; workingHours replaces the whole week. Existing appointments are kept.',
+  })
+  @ApiOkResponse({ type: ProviderDto })
+  @ApiProblemResponses(400, 404)
+  update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateProviderDto): Promise<ProviderDto> {
+    return this.providers.update(auth, id, body);
+  }
+
+  @Post(':id/time-off')
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    summary: 'Add time off',
+    description: 'Availability offers no slot overlapping it and bookings into it are refused. Existing appointments are kept.',
+  })
+  @ApiCreatedResponse({ type: TimeOffDto, headers: LOCATION })
+  @ApiProblemResponses(400, 404)
+  async addTimeOff(
+    @CurrentAuth() auth: AuthContext,
+    @IdParam() id: string,
+    @Body() body: CreateTimeOffDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TimeOffDto> {
+    const timeOff = await this.providers.addTimeOff(auth, id, body);
+    void reply.header('location', `/api/v1/scheduling/providers/${id}/time-off`);
+    return timeOff;
+  }
+
+  @Get(':id/time-off')
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({ summary: "A provider's time off, by start ascending" })
+  @ApiOkResponse({ type: TimeOffListDto })
+  @ApiProblemResponses(400, 404)
+  listTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<TimeOffListDto> {
+    return this.providers.listTimeOff(auth, id, pageRequest(query));
+  }
+
+  @Delete(':id/time-off/:timeOffId')
+  @HttpCode(204)
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({ summary: 'Remove time off' })
+  @ApiNoContentResponse({ description: 'Removed' })
+  @ApiProblemResponses(404)
+  removeTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @IdParam('timeOffId') timeOffId: string): Promise<void> {
+    return this.providers.removeTimeOff(auth, id, timeOffId);
+  }
+}

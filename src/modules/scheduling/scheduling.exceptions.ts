@@ -1,0 +1,38 @@
+import { ConflictException, NotFoundException } from '../../common/http/problem';
+import type { SlotDto } from './dto/availability.dto';
+import type { AppointmentStatus } from './transitions';
+
+export class ProviderNotFoundException extends NotFoundException {
+  constructor() {
+    super('The provider');
+  }
+}
+
+export class TimeOffNotFoundException extends NotFoundException {
+  constructor() {
+    super('The time off');
+  }
+}
+
+export class AppointmentNotFoundException extends NotFoundException {
+  constructor() {
+    super('The appointment');
+  }
+}
+
+/** 409 with the provider's next free slots of the same duration, so a client can offer them at once. */
+export class SlotUnavailableException extends ConflictException {
+  constructor(reason: string, alternatives: SlotDto[]) {
+    super('slot_unavailable', 'Slot unavailable', reason, { alternatives });
+  }
+}
+
+export class InvalidTransitionException extends ConflictException {
+  constructor(from: AppointmentStatus, to: AppointmentStatus | 'rescheduled') {
+    const detail =
+      to === 'rescheduled'
+        ? `A ${from} appointment cannot be rescheduled; only scheduled and confirmed ones can`
+        : `An appointment cannot go from ${from} to ${to}`;
+    super('invalid_transition', 'Invalid transition', detail, { from, to });
+  }
+}

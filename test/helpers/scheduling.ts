@@ -1,0 +1,29 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { client } from './app';
+
+export const SCHEDULING = '/api/v1/scheduling';
+
+/** Monday to Friday, the same hours each day. */
+export const weekdays = (start = '09:00', end = '17:00'): { weekday: number; start: string; end: string }[] =>
+  [1, 2, 3, 4, 5].map((weekday) => ({ weekday, start, end }));
+
+/** Every day of the week, the same hours. */
+export const everyDay = (start = '00:00', end = '24:00'): { weekday: number; start: string; end: string }[] =>
+  [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start, end }));
+
+let counter = 0;
+
+/** Creates a provider through the API and answers its body; fails the test on anything but 201. */
+export async function createProvider(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<any> {
+  const res = await client(app, key).post(`${SCHEDULING}/providers`, {
+    name: `Dr. Provider ${++counter}`,
+    timezone: 'America/New_York',
+    workingHours: weekdays(),
+    ...body,
+  });
+  if (res.status !== 201) throw new Error(`provider creation failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** The field names of a problem's errors[]. */
+export const fieldsOf = (body: { errors?: { field: string }[] }): string[] => (body.errors ?? []).map((e) => e.field);
