@@ -23,7 +23,7 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
    * (an appointment being rescheduled). The range condition is the exclusion constraint's, so its
    * partial GiST index answers it.
    */
-  held(scope: TenantScope, providerIds: string[], from: Date, to: Date, exceptId?: string, manager?: EntityManager): Promise<HeldTime[]> {
+  held(scope: TenantScope, providerIds: string[], from: Date, to: Date, exceptId?: string, tx?: EntityManager): Promise<HeldTime[]> {
     return this.sql<HeldTime[]>(
       scope,
       `SELECT provider_id AS "providerId", starts_at AS "startsAt", ends_at AS "endsAt" FROM appointments
@@ -32,7 +32,7 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
           AND tstzrange(starts_at, ends_at, '[)') && tstzrange($4, $5, '[)')
           AND id IS DISTINCT FROM $6::uuid`,
       [providerIds, from, to, exceptId ?? null],
-      manager,
+      tx,
     );
   }
 }

@@ -67,13 +67,13 @@ export class AvailabilityService {
     provider: ProviderEntity,
     start: number,
     duration: number,
-    manager?: EntityManager,
+    tx?: EntityManager,
   ): Promise<Unbookable | undefined> {
     if (!provider.isActive) return 'provider_inactive';
     if (start < Date.now()) return 'in_the_past';
     if (!withinWorkingHours(provider.timezone, provider.workingHours, start, duration)) return 'outside_working_hours';
     const end = start + duration * MINUTE;
-    const off = await this.timeOff.overlapping(scope, [provider.id], new Date(start), new Date(end), manager);
+    const off = await this.timeOff.overlapping(scope, [provider.id], new Date(start), new Date(end), tx);
     if (overlapsAny(start, end, off.map(interval))) return 'time_off';
     return undefined;
   }

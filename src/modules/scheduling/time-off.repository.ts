@@ -20,8 +20,8 @@ export class TimeOffRepository extends TenantEntityRepository<TimeOffEntity> {
   }
 
   /** Time off of these providers overlapping [from, to). */
-  overlapping(scope: TenantScope, providerIds: string[], from: Date, to: Date, manager?: EntityManager): Promise<TimeOffEntity[]> {
-    return this.query(scope, 't', manager)
+  overlapping(scope: TenantScope, providerIds: string[], from: Date, to: Date, tx?: EntityManager): Promise<TimeOffEntity[]> {
+    return this.query(scope, 't', tx)
       .andWhere('t.provider_id = ANY(:providerIds::uuid[])', { providerIds })
       .andWhere('t.start_at < :to AND t.end_at > :from', { from, to })
       .getMany();
