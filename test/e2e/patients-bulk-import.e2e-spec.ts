@@ -49,7 +49,18 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     expect(res.body).toEqual({ jobId: expect.any(String), status: 'queued', total: 8 });
     expect(res.headers.location).toBe(`${IMPORT}/${res.body.jobId}`);
     const job = await waitForImport(app, tenant.testKey, res.body.jobId);
-    expect(job).toMatchObject({ jobId: res.body.jobId, status: 'completed', total: 8, processed: 8, created: 3, updated: 0, failed: 5 });
+    expect(job).toMatchObject({
+      jobId: res.body.jobId,
+      dryRun: false,
+      status: 'completed',
+      total: 8,
+      processed: 8,
+      created: 3,
+      updated: 0,
+      failed: 5,
+    });
+    expect(job.failureReason).toBeNull();
+    expect(job).not.toHaveProperty('wouldCreate');
     const fields = [...new Set(job.errors.map((e: { index: number; field: string }) => `${e.index}:${e.field}`))].sort();
     expect(fields).toEqual(['1:email', '3:firstName', '3:phone', '3:surname', '4:customFields.plan', '5:row', '6:externalId']);
     expect(job.errors.every((e: { message: string }) => typeof e.message === 'string' && e.message.length > 0)).toBe(true);
@@ -109,13 +120,17 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       jobId: null,
+      dryRun: true,
       status: 'completed',
       total: 3,
       processed: 3,
-      created: 1,
-      updated: 1,
+      created: 0,
+      updated: 0,
+      wouldCreate: 1,
+      wouldUpdate: 1,
       failed: 1,
       errors: [{ index: 2, field: 'dateOfBirth', message: 'must be in the past' }],
+      failureReason: null,
     });
     expect(await countPatients(app, t.id)).toBe(1);
     const [{ n }] = await dataSource(app).query(`SELECT count(*)::int AS n FROM patient_import_jobs WHERE tenant_id = $1`, [t.id]);

@@ -1,19 +1,26 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
+import type { ConnectionOptions } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
+import { JobQueue } from './job-queue';
+import { QueueName } from './queues';
 
-/** BullMQ on the app's Redis, under the app's key prefix. Workers are registered by WorkersModule. */
+/** BullMQ's connection and key prefix: the app's Redis, under the app's prefix. */
+export function bullConnection(config: AppConfig): { connection: ConnectionOptions; prefix: string } {
+  return { connection: { url: config.redisUrl, maxRetriesPerRequest: null }, prefix: `${config.redis.prefix}:bull` };
+}
+
+/**
+ * Every queue of QUEUES, for producers: inject `JobQueue` and add jobs by name. Workers are started by
+ * QueueWorkersModule (imported through WorkersModule).
+ */
 @Global()
 @Module({
   imports: [
-    BullModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        connection: { url: config.redisUrl, maxRetriesPerRequest: null },
-        prefix: `${config.redis.prefix}:bull`,
-      }),
-    }),
+    BullModule.forRootAsync({ inject: [AppConfig], useFactory: (config: AppConfig) => bullConnection(config) }),
+    BullModule.registerQueue(...Object.values(QueueName).map((name) => ({ name }))),
   ],
-  exports: [BullModule],
+  providers: [JobQueue],
+  exports: [JobQueue],
 })
 export class QueueModule {}

@@ -1,20 +1,81 @@
+import type { JobsOptions, WorkerOptions } from 'bullmq';
 import type { Mode } from '../../database/tenant-owned.entity';
 
 /**
- * Queue and job names. Each job's payload carries `tenantId` and `mode`; jobs that must not run twice
- * get a deterministic jobId.
+ * Every queue and job, in one place. A module that adds a queue adds its name, its job names, one
+ * payload type per job and the queue's policy below, then one `@OnJob(name)` handler per job in a
+ * provider of a module imported by WorkersModule: start-up checks that each job has exactly one.
  */
 export enum QueueName {
   PatientImports = 'patient-imports',
 }
 
-export enum PatientImportJobName {
-  /** Process a bulk import; jobId = the import's id. */
-  Import = 'import',
+/** Job names, unique across queues (a handler is found by its job's name). */
+export enum JobName {
+  /** Process a bulk import; jobId = the import's id, so adding it twice never runs it twice. */
+  PatientImport = 'patient-import',
 }
 
+/** Each job's payload carries the tenant and mode it works for. */
 export interface PatientImportPayload {
   importId: string;
   tenantId: string;
   mode: Mode;
+}
+
+export interface JobPayloads {
+  [JobName.PatientImport]: PatientImportPayload;
+}
+
+/**
+ * How a queue's workers run and how its jobs are retried.
+ * - `lockDuration`: a worker holds each active job's lock for this long and renews it every half of it;
+ *   when a worker dies, its jobs are found stalled once the lock has expired.
+ * - `stalledInterval`: how often each worker looks for stalled jobs and puts them back in the queue, so a
+ *   crashed worker's job resumes within about lockDuration + 2 × stalledInterval.
+ * - `maxStalledCount`: how many stalls BullMQ tolerates before it fails a job for good.
+ * - `attempts` / `backoff`: retries of a job whose handler threw.
+ */
+export interface QueuePolicy {
+  jobs: readonly JobName[];
+  worker: Required<Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
+  jobOptions: Required<Pick<JobsOptions, 'attempts' | 'backoff' | 'removeOnComplete' | 'removeOnFail'>>;
+}
+
+export const QUEUES: Record<QueueName, QueuePolicy> = {
+  [QueueName.PatientImports]: {
+    jobs: [JobName.PatientImport],
+    worker: {
+      // Two imports at once per worker: each is mostly waiting on PostgreSQL, and a third would only
+      // queue behind the same database.
+      concurrency: 2,
+      // A 500-row chunk takes about a second; 30 s (BullMQ's default) leaves room for a loaded event loop
+      // or a slow commit before a live worker's lock could lapse and its job run twice.
+      lockDuration: 30_000,
+      // The check is one Lua call per worker: every 15 s puts a crashed worker's import back to work
+      // within about a minute.
+      stalledInterval: 15_000,
+      // A crash costs one uncommitted chunk: the import resumes from its committed cursor, and fails by
+      // itself after 5 starts in a row that make no progress (patient-imports.service.ts). BullMQ's
+      // own limit is only the backstop for crashes before that count is taken: 20 chunks of the largest
+      // import × 5 starts each.
+      maxStalledCount: 100,
+    },
+    jobOptions: {
+      // Errors (a database restart, a deadlock) are retried from the cursor: 2, 4, 8, 16 s apart, so a
+      // short outage costs a delay, not the import.
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2_000 },
+      // The import's row in PostgreSQL is its record; Redis keeps recent jobs only for inspection.
+      removeOnComplete: { count: 1_000 },
+      removeOnFail: { count: 5_000 },
+    },
+  },
+};
+
+/** The queue each job name belongs to. */
+export function queueOf(job: JobName): QueueName {
+  const found = (Object.keys(QUEUES) as QueueName[]).find((queue) => QUEUES[queue].jobs.includes(job));
+  if (!found) throw new Error(`job ${job} belongs to no queue in QUEUES (src/common/queue/queues.ts)`);
+  return found;
 }

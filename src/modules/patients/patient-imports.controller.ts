@@ -7,7 +7,7 @@ import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
-import { BulkImportAcceptedDto, BulkImportDto, BulkImportJobDto, BulkImportQueryDto } from './dto/bulk-import.dto';
+import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportDto, BulkImportJobDto, BulkImportQueryDto } from './dto/bulk-import.dto';
 import { PatientImportsService } from './patient-imports.service';
 
 export const BULK_IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -25,11 +25,14 @@ export class PatientImportsController {
     description: [
       'Body up to 10 MiB. Answers 202 `{ jobId, status, total }` at once; a worker validates and writes the rows in batches, and GET /patients/bulk-import/{jobId} reports progress.',
       'Each row is a POST /patients body and stands alone: valid rows are written, bad rows are reported in `errors` with their index. A row whose externalId names an existing patient updates it (fields the row omits are kept), so re-running a file duplicates nothing. A later row repeating an earlier row’s externalId is rejected.',
-      'With `?dryRun=true` every row is validated and nothing is written: answers 200 at once with the report the import would produce (jobId null).',
+      'With `?dryRun=true` every row is validated and nothing is written: answers 200 at once with the report the import would produce: `dryRun: true`, `jobId` null, `created` and `updated` 0, and the counts it would write as `wouldCreate` and `wouldUpdate`.',
     ].join('\n\n'),
   })
   @ApiAcceptedResponse({ type: BulkImportAcceptedDto })
-  @ApiOkResponse({ type: BulkImportJobDto, description: 'Dry run: the full report, nothing written' })
+  @ApiOkResponse({
+    type: BulkImportDryRunDto,
+    description: 'Dry run: the full report (`dryRun: true`, `wouldCreate`, `wouldUpdate`), nothing written',
+  })
   @ApiProblemResponses(400, 413)
   async submit(
     @CurrentAuth() auth: AuthContext,

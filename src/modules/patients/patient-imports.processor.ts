@@ -1,33 +1,28 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { PatientImportPayload, QueueName } from '../../common/queue/queues';
+import { JobInterruptedError, OnJob, OnJobFailed } from '../../common/queue/job-handler';
+import type { JobContext } from '../../common/queue/job-handler';
+import { JobName, PatientImportPayload } from '../../common/queue/queues';
 import { PatientImportsService } from './patient-imports.service';
 
 /**
- * Runs bulk imports. Idempotent: a retried or duplicated job resumes from the import's persisted cursor.
- * Logs ids and counts only, never patient data.
+ * Runs bulk imports. Idempotent: a retried, resumed or duplicated job continues from the import's
+ * committed cursor. Logs ids, counts and error classes only, never patient data.
  */
-@Processor(QueueName.PatientImports, { concurrency: 2 })
-export class PatientImportsProcessor extends WorkerHost {
-  private readonly logger = new Logger(PatientImportsProcessor.name);
+@Injectable()
+export class PatientImportsProcessor {
+  constructor(private readonly imports: PatientImportsService) {}
 
-  constructor(private readonly imports: PatientImportsService) {
-    super();
+  @OnJob(JobName.PatientImport)
+  async import(job: Job<PatientImportPayload>, { signal }: JobContext): Promise<void> {
+    const { importId, tenantId, mode } = job.data;
+    // On shutdown the import stops after its current batch and goes back to the queue.
+    if ((await this.imports.run({ tenantId, mode }, importId, { signal })) === 'interrupted') throw new JobInterruptedError();
   }
 
-  async process(job: Job<PatientImportPayload>): Promise<void> {
-    const { importId, tenantId, mode } = job.data;
-    const scope = { tenantId, mode };
-    try {
-      await this.imports.run(scope, importId);
-    } catch (err) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      // The error's class and SQLSTATE only: a driver message can quote a row's values.
-      const { name, code } = err as { name?: string; code?: string };
-      this.logger.warn(`import ${importId} attempt ${job.attemptsMade + 1} failed: ${name ?? 'Error'}${code ? ` (${code})` : ''}`);
-      if (lastAttempt) await this.imports.markFailed(scope, importId);
-      throw err;
-    }
+  /** The queue gave up (attempts used up, or its workers kept dying): the import ends failed, with why. */
+  @OnJobFailed(JobName.PatientImport)
+  async failed({ importId, tenantId, mode }: PatientImportPayload, _jobId: string, reason: string): Promise<void> {
+    await this.imports.markFailed({ tenantId, mode }, importId, reason);
   }
 }

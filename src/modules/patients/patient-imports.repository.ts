@@ -30,6 +30,37 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
     return found[0]?.rows ?? [];
   }
 
+  /**
+   * A worker starts (or resumes) the import: marks it running and counts the starts in a row that found
+   * the cursor where the previous start left it. Null if the import is gone or already finished.
+   */
+  async start(scope: TenantScope, id: string, tx?: EntityManager): Promise<{ processed: number; startsWithoutProgress: number } | null> {
+    const [rows] = await this.sql<[{ processed: number; starts_without_progress: number }[], number]>(
+      scope,
+      `UPDATE patient_import_jobs
+          SET status = 'running', updated_at = now(), started_at_row = processed,
+              starts_without_progress = CASE WHEN started_at_row = processed THEN starts_without_progress + 1 ELSE 0 END
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'running')
+        RETURNING processed, starts_without_progress`,
+      [id],
+      tx,
+    );
+    return rows[0] ? { processed: rows[0].processed, startsWithoutProgress: rows[0].starts_without_progress } : null;
+  }
+
+  /** Ends an unfinished import as failed with its reason; false if it had already ended. */
+  async fail(scope: TenantScope, id: string, reason: string, tx?: EntityManager): Promise<boolean> {
+    const [, count] = await this.sql<[unknown[], number]>(
+      scope,
+      `UPDATE patient_import_jobs
+          SET status = 'failed', failure_reason = $4, completed_at = now(), updated_at = now()
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'running')`,
+      [id, reason],
+      tx,
+    );
+    return count === 1;
+  }
+
   async setStatus(scope: TenantScope, id: string, status: ImportStatus, tx?: EntityManager): Promise<void> {
     const at = new Date();
     await this.update(

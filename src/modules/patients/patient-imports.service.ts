@@ -1,15 +1,15 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
+import { Injectable, Logger } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ServiceUnavailableException } from '../../common/http/problem';
-import { PatientImportJobName, PatientImportPayload, QueueName } from '../../common/queue/queues';
+import { describeError, JobFailure } from '../../common/queue/job-handler';
+import { JobQueue } from '../../common/queue/job-queue';
+import { JobName } from '../../common/queue/queues';
 import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { CustomFieldsService } from './custom-fields.service';
-import { BulkImportAcceptedDto, BulkImportJobDto } from './dto/bulk-import.dto';
+import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportJobDto } from './dto/bulk-import.dto';
 import { ImportRowError, PatientImportJobEntity } from './entities/patient-import-job.entity';
 import { checkCreateRow, newPatientValues, providedFields } from './patient-input';
 import { PatientImportsRepository } from './patient-imports.repository';
@@ -26,12 +26,15 @@ const JOINING_CODE_ATTEMPTS = 5;
  */
 const ANALYZE_AFTER_ROWS = 1000;
 
-export const IMPORT_JOB_OPTIONS = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
-  removeOnComplete: { count: 1000 },
-  removeOnFail: { count: 5000 },
-} as const;
+/**
+ * Starts in a row that find the cursor where the previous one left it (each worker crashed, was killed or
+ * met an error before committing a chunk) before the import fails instead of being tried again. Starts
+ * that make progress reset the count, so an import survives any number of crashes while it advances.
+ */
+export const MAX_STARTS_WITHOUT_PROGRESS = 5;
+
+/** How a run ended: the import is finished (or was already), or it stopped early and resumes later. */
+export type ImportRunOutcome = 'finished' | 'interrupted';
 
 interface CheckedRows {
   valid: ImportRow[];
@@ -46,9 +49,11 @@ interface CheckedRows {
  */
 @Injectable()
 export class PatientImportsService {
+  private readonly logger = new Logger(PatientImportsService.name);
+
   constructor(
     private readonly transactions: Transactions,
-    @InjectQueue(QueueName.PatientImports) private readonly queue: Queue<PatientImportPayload>,
+    private readonly jobs: JobQueue,
     private readonly imports: PatientImportsRepository,
     private readonly patients: PatientsRepository,
     private readonly customFields: CustomFieldsService,
@@ -70,89 +75,106 @@ export class PatientImportsService {
     const job = await this.transactions.run(async (tx) => this.imports.insert(auth, values, tx));
     try {
       // The import id is the BullMQ jobId: adding it twice never runs it twice.
-      await this.queue.add(
-        PatientImportJobName.Import,
-        { importId: job.id, tenantId: auth.tenantId, mode: auth.mode },
-        { ...IMPORT_JOB_OPTIONS, jobId: job.id },
-      );
-    } catch {
-      await this.imports.setStatus(auth, job.id, 'failed');
+      await this.jobs.add(JobName.PatientImport, { importId: job.id, tenantId: auth.tenantId, mode: auth.mode }, { jobId: job.id });
+    } catch (err) {
+      await this.markFailed(auth, job.id, `it could not be queued: ${describeError(err)}`);
       throw new ServiceUnavailableException('The import could not be queued; try again shortly');
     }
     return { jobId: job.id, status: 'queued', total: rows.length };
   }
 
   /** Validates every row and writes nothing: the report an import of these rows would produce now. */
-  async dryRun(auth: AuthContext, rows: unknown[]): Promise<BulkImportJobDto> {
+  async dryRun(auth: AuthContext, rows: unknown[]): Promise<BulkImportDryRunDto> {
     const checked = await this.check(rows, 0, await this.customFields.definitions(auth), firstIndexByExternalId(rows));
     const existing = await this.patients.existingExternalIds(
       auth,
       checked.valid.map((r) => r.values.externalId).filter((x): x is string => x !== null),
     );
-    const updated = checked.valid.filter((r) => r.values.externalId !== null && existing.has(r.values.externalId)).length;
+    const wouldUpdate = checked.valid.filter((r) => r.values.externalId !== null && existing.has(r.values.externalId)).length;
     return {
       jobId: null,
+      dryRun: true,
       status: 'completed',
       total: rows.length,
       processed: rows.length,
-      created: checked.valid.length - updated,
-      updated,
+      created: 0,
+      updated: 0,
+      wouldCreate: checked.valid.length - wouldUpdate,
+      wouldUpdate,
       failed: checked.failed,
       errors: checked.errors,
+      failureReason: null,
     };
   }
 
   async status(auth: AuthContext, jobId: string): Promise<BulkImportJobDto> {
-    const job = await this.imports.findById(auth, jobId);
+    let job = await this.imports.findById(auth, jobId);
     if (!job) throw new ImportNotFoundException();
+    if (job.status === 'queued' || job.status === 'running') {
+      // The queue may have given up on the job while no worker heard it (all of them down at that moment).
+      const reason = await this.jobs.finalFailure(JobName.PatientImport, jobId).catch(() => null);
+      if (reason) {
+        await this.markFailed(auth, jobId, reason);
+        job = (await this.imports.findById(auth, jobId)) ?? job;
+      }
+    }
     return toDto(job);
   }
 
   /**
-   * Runs (or resumes) an import from its persisted cursor. `maxBatches` stops early, as a worker dying
-   * between two batches would (used by the tests of resumption).
+   * Runs (or resumes) an import from its persisted cursor. It stops early, answering 'interrupted', when
+   * `signal` is aborted (between two batches, after the last commit) or after `maxBatches` (as a worker
+   * dying between two batches would; used by the tests of resumption). Throws a final JobFailure when
+   * the import has been started too often without progress, after marking it failed.
    */
-  async run(scope: TenantScope, importId: string, options: { maxBatches?: number } = {}): Promise<void> {
-    const job = await this.imports.findById(scope, importId);
-    if (!job || job.status === 'completed' || job.status === 'failed') return;
-    if (job.status === 'queued') await this.imports.setStatus(scope, importId, 'running');
+  async run(scope: TenantScope, importId: string, options: { maxBatches?: number; signal?: AbortSignal } = {}): Promise<ImportRunOutcome> {
+    const started = await this.imports.start(scope, importId);
+    if (!started) return 'finished';
+    if (started.startsWithoutProgress >= MAX_STARTS_WITHOUT_PROGRESS) {
+      const reason = `it was started ${started.startsWithoutProgress} times in a row at row ${started.processed} without completing a batch (its worker crashed, was stopped or met an error each time)`;
+      await this.markFailed(scope, importId, reason);
+      throw new JobFailure(reason, true);
+    }
     const rows = await this.imports.rows(scope, importId);
     const definitions = await this.customFields.definitions(scope);
     const firstIndex = firstIndexByExternalId(rows);
-    let from = job.processed;
+    let from = started.processed;
     let batches = 0;
     while (from < rows.length) {
-      if (options.maxBatches !== undefined && batches >= options.maxBatches) return;
+      if (options.signal?.aborted || (options.maxBatches !== undefined && batches >= options.maxBatches)) return 'interrupted';
       const slice = rows.slice(from, from + IMPORT_BATCH_SIZE);
       const checked = await this.check(slice, from, definitions, firstIndex);
       const advanced = await this.writeBatch(scope, importId, from, slice.length, checked);
-      if (!advanced) return; // another worker moved the cursor: it owns the job now
+      if (!advanced) return 'finished'; // another worker moved the cursor: it owns the import now
       from += slice.length;
       batches++;
     }
     await this.imports.setStatus(scope, importId, 'completed');
     if (rows.length >= ANALYZE_AFTER_ROWS) await this.patients.refreshStatistics();
+    return 'finished';
   }
 
-  async markFailed(scope: TenantScope, importId: string): Promise<void> {
-    await this.imports.setStatus(scope, importId, 'failed');
+  /** Ends an unfinished import as failed, once, with a reason that holds no row data; logs it. */
+  async markFailed(scope: TenantScope, importId: string, reason: string): Promise<void> {
+    if (await this.imports.fail(scope, importId, reason)) this.logger.warn(`import ${importId} failed: ${reason}`);
   }
 
-  /** One batch in one transaction; a joining-code collision rolls it back and retries with fresh codes. */
+  /**
+   * One batch in one transaction; a joining-code collision rolls it back and retries with fresh codes.
+   * False, with nothing written, if another worker has already committed this batch.
+   */
   private async writeBatch(scope: TenantScope, importId: string, from: number, size: number, checked: CheckedRows): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transactions.run(async (tx) => {
+        await this.transactions.run(async (tx) => {
           const { created, updated } = await this.patients.upsertBatch(scope, checked.valid, tx);
-          return this.imports.advance(
-            scope,
-            importId,
-            from,
-            { processed: size, created, updated, failed: checked.failed, errors: checked.errors },
-            tx,
-          );
+          const progress = { processed: size, created, updated, failed: checked.failed, errors: checked.errors };
+          // Rolls the batch's writes back: committing them beside another worker's would duplicate rows.
+          if (!(await this.imports.advance(scope, importId, from, progress, tx))) throw new CursorMoved();
         });
+        return true;
       } catch (err) {
+        if (err instanceof CursorMoved) return false;
         if (!violates(err, PatientConstraint.JoiningCode) || attempt >= JOINING_CODE_ATTEMPTS) throw err;
         for (const row of checked.valid) row.joiningCode = generateJoiningCode();
       }
@@ -196,6 +218,9 @@ export class PatientImportsService {
   }
 }
 
+/** Another worker committed the batch first (a job BullMQ believed stalled ran twice for a while). */
+class CursorMoved extends Error {}
+
 /** The first row of the import that carries each externalId; a later row with the same one is rejected. */
 function firstIndexByExternalId(rows: unknown[]): Map<string, number> {
   const first = new Map<string, number>();
@@ -209,6 +234,7 @@ function firstIndexByExternalId(rows: unknown[]): Map<string, number> {
 function toDto(job: PatientImportJobEntity): BulkImportJobDto {
   return {
     jobId: job.id,
+    dryRun: false,
     status: job.status,
     total: job.total,
     processed: job.processed,
@@ -216,5 +242,6 @@ function toDto(job: PatientImportJobEntity): BulkImportJobDto {
     updated: job.updated,
     failed: job.failed,
     errors: job.errors,
+    failureReason: job.failureReason,
   };
 }

@@ -1,7 +1,5 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { QueueName } from '../../common/queue/queues';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
 import { ClinicalService } from './clinical.service';
 import { CustomFieldsRepository } from './custom-fields.repository';
@@ -29,7 +27,6 @@ import { PatientsService } from './patients.service';
       EncounterEntity,
       PatientImportJobEntity,
     ]),
-    BullModule.registerQueue({ name: QueueName.PatientImports }),
   ],
   // Static paths (tags, custom-fields, bulk-import) are registered before /patients/:id; Fastify's
   // router prefers static segments anyway.

@@ -54,6 +54,9 @@ export class BulkImportJobDto {
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null for a dry run, which creates no job' })
   jobId!: string | null;
 
+  /** true for a dry run's report (nothing was written), false for an import job. */
+  dryRun!: boolean;
+
   @ApiProperty({ enum: IMPORT_STATUSES })
   status!: ImportStatus;
 
@@ -62,10 +65,10 @@ export class BulkImportJobDto {
   /** Rows done so far (written or rejected). */
   processed!: number;
 
-  /** Rows that created a patient (in a dry run: that would create one). */
+  /** Rows that created a patient (always 0 in a dry run: see `wouldCreate`). */
   created!: number;
 
-  /** Rows whose externalId matched a patient, which they updated (in a dry run: would update). */
+  /** Rows whose externalId matched a patient, which they updated (always 0 in a dry run: see `wouldUpdate`). */
   updated!: number;
 
   /** Rows rejected; each has at least one entry in `errors`. */
@@ -73,4 +76,21 @@ export class BulkImportJobDto {
 
   @ApiProperty({ type: [ImportRowErrorDto] })
   errors!: ImportRowErrorDto[];
+
+  /**
+   * Why a `failed` import stopped (null otherwise): for example that it could not be queued, that its
+   * worker stopped repeatedly without progress, or the class of the error its last attempt met. Rows
+   * written before the failure stay written; re-submitting the file updates them instead of duplicating.
+   */
+  @ApiProperty({ type: String, nullable: true, example: null })
+  failureReason!: string | null;
+}
+
+/** `?dryRun=true`: what the import would do now, with nothing written. */
+export class BulkImportDryRunDto extends BulkImportJobDto {
+  /** Valid rows without a matching externalId: the patients the import would create. */
+  wouldCreate!: number;
+
+  /** Valid rows whose externalId matches a patient: the patients the import would update. */
+  wouldUpdate!: number;
 }

@@ -46,4 +46,16 @@ export class PatientImportJobEntity extends TenantOwnedEntity {
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   completedAt!: Date | null;
+
+  /** Why a failed import stopped, in words safe to show and log (never row data); null otherwise. */
+  @Column({ type: 'text', nullable: true })
+  failureReason!: string | null;
+
+  /** `processed` when a worker last started (or resumed) the import: a resume that finds it unchanged made no progress. */
+  @Column({ type: 'integer', nullable: true })
+  startedAtRow!: number | null;
+
+  /** Consecutive starts that found `processed` unchanged; too many fail the import instead of looping. */
+  @Column({ type: 'integer', default: 0 })
+  startsWithoutProgress!: number;
 }

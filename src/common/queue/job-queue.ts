@@ -1,0 +1,56 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Job, Queue } from 'bullmq';
+import { JobName, JobPayloads, QueueName, queueOf, QUEUES } from './queues';
+
+const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
+
+/**
+ * Why BullMQ gave up on a job, in words for the job's owner. The stored reason is already safe (handlers'
+ * errors are reduced to their class before BullMQ stores them, see queue-workers.ts).
+ */
+export function finalFailureReason(job: Pick<Job, 'failedReason' | 'attemptsMade' | 'opts'>, queue: QueueName): string {
+  const reason = job.failedReason || 'unknown error';
+  if (reason === STALLED_TOO_OFTEN) {
+    return `its worker stopped (crashed or was killed) more than ${QUEUES[queue].worker.maxStalledCount} times while running it`;
+  }
+  const attempts = job.opts.attempts ?? 1;
+  return attempts > 1 && job.attemptsMade >= attempts ? `gave up after ${job.attemptsMade} attempts: ${reason}` : reason;
+}
+
+/** Adds jobs with their queue's options (QUEUES), and tells whether BullMQ has given up on one. */
+@Injectable()
+export class JobQueue implements OnModuleInit {
+  private readonly queues = new Map<QueueName, Queue>();
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  onModuleInit(): void {
+    for (const name of Object.values(QueueName)) this.queues.set(name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
+  }
+
+  /** Adds a job; a `jobId` makes a second add of the same id a no-op. */
+  async add<N extends JobName>(name: N, payload: JobPayloads[N], options: { jobId?: string } = {}): Promise<void> {
+    const queue = queueOf(name);
+    await this.queue(queue).add(name, payload, { ...QUEUES[queue].jobOptions, ...options });
+  }
+
+  /** The reason BullMQ failed this job for good, or null while it may still run (or it is unknown here). */
+  async finalFailure(name: JobName, jobId: string): Promise<string | null> {
+    return (await this.failedJob(queueOf(name), jobId))?.reason ?? null;
+  }
+
+  /** A job BullMQ has failed for good: its name, payload and reason (null if it is not failed or is gone). */
+  async failedJob(queue: QueueName, jobId: string): Promise<{ name: string; payload: unknown; reason: string } | null> {
+    const job = await this.queue(queue).getJob(jobId);
+    if (!job || !(await job.isFailed())) return null;
+    return { name: job.name, payload: job.data, reason: finalFailureReason(job, queue) };
+  }
+
+  private queue(name: QueueName): Queue {
+    const queue = this.queues.get(name);
+    if (!queue) throw new Error(`queue ${name} is not registered`);
+    return queue;
+  }
+}

@@ -1,0 +1,134 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { AppConfig } from '../../config/app-config';
+import { describeError, JobFailure, JobInterruptedError, ON_JOB, ON_JOB_FAILED } from './job-handler';
+import type { JobContext } from './job-handler';
+import { checkJobHandlers, FoundHandler } from './job-handlers.check';
+import { JobQueue } from './job-queue';
+import { bullConnection } from './queue.module';
+import { JobName, QueueName, QUEUES } from './queues';
+
+type Handler = (job: Job, context: JobContext) => Promise<unknown>;
+type FailedHandler = (payload: unknown, jobId: string, reason: string) => Promise<void>;
+
+/**
+ * Runs the queues' workers in this process: finds the `@OnJob` / `@OnJobFailed` methods, checks that each
+ * declared job has exactly one handler (start-up fails otherwise), and starts one BullMQ worker per queue
+ * with the queue's policy. On shutdown it tells running jobs to stop at their next safe point and waits
+ * for them, before the database and Redis connections close.
+ */
+@Injectable()
+export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(QueueWorkers.name);
+  private readonly handlers = new Map<string, Handler>();
+  private readonly failedHandlers = new Map<string, FailedHandler>();
+  private readonly workers: Worker[] = [];
+  private readonly events: QueueEvents[] = [];
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const found = this.discover();
+    checkJobHandlers(QUEUES, found.handlers, found.failed);
+    for (const queue of Object.values(QueueName)) this.start(queue);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    // close() waits for the active jobs, which now stop after their current unit of work.
+    await Promise.all(this.workers.map((worker) => worker.close()));
+    await Promise.all(this.events.map((events) => events.close()));
+  }
+
+  private discover(): { handlers: FoundHandler[]; failed: FoundHandler[] } {
+    const handlers: FoundHandler[] = [];
+    const failed: FoundHandler[] = [];
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.instance;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        const fn = prototype[method] as (...args: unknown[]) => Promise<unknown>;
+        const name = `${instance.constructor.name}.${method}`;
+        const job = this.reflector.get<JobName | undefined>(ON_JOB, fn);
+        if (job) {
+          handlers.push({ job, name });
+          this.handlers.set(job, fn.bind(instance) as Handler);
+        }
+        const onFailed = this.reflector.get<JobName | undefined>(ON_JOB_FAILED, fn);
+        if (onFailed) {
+          failed.push({ job: onFailed, name });
+          this.failedHandlers.set(onFailed, fn.bind(instance) as FailedHandler);
+        }
+      }
+    }
+    return { handlers, failed };
+  }
+
+  private start(queue: QueueName): void {
+    const policy = QUEUES[queue];
+    const connection = bullConnection(this.config);
+    const worker = new Worker(queue, (job: Job, token?: string) => this.dispatch(job, token), {
+      ...connection,
+      ...policy.worker,
+      lockDuration: this.config.queues.lockDurationMs ?? policy.worker.lockDuration,
+      stalledInterval: this.config.queues.stalledIntervalMs ?? policy.worker.stalledInterval,
+    });
+    worker.on('error', (err) => this.logger.warn(`queue ${queue}: ${describeError(err)}`));
+    worker.on('stalled', (jobId) => this.logger.warn(`queue ${queue}: job ${jobId} stalled (its worker stopped); it runs again`));
+    this.workers.push(worker);
+    // Final failures reach every process through Redis, including those BullMQ decides by itself (a job
+    // that stalled too often), where no handler runs.
+    const events = new QueueEvents(queue, connection);
+    events.on('failed', ({ jobId }) => void this.onFinalFailure(queue, jobId));
+    events.on('error', (err) => this.logger.warn(`queue ${queue} events: ${describeError(err)}`));
+    this.events.push(events);
+  }
+
+  private async dispatch(job: Job, token?: string): Promise<unknown> {
+    const handler = this.handlers.get(job.name);
+    if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    try {
+      return await handler(job, { signal: this.stopping.signal });
+    } catch (err) {
+      if (err instanceof JobInterruptedError) {
+        // Back to the queue for another worker, with no attempt used: the job resumes where it stopped.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      const description = describeError(err);
+      const attempts = job.opts.attempts ?? 1;
+      this.logger.warn(`job ${job.name} ${job.id} attempt ${job.attemptsMade + 1}/${attempts} failed: ${description}`);
+      const final = err instanceof JobFailure && err.final;
+      if (final || job.attemptsMade + 1 >= attempts) {
+        // Told here as well as through the queue's events, which a process dying now would miss.
+        const reason = final || attempts === 1 ? description : `gave up after ${attempts} attempts: ${description}`;
+        await this.failedHandlers.get(job.name)?.(job.data, job.id ?? '', reason);
+      }
+      // BullMQ stores the message with the job: only the description, never the original message.
+      if (final) throw new UnrecoverableError(description);
+      throw new JobFailure(description);
+    }
+  }
+
+  private async onFinalFailure(queue: QueueName, jobId: string): Promise<void> {
+    try {
+      const failed = await this.jobs.failedJob(queue, jobId);
+      if (!failed) return;
+      const handler = this.failedHandlers.get(failed.name);
+      // A handler records and logs the failure once; without one, each worker process logs it.
+      if (handler) await handler(failed.payload, jobId, failed.reason);
+      else this.logger.error(`job ${failed.name} ${jobId} failed for good: ${failed.reason}`);
+    } catch (err) {
+      this.logger.warn(`queue ${queue}: handling the failure of job ${jobId} failed: ${describeError(err)}`);
+    }
+  }
+}
