@@ -8,6 +8,7 @@ import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { FormsModule } from './modules/forms/forms.module';
 import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
@@ -31,6 +32,7 @@ export class AppModule {
         SettingsModule,
         PatientsModule,
         SchedulingModule,
+        FormsModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

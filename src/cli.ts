@@ -9,13 +9,14 @@ import { TenantsModule } from './modules/tenants/tenants.module';
 import { TenantsService } from './modules/tenants/tenants.service';
 import { SettingsModule } from './modules/settings/settings.module';
 import { PatientsModule } from './modules/patients/patients.module';
+import { FormsModule } from './modules/forms/forms.module';
 
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [CoreModule.forRoot(config, { logDestination: 2 }), TenantsModule, SettingsModule, PatientsModule],
+      imports: [CoreModule.forRoot(config, { logDestination: 2 }), TenantsModule, SettingsModule, PatientsModule, FormsModule],
       providers: [DemoSeeder],
     };
   }

@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { ApiException } from '../common/http/problem';
+import { FormSubmissionsService } from '../modules/forms/form-submissions.service';
+import { FormsService } from '../modules/forms/forms.service';
 import { ClinicalService } from '../modules/patients/clinical.service';
 import { CustomFieldsService } from '../modules/patients/custom-fields.service';
 import type { CreateCustomFieldDto } from '../modules/patients/dto/custom-field.dto';
 import { PatientImportsService } from '../modules/patients/patient-imports.service';
 import { PatientsService } from '../modules/patients/patients.service';
 import { SettingsService } from '../modules/settings/settings.service';
+import { seedDemoForms } from './demo-forms';
 
 const FIRST_NAMES = [
   'Olivia',
@@ -72,6 +75,7 @@ const CUSTOM_FIELDS: CreateCustomFieldDto[] = [
 
 export const DEMO_PATIENTS = 200;
 const WITH_CLINICAL = 40;
+const WITH_INTAKE_FORM = 8;
 
 /** A deterministic pseudo-random sequence, so a re-run writes the same population. */
 function pick<T>(list: readonly T[], i: number, salt: number): T {
@@ -91,6 +95,8 @@ export class DemoSeeder {
     private readonly imports: PatientImportsService,
     private readonly patients: PatientsService,
     private readonly clinical: ClinicalService,
+    private readonly forms: FormsService,
+    private readonly formSubmissions: FormSubmissionsService,
   ) {}
 
   async seed(tenantId: string): Promise<Record<string, unknown>> {
@@ -151,6 +157,9 @@ export class DemoSeeder {
       clinicalAdded++;
     }
 
+    const intakePatients = (await this.patients.list(auth, { hasEmail: true }, { limit: WITH_INTAKE_FORM })).patients;
+    const forms = await seedDemoForms(auth, this.forms, this.formSubmissions, intakePatients);
+
     return {
       tenantId,
       mode: 'test',
@@ -159,6 +168,8 @@ export class DemoSeeder {
         customFields: CUSTOM_FIELDS.length,
         patients: { created: report.created, updated: report.updated, failed: report.failed },
         patientsWithNewClinicalData: clinicalAdded,
+        forms: forms.forms,
+        formSubmissions: forms.submissions,
       },
     };
   }

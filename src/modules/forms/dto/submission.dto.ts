@@ -1,0 +1,85 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsISO8601, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination';
+import { FormFieldOutDto } from './form.dto';
+
+const ANSWERS_EXAMPLE = { full_name: 'Ada Lovelace', email: 'ada@example.com', reason: 'Back pain', pain_level: 6, consent: true };
+
+/** The body of POST /forms/{id}/submit. */
+export class SubmitFormDto {
+  /** The answers, by field id. Unknown ids are refused; each answer must fit its field. */
+  @ApiProperty({ type: 'object', additionalProperties: true, example: ANSWERS_EXAMPLE })
+  @IsObject()
+  fields!: Record<string, unknown>;
+
+  /** A patient of this tenant and mode to link the submission to. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  patientId?: string;
+}
+
+export class SubmissionResultDto {
+  @ApiProperty({ format: 'uuid' })
+  submissionId!: string;
+
+  @ApiProperty({ example: 'Form submitted' })
+  message!: string;
+}
+
+/** A submission: the answers as stored (normalised: trimmed text, phones in E.164). */
+export class SubmissionDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  formId!: string;
+
+  /** The version of the form this submission answered. */
+  @ApiProperty({ example: 1 })
+  formVersion!: number;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  patientId!: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: ANSWERS_EXAMPLE })
+  fields!: Record<string, unknown>;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+}
+
+/** One submission with the field definitions of the version it answered, whatever the form says today. */
+export class SubmissionDetailDto extends SubmissionDto {
+  @ApiProperty({ type: [FormFieldOutDto] })
+  formFields!: FormFieldOutDto[];
+}
+
+export class SubmissionListDto {
+  @ApiProperty({ type: [SubmissionDto] })
+  submissions!: SubmissionDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  nextCursor!: string | null;
+}
+
+/** GET /forms/{id}/submissions: a page, newest first. */
+export class ListSubmissionsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a patient id' })
+  patientId?: string;
+
+  /** Submitted at or after (date or date-time; a date means its start, UTC). */
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-01-01' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  /** Submitted at or before (date or date-time; a date means its end, UTC). */
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-12-31' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+}

@@ -1,0 +1,69 @@
+import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { pageRequest } from '../../common/http/pagination';
+import { ListSubmissionsQueryDto, SubmissionDetailDto, SubmissionListDto, SubmissionResultDto, SubmitFormDto } from './dto/submission.dto';
+import { FormSubmissionsService } from './form-submissions.service';
+
+@ApiTags('Forms')
+@Controller('forms/:id')
+export class FormSubmissionsController {
+  constructor(private readonly submissions: FormSubmissionsService) {}
+
+  @Post('submit')
+  @Authenticated({ scope: 'forms:write' })
+  @ApiOperation({
+    summary: 'Submit a completed form',
+    description:
+      "Every answer is checked against its field: required fields answered (a required checkbox checked), types, email and phone formats (phones stored in E.164), real dates, numbers within min/max, select options. Unknown field ids are refused; each problem is named once in errors[] as `fields.<fieldId>`. A patientId must name a patient of the caller's tenant and mode (else 400 naming patientId). An inactive form answers 409 form_inactive.",
+  })
+  @ApiCreatedResponse({
+    type: SubmissionResultDto,
+    headers: { Location: { description: 'The submission URL', schema: { type: 'string' } } },
+  })
+  @ApiProblemResponses(400, 404, 409)
+  async submit(
+    @CurrentAuth() auth: AuthContext,
+    @IdParam() id: string,
+    @Body() body: SubmitFormDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SubmissionResultDto> {
+    const result = await this.submissions.submit(auth, id, body);
+    void reply.header('location', `/api/v1/forms/${id}/submissions/${result.submissionId}`);
+    return result;
+  }
+
+  @Get('submissions')
+  @Authenticated({ scope: 'forms:read' })
+  @ApiOperation({
+    summary: "List a form's submissions, newest first",
+    description: 'Filters: patientId, from and to (submission time; a bare date as `to` means the end of that day). Cursor pagination.',
+  })
+  @ApiOkResponse({ type: SubmissionListDto })
+  @ApiProblemResponses(400, 404)
+  list(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: ListSubmissionsQueryDto): Promise<SubmissionListDto> {
+    return this.submissions.list(auth, id, query, pageRequest(query));
+  }
+
+  @Get('submissions/:submissionId')
+  @Authenticated({ scope: 'forms:read' })
+  @ApiOperation({
+    summary: 'Read a submission',
+    description:
+      'The answers as stored, with the field definitions of the form version they answered (formFields), whatever the form says today.',
+  })
+  @ApiOkResponse({ type: SubmissionDetailDto })
+  @ApiProblemResponses(404)
+  get(
+    @CurrentAuth() auth: AuthContext,
+    @IdParam() id: string,
+    @IdParam('submissionId') submissionId: string,
+  ): Promise<SubmissionDetailDto> {
+    return this.submissions.get(auth, id, submissionId);
+  }
+}

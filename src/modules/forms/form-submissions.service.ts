@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuthContext } from '../../common/auth/auth.types';
+import { PageRequest } from '../../common/http/pagination';
+import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { PatientNotFoundException } from '../patients/patients.exceptions';
+import { PatientsService } from '../patients/patients.service';
+import {
+  ListSubmissionsQueryDto,
+  SubmissionDetailDto,
+  SubmissionDto,
+  SubmissionListDto,
+  SubmissionResultDto,
+  SubmitFormDto,
+} from './dto/submission.dto';
+import { FormSubmissionEntity } from './entities/form-submission.entity';
+import { checkSubmission } from './form-rules';
+import { FormInactiveException, SubmissionNotFoundException } from './forms.exceptions';
+import { FormsRepository } from './forms.repository';
+import { FormsService } from './forms.service';
+import { FormSubmissionsRepository, SubmissionFilters } from './form-submissions.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Submissions of forms: validated against the form's current version, kept with that version. */
+@Injectable()
+export class FormSubmissionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly forms: FormsService,
+    private readonly formRows: FormsRepository,
+    private readonly submissions: FormSubmissionsRepository,
+    private readonly patients: PatientsService,
+  ) {}
+
+  /**
+   * Validates the answers against the form's current fields and records them with that version. The
+   * submission row and the count's increment share one transaction, and the increment is one statement
+   * that also re-checks isActive, so a form deactivated meanwhile refuses (409) and the count stays exact.
+   */
+  async submit(auth: AuthContext, formId: string, dto: SubmitFormDto): Promise<SubmissionResultDto> {
+    const form = await this.forms.require(auth, formId);
+    if (!form.isActive) throw new FormInactiveException();
+    const { values, problems } = checkSubmission(form.fields, dto.fields);
+    const patientId = dto.patientId === undefined ? null : dto.patientId.toLowerCase();
+    if (patientId !== null && !(await this.patientExists(auth, patientId))) {
+      problems.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
+    }
+    if (problems.length) throw new ValidationFailedException(problems);
+    const submission = await this.dataSource.transaction(async (tx) => {
+      const row = await this.submissions.record(auth, { formId, formVersion: form.version, patientId, answers: values }, tx);
+      if (!(await this.formRows.countSubmission(auth, formId, tx))) throw new FormInactiveException();
+      return row;
+    });
+    return { submissionId: submission.id, message: 'Form submitted' };
+  }
+
+  async list(auth: AuthContext, formId: string, query: ListSubmissionsQueryDto, page: PageRequest): Promise<SubmissionListDto> {
+    await this.forms.require(auth, formId);
+    const result = await this.submissions.list(auth, formId, toFilters(query), page);
+    return { submissions: result.items.map(toDto), nextCursor: result.nextCursor };
+  }
+
+  /** One submission with the fields of the version it answered, however the form changed since. */
+  async get(auth: AuthContext, formId: string, id: string): Promise<SubmissionDetailDto> {
+    const found = await this.submissions.getWithFields(auth, formId, id);
+    if (!found) throw new SubmissionNotFoundException();
+    return { ...toDto(found.submission), formFields: found.fields };
+  }
+
+  private async patientExists(auth: AuthContext, id: string): Promise<boolean> {
+    if (!UUID.test(id)) return false;
+    try {
+      await this.patients.get(auth, id);
+      return true;
+    } catch (err) {
+      if (err instanceof PatientNotFoundException) return false;
+      throw err;
+    }
+  }
+}
+
+/** A real instant PostgreSQL can compare (its timestamps end in the year 294276; ISO 8601 allows more). */
+const inRange = (d: Date): boolean => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999;
+
+function toFilters(query: ListSubmissionsQueryDto): SubmissionFilters {
+  const from = query.from ? new Date(query.from) : undefined;
+  // A bare date as the upper bound means the whole of that day.
+  const to = query.to ? new Date(DATE_ONLY.test(query.to) ? `${query.to}T23:59:59.999Z` : query.to) : undefined;
+  const errors: FieldError[] = [];
+  if (from && !inRange(from)) errors.push({ field: 'from', message: 'must be a date-time between the years 1 and 9999' });
+  if (to && !inRange(to)) errors.push({ field: 'to', message: 'must be a date-time between the years 1 and 9999' });
+  if (!errors.length && from && to && from > to) errors.push({ field: 'from', message: 'must not be after to' });
+  if (errors.length) throw new ValidationFailedException(errors);
+  return { patientId: query.patientId?.toLowerCase(), from, to };
+}
+
+function toDto(row: FormSubmissionEntity): SubmissionDto {
+  return {
+    id: row.id,
+    formId: row.formId,
+    formVersion: row.formVersion,
+    patientId: row.patientId,
+    fields: row.answers,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

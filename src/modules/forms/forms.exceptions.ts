@@ -1,0 +1,27 @@
+import { ConflictException, NotFoundException } from '../../common/http/problem';
+
+export class FormNotFoundException extends NotFoundException {
+  constructor() {
+    super('The form');
+  }
+}
+
+export class SubmissionNotFoundException extends NotFoundException {
+  constructor() {
+    super('The submission');
+  }
+}
+
+export class FormInactiveException extends ConflictException {
+  constructor() {
+    super('form_inactive', 'Form inactive', 'This form is not active and accepts no submissions');
+  }
+}
+
+export class SlugTakenException extends ConflictException {
+  constructor(slug: string) {
+    super('slug_taken', 'Slug taken', `Another form of this tenant and mode has the slug '${slug}'; send a different slug`, {
+      errors: [{ field: 'slug', message: 'is already used by another form' }],
+    });
+  }
+}

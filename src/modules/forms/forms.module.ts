@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PatientsModule } from '../patients/patients.module';
+import { FormSubmissionEntity } from './entities/form-submission.entity';
+import { FormVersionEntity } from './entities/form-version.entity';
+import { FormEntity } from './entities/form.entity';
+import { FormSubmissionsController } from './form-submissions.controller';
+import { FormSubmissionsRepository } from './form-submissions.repository';
+import { FormSubmissionsService } from './form-submissions.service';
+import { FormsController } from './forms.controller';
+import { FormsRepository, FormVersionsRepository } from './forms.repository';
+import { FormsService } from './forms.service';
+
+/** Form definitions with versions, and their submissions (linked to patients of the PatientsModule). */
+@Module({
+  imports: [TypeOrmModule.forFeature([FormEntity, FormVersionEntity, FormSubmissionEntity]), PatientsModule],
+  controllers: [FormsController, FormSubmissionsController],
+  providers: [FormsRepository, FormVersionsRepository, FormSubmissionsRepository, FormsService, FormSubmissionsService],
+  exports: [FormsService, FormSubmissionsService],
+})
+export class FormsModule {}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { PageRequest } from '../../common/http/pagination';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { FormVersionEntity } from './entities/form-version.entity';
+import { FormEntity } from './entities/form.entity';
+import type { FieldDefinition } from './form-rules';
+
+/** The writable columns of a form (its fields go with a version, see FormsService). */
+export interface FormValues {
+  name: string;
+  slug: string;
+  description: string | null;
+  isActive: boolean;
+  fields: FieldDefinition[];
+}
+
+/** A PATCH: the members to set (absent: unchanged); `fields` set means a new version. */
+export type FormPatch = Partial<Omit<FormValues, 'slug'>>;
+
+const COLUMNS = `id, tenant_id AS "tenantId", mode, name, slug, description, is_active AS "isActive", fields, version,
+  submissions_count AS "submissionsCount", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+@Injectable()
+export class FormsRepository extends TenantEntityRepository<FormEntity> {
+  constructor(@InjectRepository(FormEntity) repository: Repository<FormEntity>) {
+    super(repository);
+  }
+
+  get(scope: TenantScope, id: string, tx?: EntityManager): Promise<FormEntity | null> {
+    return this.findById(scope, id, tx);
+  }
+
+  /** The form, locked until the transaction ends: a PATCH reads and writes its version without a race. */
+  async getForUpdate(scope: TenantScope, id: string, tx: EntityManager): Promise<FormEntity | null> {
+    const rows = await this.sql<FormEntity[]>(
+      scope,
+      `SELECT ${COLUMNS} FROM forms WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE`,
+      [id],
+      tx,
+    );
+    return rows[0] ?? null;
+  }
+
+  create(scope: TenantScope, values: FormValues, tx: EntityManager): Promise<FormEntity> {
+    return this.insert(scope, { ...values, version: 1, submissionsCount: 0 }, tx);
+  }
+
+  /** Applies a patch to a form locked by getForUpdate; a new `fields` list is the next version. Answers the new row. */
+  async applyPatch(scope: TenantScope, id: string, patch: FormPatch, tx: EntityManager): Promise<FormEntity> {
+    const params: unknown[] = [id]; // $3; the scope is $1 and $2
+    const param = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length + 2}`;
+    };
+    const sets: string[] = [];
+    if (patch.name !== undefined) sets.push(`name = ${param(patch.name)}`);
+    if (patch.description !== undefined) sets.push(`description = ${param(patch.description)}`);
+    if (patch.isActive !== undefined) sets.push(`is_active = ${param(patch.isActive)}`);
+    if (patch.fields !== undefined) sets.push(`fields = ${param(JSON.stringify(patch.fields))}::jsonb`, 'version = version + 1');
+    sets.push(`updated_at = ${param(new Date())}`);
+    const [rows] = await this.sql<[FormEntity[], number]>(
+      scope,
+      `UPDATE forms SET ${sets.join(', ')} WHERE tenant_id = $1 AND mode = $2 AND id = $3 RETURNING ${COLUMNS}`,
+      params,
+      tx,
+    );
+    return rows[0];
+  }
+
+  /**
+   * Counts a submission in one statement, in the submission's transaction: the row lock serialises
+   * concurrent submissions, so the count is exact. False when the form is (now) inactive or gone.
+   */
+  async countSubmission(scope: TenantScope, id: string, tx: EntityManager): Promise<boolean> {
+    const [rows] = await this.sql<[unknown[], number]>(
+      scope,
+      `UPDATE forms SET submissions_count = submissions_count + 1 WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND is_active RETURNING 1`,
+      [id],
+      tx,
+    );
+    return rows.length === 1;
+  }
+
+  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest): Promise<Page<FormEntity>> {
+    const q = this.query(scope, 'f');
+    if (filters.isActive !== undefined) q.andWhere('f.is_active = :isActive', { isActive: filters.isActive });
+    return this.paginate(q, page);
+  }
+}
+
+@Injectable()
+export class FormVersionsRepository extends TenantEntityRepository<FormVersionEntity> {
+  constructor(@InjectRepository(FormVersionEntity) repository: Repository<FormVersionEntity>) {
+    super(repository);
+  }
+
+  record(scope: TenantScope, formId: string, version: number, fields: FieldDefinition[], tx: EntityManager): Promise<FormVersionEntity> {
+    return this.insert(scope, { formId, version, fields }, tx);
+  }
+}
