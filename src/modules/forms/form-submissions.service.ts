@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { Transactions } from '../../database/transactions';
 import { PatientNotFoundException } from '../patients/patients.exceptions';
 import { PatientsService } from '../patients/patients.service';
 import {
@@ -28,7 +27,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 @Injectable()
 export class FormSubmissionsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly forms: FormsService,
     private readonly formRows: FormsRepository,
     private readonly submissions: FormSubmissionsRepository,
@@ -49,7 +48,7 @@ export class FormSubmissionsService {
       problems.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
     }
     if (problems.length) throw new ValidationFailedException(problems);
-    const submission = await this.dataSource.transaction(async (tx) => {
+    const submission = await this.transactions.run(async (tx) => {
       const row = await this.submissions.record(auth, { formId, formVersion: form.version, patientId, answers: values }, tx);
       if (!(await this.formRows.countSubmission(auth, formId, tx))) throw new FormInactiveException();
       return row;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import { violates } from '../../database/database-errors';
+import { Transactions } from '../../database/transactions';
 import { CreateFormDto } from './dto/create-form.dto';
 import { FormDto, FormListDto, ListFormsQueryDto } from './dto/form.dto';
 import { FormFieldDto } from './dto/form-field.dto';
@@ -17,7 +17,7 @@ import { FormPatch, FormsRepository, FormVersionsRepository } from './forms.repo
 @Injectable()
 export class FormsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly forms: FormsRepository,
     private readonly versions: FormVersionsRepository,
   ) {}
@@ -28,7 +28,7 @@ export class FormsService {
     const name = dto.name.trim();
     const slug = dto.slug ?? slugify(name);
     try {
-      const row = await this.dataSource.transaction(async (tx) => {
+      const row = await this.transactions.run(async (tx) => {
         const form = await this.forms.create(
           auth,
           { name, slug, description: dto.description?.trim() || null, isActive: dto.isActive ?? true, fields },
@@ -39,7 +39,7 @@ export class FormsService {
       });
       return toDto(row);
     } catch (err) {
-      if (isSlugViolation(err)) throw new SlugTakenException(slug);
+      if (violates(err, 'UQ_FORMS_TENANT_MODE_SLUG')) throw new SlugTakenException(slug);
       throw err;
     }
   }
@@ -72,7 +72,7 @@ export class FormsService {
    */
   async update(auth: AuthContext, id: string, dto: UpdateFormDto): Promise<FormDto> {
     const fields = dto.fields === undefined ? undefined : checkedFields(dto.fields);
-    const row = await this.dataSource.transaction(async (tx) => {
+    const row = await this.transactions.run(async (tx) => {
       const current = await this.forms.getForUpdate(auth, id, tx);
       if (!current) throw new FormNotFoundException();
       const patch: FormPatch = {
@@ -95,12 +95,6 @@ function checkedFields(dtos: FormFieldDto[]): FieldDefinition[] {
   const problems = fieldDefinitionProblems(fields);
   if (problems.length) throw new ValidationFailedException(problems);
   return fields;
-}
-
-// Until src/database has one mapping of constraint names, the slug index is recognised here.
-function isSlugViolation(error: unknown): boolean {
-  const driver = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } }).driverError;
-  return error instanceof QueryFailedError && driver?.code === '23505' && driver.constraint === 'UQ_FORMS_TENANT_MODE_SLUG';
 }
 
 export function toDto(row: FormEntity): FormDto {
