@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { MODES, Mode, ROLES, Role } from './common/auth/auth.types';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
+import { runMigrations } from './database/database-options';
 import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
 import { DemoSeeder } from './cli/demo-seeder';
 import { TenantsModule } from './modules/tenants/tenants.module';
@@ -22,45 +24,92 @@ class CliModule {
   }
 }
 
+const COMMANDS = ['tenants:create', 'keys:create', 'seed:demo', 'migrations:run'] as const;
+type Command = (typeof COMMANDS)[number];
+
 const USAGE = `usage:
   node dist/cli.js tenants:create --name "Acme Clinic"   create a tenant and one OWNER key per mode (JSON on stdout)
+  node dist/cli.js keys:create --tenant <tenantId> --mode test|live [--role OWNER|ADMIN|STAFF]
+                                                         issue a key (default OWNER) for an existing tenant (JSON on stdout)
   node dist/cli.js seed:demo --tenant <tenantId>         fill a tenant's test mode with demo data
-  node dist/cli.js migrations:run                        apply pending migrations`;
+  node dist/cli.js migrations:run                        apply pending migrations, even with MIGRATIONS_RUN=false
+                                                         (JSON on stdout: the names of those applied)`;
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
+/** One line on stderr and a non-zero exit; the usage follows only when the command itself is wrong. */
+function fail(message: string, withUsage = false): never {
+  process.stderr.write(`error: ${message}\n${withUsage ? `${USAGE}\n` : ''}`);
   process.exit(2);
+}
+
+interface Args {
+  command: Command;
+  name?: string;
+  tenant?: string;
+  mode?: Mode;
+  role: Role;
+}
+
+function parseCommandLine(argv: string[]): Args {
+  const [command, ...rest] = argv;
+  if (!command) fail('a command is required', true);
+  if (!(COMMANDS as readonly string[]).includes(command)) fail(`unknown command: ${command}`, true);
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { name: { type: 'string' }, tenant: { type: 'string' }, mode: { type: 'string' }, role: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  const args: Args = { command: command as Command, name: values.name?.trim(), tenant: values.tenant, role: 'OWNER' };
+  if (command === 'tenants:create' && !args.name) fail('--name is required');
+  if ((command === 'seed:demo' || command === 'keys:create') && !args.tenant) fail('--tenant is required');
+  if (command === 'keys:create') {
+    if (!(MODES as readonly string[]).includes(values.mode ?? '')) fail('--mode must be test or live');
+    args.mode = values.mode as Mode;
+    if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role)) fail('--role must be OWNER, ADMIN or STAFF');
+    args.role = (values.role as Role | undefined) ?? 'OWNER';
+  }
+  return args;
 }
 
 /** Operator commands. Stdout carries only the command's JSON answer; logs go to stderr. */
 async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, tenant: { type: 'string' } }, strict: true });
-  if (!command) fail('a command is required');
-  if (!['tenants:create', 'seed:demo', 'migrations:run'].includes(command)) fail(`unknown command: ${command}`);
-  if (command === 'tenants:create' && !values.name?.trim()) fail('--name is required');
-  if (command === 'seed:demo' && !values.tenant) fail('--tenant is required');
+  const args = parseCommandLine(process.argv.slice(2));
+  const print = (result: unknown): void => void process.stdout.write(`${JSON.stringify(result)}\n`);
 
-  const infra = await prepareInfrastructure();
-  if (command === 'migrations:run') {
-    process.stdout.write(`${JSON.stringify({ migrated: true })}\n`);
-    await infra.stop();
+  if (args.command === 'migrations:run') {
+    // The command's whole point is to migrate: MIGRATIONS_RUN only governs what servers do at start-up.
+    const infra = await prepareInfrastructure({ migrate: false });
+    try {
+      print({ migrated: await runMigrations(infra.config.databaseUrl) });
+    } finally {
+      await infra.stop();
+    }
     return;
   }
+
+  const infra = await prepareInfrastructure();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(infra.config), { logger: ['error'] });
+  // `undefined`: the tenant named does not exist (reported after the app and services have stopped).
+  let result: unknown;
   try {
-    let result: unknown;
-    if (command === 'tenants:create') {
-      result = await app.get(TenantsService).create(values.name!.trim());
-    } else {
-      if (!(await app.get(TenantsService).exists(values.tenant!))) fail(`no tenant ${values.tenant}`);
-      result = await app.get(DemoSeeder).seed(values.tenant!);
+    const tenants = app.get(TenantsService);
+    if (args.command === 'tenants:create') {
+      result = await tenants.create(args.name!);
+    } else if (args.command === 'keys:create') {
+      result = (await tenants.issueKey(args.tenant!, args.mode!, args.role)) ?? undefined;
+    } else if (await tenants.exists(args.tenant!)) {
+      result = await app.get(DemoSeeder).seed(args.tenant!);
     }
-    process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await app.close();
     await infra.stop();
   }
+  if (result === undefined) fail(`no tenant ${args.tenant}`);
+  print(result);
 }
 
 main().catch(exitOnStartupError);

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { MODES } from '../../common/auth/auth.types';
+import { MODES, Mode, Role } from '../../common/auth/auth.types';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { TenantEntity } from './entities/tenant.entity';
 
@@ -37,6 +38,23 @@ export class TenantsService {
   }
 
   async exists(id: string): Promise<boolean> {
-    return (await this.dataSource.getRepository(TenantEntity).countBy({ id })) > 0;
+    return (await this.find(id)) !== null;
+  }
+
+  /** The tenant, or null (a malformed id names no tenant). */
+  async find(id: string): Promise<TenantEntity | null> {
+    if (!isUUID(id)) return null;
+    return this.dataSource.getRepository(TenantEntity).findOneBy({ id });
+  }
+
+  /**
+   * The operator's recovery path (`cli.js keys:create`): a new unscoped key of an existing tenant, for
+   * when a mode has no usable key left. Answers the shape of `create`, or null when there is no such tenant.
+   */
+  async issueKey(tenantId: string, mode: Mode, role: Role): Promise<CreatedTenant | null> {
+    const tenant = await this.find(tenantId);
+    if (!tenant) return null;
+    const key = await this.apiKeys.issue({ tenantId, mode }, { name: `Operator ${mode} key`, role, scopes: null });
+    return { tenant: { id: tenant.id, name: tenant.name }, apiKeys: [{ id: key.id, mode, role: key.role, key: key.key }] };
   }
 }
