@@ -46,9 +46,12 @@ export class ApiKeysController {
   @Delete(':keyId')
   @HttpCode(204)
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
-  @ApiOperation({ summary: 'Revoke an API key; it answers 401 from the next request on, on every instance' })
+  @ApiOperation({
+    summary: 'Revoke an API key; it answers 401 from the next request on, on every instance',
+    description: "A mode's last active (not revoked, not expired) OWNER key cannot be revoked: 409 last_owner_key.",
+  })
   @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(404, 409)
   async revoke(@CurrentAuth() auth: AuthContext, @IdParam('keyId') keyId: string): Promise<void> {
     await this.apiKeys.revoke(auth, keyId);
   }

@@ -37,6 +37,24 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
     return this.paginate(this.query(scope, 'k', tx), page);
   }
 
+  /**
+   * Locks the scope's active OWNER keys (not revoked, not expired) and answers their ids. Concurrent
+   * revocations of OWNER keys of one tenant and mode take turns on these row locks, and the one that
+   * waited sees the other's revocation (READ COMMITTED re-checks a locked row), so two of them can never
+   * both take the last two OWNER keys.
+   */
+  async lockActiveOwnerKeys(scope: TenantScope, tx: EntityManager): Promise<string[]> {
+    const rows = await this.sql<{ id: string }[]>(
+      scope,
+      `SELECT id FROM api_keys
+        WHERE tenant_id = $1 AND mode = $2 AND role = 'OWNER' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        ORDER BY id FOR UPDATE`,
+      [],
+      tx,
+    );
+    return rows.map((r) => r.id);
+  }
+
   async revoke(scope: TenantScope, id: string, at: Date, tx?: EntityManager): Promise<boolean> {
     return (await this.update(scope, { id, revokedAt: IsNull() }, { revokedAt: at, updatedAt: at }, tx)) > 0;
   }

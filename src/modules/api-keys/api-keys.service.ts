@@ -6,7 +6,9 @@ import { AuthContext, ROLE_RANK, Role, Scope } from '../../common/auth/auth.type
 import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { LastOwnerKeyException } from './api-keys.exceptions';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -28,6 +30,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly authenticator: ApiKeyAuthenticator,
+    private readonly transactions: Transactions,
   ) {}
 
   async list(auth: AuthContext, page: PageRequest): Promise<ApiKeyListDto> {
@@ -96,7 +99,13 @@ export class ApiKeysService {
       throw new InsufficientRoleException([key.role], `A ${auth.role} key cannot revoke a ${key.role} key`);
     }
     if (key.revokedAt) return;
-    await this.keys.revoke(auth, id, new Date());
+    await this.transactions.run(async (tx) => {
+      if (key.role === 'OWNER') {
+        const owners = await this.keys.lockActiveOwnerKeys(auth, tx);
+        if (owners.length === 1 && owners[0] === id) throw new LastOwnerKeyException(auth.mode);
+      }
+      await this.keys.revoke(auth, id, new Date(), tx);
+    });
     await this.authenticator.evict(key.keyHash);
   }
 }
