@@ -106,6 +106,24 @@ export class ClinicalService {
     }
   }
 
+  /**
+   * Records the encounter of a completed appointment inside the caller's transaction (Scheduling's), so
+   * that the status change and the encounter commit together or not at all. The caller has checked the
+   * patient, appointment and provider; a second encounter for one appointment is 409 encounter_exists.
+   */
+  async recordAppointmentEncounter(
+    auth: AuthContext,
+    values: { patientId: string; appointmentId: string; providerId: string; datetime: Date; type: string | null; notes: string | null },
+    tx: EntityManager,
+  ): Promise<EncounterDto> {
+    try {
+      return encounterDto(await this.encounters.insert(auth, { ...values, reason: null }, tx));
+    } catch (err) {
+      if (violates(err, PatientConstraint.EncounterAppointment)) throw new EncounterExistsException();
+      throw err;
+    }
+  }
+
   private async requirePatient(auth: AuthContext, patientId: string, tx?: EntityManager): Promise<void> {
     if (!(await this.patients.exists(auth, patientId, tx))) throw new PatientNotFoundException();
   }

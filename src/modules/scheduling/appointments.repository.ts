@@ -1,9 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
+import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { PatientEntity } from '../patients/entities/patient.entity';
+import { pageAscending } from './ascending-page';
 import { AppointmentEntity } from './entities/appointment.entity';
+import type { AppointmentStatus } from './transitions';
+
+/** The constraints whose violations scheduling answers with its own exceptions. */
+export const SchedulingConstraint = {
+  ProviderActiveTime: 'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
+} as const;
+
+export interface AppointmentFilters {
+  status?: AppointmentStatus;
+  providerId?: string;
+  patientId?: string;
+  startsFrom?: Date;
+  startsBefore?: Date;
+}
 
 /** The time an active appointment holds. */
 export interface HeldTime {
@@ -16,6 +33,34 @@ export interface HeldTime {
 export class AppointmentsRepository extends TenantEntityRepository<AppointmentEntity> {
   constructor(@InjectRepository(AppointmentEntity) repository: Repository<AppointmentEntity>) {
     super(repository);
+  }
+
+  /** One appointment with its patient. */
+  withPatient(scope: TenantScope, id: string, tx?: EntityManager): Promise<AppointmentEntity | null> {
+    return this.joinPatient(this.query(scope, 'a', tx))
+      .andWhere('a.id = :id', { id })
+      .getOne();
+  }
+
+  /** One appointment, locked until the transaction ends, so that two PATCHes apply one after the other. */
+  lock(scope: TenantScope, id: string, tx: EntityManager): Promise<AppointmentEntity | null> {
+    return this.query(scope, 'a', tx).andWhere('a.id = :id', { id }).setLock('pessimistic_write').getOne();
+  }
+
+  /** A page in datetime order, each with its patient (one query: the patient is joined, not fetched per row). */
+  list(scope: TenantScope, filters: AppointmentFilters, page: PageRequest): Promise<Page<AppointmentEntity>> {
+    const q = this.joinPatient(this.query(scope, 'a'));
+    if (filters.status) q.andWhere('a.status = :status', { status: filters.status });
+    if (filters.providerId) q.andWhere('a.provider_id = :providerId', { providerId: filters.providerId });
+    if (filters.patientId) q.andWhere('a.patient_id = :patientId', { patientId: filters.patientId });
+    if (filters.startsFrom) q.andWhere('a.starts_at >= :startsFrom', { startsFrom: filters.startsFrom });
+    if (filters.startsBefore) q.andWhere('a.starts_at < :startsBefore', { startsBefore: filters.startsBefore });
+    return pageAscending(q, 'starts_at', (a) => a.startsAt, page);
+  }
+
+  /** The patient of the same tenant and mode, mapped onto `patient`. */
+  private joinPatient(q: SelectQueryBuilder<AppointmentEntity>): SelectQueryBuilder<AppointmentEntity> {
+    return q.innerJoinAndMapOne('a.patient', PatientEntity, 'p', 'p.id = a.patient_id AND p.tenant_id = a.tenant_id AND p.mode = a.mode');
   }
 
   /**

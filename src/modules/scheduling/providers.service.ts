@@ -6,6 +6,7 @@ import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } fr
 import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
 import { ProviderEntity } from './entities/provider.entity';
 import { TimeOffEntity } from './entities/time-off.entity';
+import { definedOnly } from './defined-only';
 import { ProvidersRepository } from './providers.repository';
 import { ProviderNotFoundException, TimeOffNotFoundException } from './scheduling.exceptions';
 import { WorkingInterval, workingHoursProblems } from './slots';
@@ -80,11 +81,6 @@ export class ProvidersService {
     const removed = await this.timeOff.delete(auth, { id: timeOffId, providerId });
     if (!removed) throw new TimeOffNotFoundException();
   }
-}
-
-/** An omitted PATCH field is unchanged: drop it rather than write undefined. */
-function definedOnly<T extends object>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function checkedWorkingHours(hours: WorkingInterval[]): WorkingInterval[] {

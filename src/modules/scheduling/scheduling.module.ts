@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PatientsModule } from '../patients/patients.module';
+import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
+import { AppointmentsService } from './appointments.service';
 import { AvailabilityController } from './availability.controller';
 import { AvailabilityService } from './availability.service';
 import { AppointmentEntity } from './entities/appointment.entity';
@@ -12,9 +15,9 @@ import { ProvidersService } from './providers.service';
 import { TimeOffRepository } from './time-off.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity])],
-  controllers: [ProvidersController, AvailabilityController],
-  providers: [ProvidersRepository, TimeOffRepository, AppointmentsRepository, ProvidersService, AvailabilityService],
-  exports: [ProvidersService, AvailabilityService],
+  imports: [TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity]), PatientsModule],
+  controllers: [ProvidersController, AvailabilityController, AppointmentsController],
+  providers: [ProvidersRepository, TimeOffRepository, AppointmentsRepository, ProvidersService, AvailabilityService, AppointmentsService],
+  exports: [ProvidersService, AvailabilityService, AppointmentsService],
 })
 export class SchedulingModule {}

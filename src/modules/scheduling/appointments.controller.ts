@@ -1,0 +1,110 @@
+import { Body, Controller, Get, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { pageRequest } from '../../common/http/pagination';
+import { appointmentCalendar } from './appointment-calendar';
+import { AppointmentsService } from './appointments.service';
+import {
+  AppointmentDto,
+  AppointmentListDto,
+  BookAppointmentDto,
+  ListAppointmentsQueryDto,
+  UpdateAppointmentDto,
+} from './dto/appointment.dto';
+
+@ApiTags('Scheduling')
+@Controller('scheduling')
+export class AppointmentsController {
+  constructor(private readonly appointments: AppointmentsService) {}
+
+  @Post('book')
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    summary: 'Book an appointment',
+    description:
+      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400.",
+  })
+  @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
+  @ApiProblemResponses(400, 409)
+  async book(
+    @CurrentAuth() auth: AuthContext,
+    @Body() body: BookAppointmentDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AppointmentDto> {
+    const appointment = await this.appointments.book(auth, body);
+    void reply.header('location', `/api/v1/scheduling/appointments/${appointment.id}`);
+    void reply.header('cache-control', 'no-store');
+    return appointment;
+  }
+
+  @Get('appointments')
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({
+    summary: 'List appointments by datetime ascending',
+    description:
+      'Each with its patient embedded. Filters combine (AND); startDate/endDate bound the start: startDate ≤ datetime < endDate.',
+  })
+  @ApiOkResponse({ type: AppointmentListDto })
+  @ApiProblemResponses(400)
+  async list(
+    @CurrentAuth() auth: AuthContext,
+    @Query() query: ListAppointmentsQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AppointmentListDto> {
+    void reply.header('cache-control', 'no-store');
+    return this.appointments.list(auth, query, pageRequest(query));
+  }
+
+  @Get('appointments/:id.ics')
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({ summary: 'The appointment as an iCalendar event', description: 'RFC 5545 (text/calendar), one VEVENT, times in UTC.' })
+  @ApiProduces('text/calendar')
+  @ApiOkResponse({ description: 'The iCalendar file', content: { 'text/calendar': { schema: { type: 'string' } } } })
+  @ApiProblemResponses(404)
+  async calendar(
+    @CurrentAuth() auth: AuthContext,
+    @IdParam() id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const { appointment, provider } = await this.appointments.getWithProvider(auth, id);
+    void reply
+      .type('text/calendar; charset=utf-8')
+      .header('content-disposition', `attachment; filename="appointment-${appointment.id}.ics"`)
+      .header('cache-control', 'no-store');
+    return appointmentCalendar(appointment, provider, auth.tenantName);
+  }
+
+  @Get('appointments/:id')
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({ summary: 'Read an appointment' })
+  @ApiOkResponse({ type: AppointmentDto })
+  @ApiProblemResponses(404)
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppointmentDto> {
+    void reply.header('cache-control', 'no-store');
+    return this.appointments.get(auth, id);
+  }
+
+  @Patch('appointments/:id')
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    summary: 'Change, reschedule or complete an appointment',
+    description:
+      "status: scheduled → confirmed, cancelled, no_show, completed; confirmed → completed, cancelled, no_show; completed, cancelled and no_show are final (409 `invalid_transition`, naming from and to). datetime/duration reschedule a scheduled or confirmed appointment, checked like a booking (409 `slot_unavailable` with alternatives). Completing records an encounter in the patient's clinical data in the same transaction.",
+  })
+  @ApiOkResponse({ type: AppointmentDto })
+  @ApiProblemResponses(400, 404, 409)
+  update(
+    @CurrentAuth() auth: AuthContext,
+    @IdParam() id: string,
+    @Body() body: UpdateAppointmentDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AppointmentDto> {
+    void reply.header('cache-control', 'no-store');
+    return this.appointments.update(auth, id, body);
+  }
+}

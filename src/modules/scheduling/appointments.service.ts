@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AuthContext } from '../../common/auth/auth.types';
+import { PageRequest } from '../../common/http/pagination';
+import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { violates } from '../../database/database-errors';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
+import { ClinicalService } from '../patients/clinical.service';
+import { PatientDto } from '../patients/dto/patient.dto';
+import { PatientNotFoundException } from '../patients/patients.exceptions';
+import { PatientsService, toDto as patientDto } from '../patients/patients.service';
+import { AppointmentsRepository, SchedulingConstraint } from './appointments.repository';
+import { AvailabilityService, DEFAULT_DURATION, Unbookable } from './availability.service';
+import {
+  AppointmentDto,
+  AppointmentListDto,
+  BookAppointmentDto,
+  ListAppointmentsQueryDto,
+  UpdateAppointmentDto,
+} from './dto/appointment.dto';
+import { AppointmentEntity } from './entities/appointment.entity';
+import { ProviderEntity } from './entities/provider.entity';
+import { definedOnly } from './defined-only';
+import { ProvidersRepository } from './providers.repository';
+import { AppointmentNotFoundException, InvalidTransitionException, SlotUnavailableException } from './scheduling.exceptions';
+import { canTransition, isActive } from './transitions';
+
+const MINUTE = 60_000;
+
+const REASONS: Record<Unbookable | 'overlap', string> = {
+  in_the_past: 'The requested time is in the past',
+  outside_working_hours: "The requested time is outside the provider's working hours",
+  time_off: 'The provider is off at the requested time',
+  provider_inactive: 'The provider is not taking appointments',
+  overlap: 'The provider has another appointment at the requested time',
+};
+
+/** What a booking needs beyond the body: who books, for which patient, with which provider. */
+export interface BookingRequest {
+  patientId: string;
+  providerId: string;
+  start: number;
+  duration: number;
+  type: string | null;
+  notes: string | null;
+}
+
+@Injectable()
+export class AppointmentsService {
+  constructor(
+    private readonly appointments: AppointmentsRepository,
+    private readonly providers: ProvidersRepository,
+    private readonly availability: AvailabilityService,
+    private readonly patients: PatientsService,
+    private readonly clinical: ClinicalService,
+    private readonly transactions: Transactions,
+  ) {}
+
+  /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
+  async book(auth: AuthContext, dto: BookAppointmentDto): Promise<AppointmentDto> {
+    const [patient, provider] = await Promise.all([this.patientOrNull(auth, dto.patientId), this.providers.findById(auth, dto.providerId)]);
+    const errors: FieldError[] = [];
+    if (!patient) errors.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
+    if (!provider) errors.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
+    if (errors.length) throw new ValidationFailedException(errors);
+    const request: BookingRequest = {
+      patientId: patient!.id,
+      providerId: provider!.id,
+      start: Date.parse(dto.datetime),
+      duration: dto.duration ?? DEFAULT_DURATION,
+      type: dto.type?.trim() || null,
+      notes: dto.notes ?? null,
+    };
+    const row = await this.insert(auth, provider!, request);
+    return appointmentDto(row, patient!);
+  }
+
+  /**
+   * Books a checked request: refused unless inside working hours, outside time off and in the future; the
+   * exclusion constraint refuses an overlap with another active appointment, race-free (two concurrent
+   * bookings of one slot: one INSERT commits, the other fails with 23P01). Both refusals are 409
+   * slot_unavailable with the next free slots. `afterInsert` runs in the same transaction (a public
+   * booking counts it there).
+   */
+  async insert(
+    scope: TenantScope,
+    provider: ProviderEntity,
+    request: BookingRequest,
+    afterInsert?: (row: AppointmentEntity, tx: EntityManager) => Promise<void>,
+  ): Promise<AppointmentEntity> {
+    const refused = await this.availability.unbookable(scope, provider, request.start, request.duration);
+    if (refused) throw await this.unavailable(scope, provider, request.start, request.duration, refused);
+    try {
+      return await this.transactions.run(async (tx) => {
+        const row = await this.appointments.insert(
+          scope,
+          {
+            patientId: request.patientId,
+            providerId: provider.id,
+            startsAt: new Date(request.start),
+            endsAt: new Date(request.start + request.duration * MINUTE),
+            duration: request.duration,
+            status: 'scheduled',
+            type: request.type,
+            notes: request.notes,
+          },
+          tx,
+        );
+        await afterInsert?.(row, tx);
+        return row;
+      });
+    } catch (err) {
+      if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
+        throw await this.unavailable(scope, provider, request.start, request.duration, 'overlap');
+      }
+      throw err;
+    }
+  }
+
+  async list(auth: AuthContext, query: ListAppointmentsQueryDto, page: PageRequest): Promise<AppointmentListDto> {
+    const startsFrom = query.startDate ? new Date(query.startDate) : undefined;
+    const startsBefore = query.endDate ? new Date(query.endDate) : undefined;
+    if (startsFrom && startsBefore && startsBefore <= startsFrom) {
+      throw new ValidationFailedException([{ field: 'endDate', message: 'must be after startDate' }]);
+    }
+    const filters = { status: query.status, providerId: query.providerId, patientId: query.patientId, startsFrom, startsBefore };
+    const result = await this.appointments.list(auth, filters, page);
+    return { appointments: result.items.map((a) => appointmentDto(a, patientDto(a.patient!))), nextCursor: result.nextCursor };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<AppointmentDto> {
+    const row = await this.appointments.withPatient(auth, id);
+    if (!row) throw new AppointmentNotFoundException();
+    return appointmentDto(row, patientDto(row.patient!));
+  }
+
+  /** The appointment with its provider, for the iCalendar export. */
+  async getWithProvider(auth: AuthContext, id: string): Promise<{ appointment: AppointmentDto; provider: ProviderEntity }> {
+    const appointment = await this.get(auth, id);
+    const provider = await this.providers.findById(auth, appointment.providerId);
+    return { appointment, provider: provider! };
+  }
+
+  /**
+   * PATCH: status per the transition table, a reschedule (only while scheduled or confirmed; checked like a
+   * booking, and by the same constraint), notes and type. The row is locked for the change, and completing
+   * records an encounter in the patient's clinical data in the same transaction.
+   */
+  async update(auth: AuthContext, id: string, dto: UpdateAppointmentDto): Promise<AppointmentDto> {
+    let rescheduled: { provider: ProviderEntity; start: number; duration: number } | undefined;
+    try {
+      await this.transactions.run(async (tx) => {
+        const current = await this.appointments.lock(auth, id, tx);
+        if (!current) throw new AppointmentNotFoundException();
+        const status = dto.status ?? current.status;
+        if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
+
+        const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
+        const duration = dto.duration ?? current.duration;
+        const moves = start !== current.startsAt.getTime() || duration !== current.duration;
+        if (moves) {
+          if (!isActive(current.status) || !isActive(status)) throw new InvalidTransitionException(current.status, 'rescheduled');
+          const provider = (await this.providers.findById(auth, current.providerId, tx))!;
+          rescheduled = { provider, start, duration };
+          const refused = await this.availability.unbookable(auth, provider, start, duration, tx);
+          if (refused) throw await this.unavailable(auth, provider, start, duration, refused);
+        }
+
+        await this.appointments.update(
+          auth,
+          { id },
+          definedOnly({
+            status,
+            startsAt: new Date(start),
+            endsAt: new Date(start + duration * MINUTE),
+            duration,
+            type: dto.type === undefined ? undefined : dto.type?.trim() || null,
+            notes: dto.notes,
+            updatedAt: new Date(),
+          }),
+          tx,
+        );
+        if (status === 'completed' && current.status !== 'completed') {
+          const values = {
+            patientId: current.patientId,
+            appointmentId: current.id,
+            providerId: current.providerId,
+            datetime: new Date(start),
+            type: dto.type === undefined ? current.type : dto.type,
+            notes: dto.notes === undefined ? current.notes : dto.notes,
+          };
+          await this.clinical.recordAppointmentEncounter(auth, values, tx);
+        }
+      });
+    } catch (err) {
+      if (rescheduled && violates(err, SchedulingConstraint.ProviderActiveTime)) {
+        throw await this.unavailable(auth, rescheduled.provider, rescheduled.start, rescheduled.duration, 'overlap');
+      }
+      throw err;
+    }
+    return this.get(auth, id);
+  }
+
+  private async unavailable(
+    scope: TenantScope,
+    provider: ProviderEntity,
+    start: number,
+    duration: number,
+    reason: Unbookable | 'overlap',
+  ): Promise<SlotUnavailableException> {
+    return new SlotUnavailableException(REASONS[reason], await this.availability.alternatives(scope, provider, start, duration));
+  }
+
+  private async patientOrNull(auth: AuthContext, id: string): Promise<PatientDto | null> {
+    try {
+      return (await this.patients.get(auth, id)).patient;
+    } catch (err) {
+      if (err instanceof PatientNotFoundException) return null;
+      throw err;
+    }
+  }
+}
+
+export function appointmentDto(row: AppointmentEntity, patient: PatientDto): AppointmentDto {
+  return {
+    id: row.id,
+    patientId: row.patientId,
+    providerId: row.providerId,
+    datetime: row.startsAt.toISOString(),
+    duration: row.duration,
+    end: row.endsAt.toISOString(),
+    status: row.status,
+    type: row.type,
+    notes: row.notes,
+    patient,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,155 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination';
+import { PatientDto } from '../../patients/dto/patient.dto';
+import { APPOINTMENT_STATUSES } from '../transitions';
+import type { AppointmentStatus } from '../transitions';
+import { IsInstant } from './is-instant';
+
+export class BookAppointmentDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  patientId!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  providerId!: string;
+
+  /** The start, with Z or an offset. */
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T13:00:00Z' })
+  @IsInstant()
+  datetime!: string;
+
+  /** Minutes. */
+  @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })
+  @IsOptional()
+  @IsInt()
+  @Min(5)
+  @Max(480)
+  duration?: number;
+
+  /** Free text, e.g. consultation, follow-up. */
+  @ApiPropertyOptional({ example: 'consultation' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  type?: string;
+
+  @ApiPropertyOptional({ example: 'First visit' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10000)
+  notes?: string;
+}
+
+/** PATCH: a status change (per the transition table), a reschedule (datetime, duration), notes, type. */
+export class UpdateAppointmentDto {
+  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES })
+  @IsOptional()
+  @IsIn(APPOINTMENT_STATUSES)
+  status?: AppointmentStatus;
+
+  @ApiPropertyOptional({ format: 'date-time', example: '2027-03-16T14:00:00Z' })
+  @IsOptional()
+  @IsInstant()
+  datetime?: string;
+
+  @ApiPropertyOptional({ minimum: 5, maximum: 480 })
+  @IsOptional()
+  @IsInt()
+  @Min(5)
+  @Max(480)
+  duration?: number;
+
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @ValidateIf((_, v) => v !== null)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  type?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @ValidateIf((_, v) => v !== null)
+  @IsOptional()
+  @IsString()
+  @MaxLength(10000)
+  notes?: string | null;
+}
+
+export class ListAppointmentsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES })
+  @IsOptional()
+  @IsIn(APPOINTMENT_STATUSES)
+  status?: AppointmentStatus;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  providerId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  patientId?: string;
+
+  /** Appointments starting at or after this instant. */
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsInstant()
+  startDate?: string;
+
+  /** Appointments starting before this instant. */
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsInstant()
+  endDate?: string;
+}
+
+export class AppointmentDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  patientId!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  providerId!: string;
+
+  /** The start. */
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T13:00:00.000Z' })
+  datetime!: string;
+
+  /** Minutes. */
+  @ApiProperty({ example: 30 })
+  duration!: number;
+
+  /** datetime + duration. */
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T13:30:00.000Z' })
+  end!: string;
+
+  @ApiProperty({ enum: APPOINTMENT_STATUSES })
+  status!: AppointmentStatus;
+
+  @ApiProperty({ nullable: true, type: String })
+  type!: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  notes!: string | null;
+
+  @ApiProperty({ type: PatientDto })
+  patient!: PatientDto;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt!: string;
+}
+
+export class AppointmentListDto {
+  @ApiProperty({ type: [AppointmentDto], description: 'Ascending by datetime, then id' })
+  appointments!: AppointmentDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  nextCursor!: string | null;
+}
