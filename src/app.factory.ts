@@ -8,7 +8,10 @@ import { AppModule } from './app.module';
 import { Authenticator } from './common/auth/auth.types';
 import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
 import { registerJsonBodyParser } from './common/http/json-body';
+import { parseQuery } from './common/http/query';
+import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
 import { requestIdFor } from './common/http/request-id';
+import { SECURITY_HEADERS_OPTIONS } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { MetricsService } from './common/observability/metrics.service';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
@@ -31,7 +34,9 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   const adapter = new FastifyAdapter({
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
-    routerOptions: { maxParamLength: 256 },
+    routerOptions: { maxParamLength: 256, querystringParser: parseQuery },
+    frameworkErrors: rerouteFrameworkError,
+    clientErrorHandler: answerClientError,
     trustProxy: false,
   });
   const fastify = adapter.getInstance();
@@ -52,16 +57,11 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
   app.useGlobalPipes(createValidationPipe());
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: [`'self'`],
-        styleSrc: [`'self'`, `'unsafe-inline'`],
-        imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
-        scriptSrc: [`'self'`, `https: 'unsafe-inline'`],
-      },
-    },
-  });
+  await app.register(helmet, SECURITY_HEADERS_OPTIONS);
+
+  // Hostile queries and headers are refused once here (after helmet, whose headers every answer carries),
+  // before routes, guards and modules see them.
+  checkRequests(fastify);
 
   const metrics = app.get(MetricsService);
   const idempotency = app.get(IdempotencyInterceptor);

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
  */
 
 const TAG = /^(?:W\/)?"([A-Za-z0-9_-]{8})\.(\d{1,15})"$/;
+/** Versions are PostgreSQL integers; a larger one names no version (412), and must not reach a query. */
+const MAX_VERSION = 2_147_483_647;
 
 function idHash(id: string): string {
   return createHash('sha256').update(id).digest('base64url').slice(0, 8);
@@ -37,7 +39,7 @@ export function parseIfMatch(header: string | string[] | undefined, id: string):
   const versions: number[] = [];
   for (const part of raw.split(',')) {
     const match = TAG.exec(part.trim());
-    if (match && match[1] === expected) versions.push(Number(match[2]));
+    if (match && match[1] === expected && Number(match[2]) <= MAX_VERSION) versions.push(Number(match[2]));
   }
   return { any: false, versions };
 }

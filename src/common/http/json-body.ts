@@ -1,46 +1,80 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { ApiException, FieldError, ValidationFailedException } from './problem';
+import { FieldError, problemOf, ValidationFailedException } from './problem';
+import { unstorableTextProblem, printableKey } from './text';
 
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * Finds what no body may carry: nesting deeper than MAX_JSON_DEPTH, and the prototype-poisoning keys
- * `__proto__` and `constructor.prototype` (JSON.parse keeps them as plain own keys, but merges and
- * class-transformer downstream might not). Answers the dotted path of the first offence.
+ * Finds what no body may carry, in one pass over the parsed value: nesting deeper than MAX_JSON_DEPTH;
+ * the prototype-poisoning keys `__proto__` and `constructor.prototype` (JSON.parse keeps them as plain
+ * own keys, but merges and class-transformer downstream might not); numbers that are not finite (`1e400`
+ * parses as Infinity, which JSON.stringify would store as null); and, when `checkText` is set, strings
+ * or keys with NUL or unpaired surrogates, which PostgreSQL cannot store in text or jsonb. Answers the
+ * dotted path of the first offence.
  */
-export function findUnsafeJson(value: unknown): FieldError | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
-  while (stack.length) {
-    const { value: node, path, depth } = stack.pop()!;
-    if (!node || typeof node !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return { field: path || 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
-    for (const [key, child] of Object.entries(node) as [string, unknown][]) {
-      const childPath = path ? `${path}.${key}` : key;
+export function findUnsafeJson(value: unknown, checkText = true): FieldError | undefined {
+  const path: string[] = [];
+  const at = (): string => path.join('.') || 'body';
+
+  const visit = (node: unknown, depth: number): FieldError | undefined => {
+    if (typeof node === 'string') {
+      const problem = checkText ? unstorableTextProblem(node) : undefined;
+      return problem ? { field: at(), message: problem } : undefined;
+    }
+    if (typeof node === 'number') return Number.isFinite(node) ? undefined : { field: at(), message: 'must be a finite number' };
+    if (!node || typeof node !== 'object') return undefined;
+    if (depth >= MAX_JSON_DEPTH) return { field: at(), message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key];
+      path.push(printableKey(key));
+      const keyProblem = checkText ? unstorableTextProblem(key) : undefined;
+      if (keyProblem) return { field: at(), message: `is a key that ${keyProblem}` };
       const poisoned =
         key === '__proto__' || (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'));
-      if (poisoned) return { field: childPath, message: 'is a forbidden key' };
-      stack.push({ value: child, path: childPath, depth: depth + 1 });
+      if (poisoned) return { field: at(), message: 'is a forbidden key' };
+      const found = visit(child, depth + 1);
+      if (found) return found;
+      path.pop();
     }
-  }
-  return undefined;
+    return undefined;
+  };
+  return visit(value, 0);
+}
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/** A Content-Type that names a charset other than UTF-8 (JSON is UTF-8, RFC 8259 section 8.1). */
+function hasForeignCharset(contentType: string | undefined): boolean {
+  const charset = contentType ? CHARSET.exec(contentType)?.[1] : undefined;
+  return charset !== undefined && !/^utf-?8$/i.test(charset);
 }
 
 /**
- * The only body parser: JSON, size-bounded by the route's body limit (413 above it), depth-bounded and
- * free of prototype-poisoning keys. A syntax error is 400 invalid_json; an unsafe shape is 400
- * validation_failed. Other content types answer 415 (no parser matches).
+ * The only body parser: JSON in UTF-8, size-bounded by the route's body limit (413 above it),
+ * depth-bounded, free of prototype-poisoning keys, non-finite numbers and text PostgreSQL cannot store.
+ * Bytes that are not UTF-8, or a syntax error, are 400 invalid_json (never decoded to U+FFFD); an unsafe
+ * value is 400 validation_failed naming it; a charset other than UTF-8 is 415, as are other content
+ * types (no parser matches).
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body: string, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    if (hasForeignCharset(request.headers['content-type'])) {
+      return done(problemOf('unsupported_media_type', 'Send request bodies as application/json in UTF-8'), undefined);
+    }
+    if (!isUtf8(raw)) return done(problemOf('invalid_json', 'The request body is not valid UTF-8'), undefined);
+    const body = raw.toString('utf8');
     if (body.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
     } catch {
-      return done(new ApiException(400, 'invalid_json', 'Invalid JSON', 'The request body is not valid JSON'), undefined);
+      return done(problemOf('invalid_json', 'The request body is not valid JSON'), undefined);
     }
-    const unsafe = findUnsafeJson(parsed);
+    // A raw NUL in a JSON string is a syntax error and UTF-8 cannot encode a surrogate: both arrive only
+    // as \u escapes, so text is checked only in bodies that have one.
+    const unsafe = findUnsafeJson(parsed, body.includes('\\u'));
     if (unsafe) return done(new ValidationFailedException([unsafe]), undefined);
     done(null, parsed);
   });

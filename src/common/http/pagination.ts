@@ -35,10 +35,24 @@ export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.value, cursor.id])).toString('base64url');
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What encodeCursor writes: Date#toISOString of a year 0000–9999, which PostgreSQL takes as a timestamptz. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function isCursorValue(value: unknown): value is string {
+  if (typeof value !== 'string' || !TIMESTAMP.test(value)) return false;
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && new Date(time).toISOString() === value; // no 30 February
+}
+
+/**
+ * Reads a cursor, refusing (400) any the API could not have issued: its sort value must be a timestamp and
+ * its id a uuid, so that a forged one cannot reach PostgreSQL as a value it refuses (a 500).
+ */
 export function decodeCursor(raw: string): Cursor {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') {
+    if (Array.isArray(parsed) && parsed.length === 2 && isCursorValue(parsed[0]) && typeof parsed[1] === 'string' && UUID.test(parsed[1])) {
       return { value: parsed[0], id: parsed[1] };
     }
   } catch {

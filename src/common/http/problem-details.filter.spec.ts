@@ -34,9 +34,21 @@ describe('toProblem', () => {
     expect(toProblem(media).body.code).toBe('unsupported_media_type');
   });
 
-  it('answers 404 for a value Postgres cannot parse', () => {
-    const error = new QueryFailedError('SELECT', [], Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' }));
-    expect(toProblem(error).body).toMatchObject({ status: 404, code: 'not_found' });
+  it('answers 400 for every PostgreSQL data exception (SQLSTATE class 22), never 500', () => {
+    for (const code of ['22P02', '22021', '22P05', '22003', '22007', '22008', '22009']) {
+      const error = new QueryFailedError('SELECT', [], Object.assign(new Error('invalid input'), { code }));
+      expect([code, toProblem(error).body]).toEqual([code, expect.objectContaining({ status: 400, code: 'validation_failed' })]);
+    }
+    const fault = new QueryFailedError('SELECT', [], Object.assign(new Error('relation does not exist'), { code: '42P01' }));
+    expect(toProblem(fault).body.status).toBe(500);
+  });
+
+  it("maps Fastify's URL and framing errors to the contract's codes", () => {
+    const fastify = (code: string, statusCode: number): Error => Object.assign(new Error('x'), { code, statusCode });
+    expect(toProblem(fastify('FST_ERR_BAD_URL', 400)).body).toMatchObject({ status: 404, code: 'not_found' });
+    expect(toProblem(fastify('FST_ERR_MAX_PARAM_LENGTH', 414)).body).toMatchObject({ status: 404, code: 'not_found' });
+    expect(toProblem(fastify('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400)).body).toMatchObject({ status: 400, code: 'bad_request' });
+    expect(toProblem(fastify('FST_ERR_SOMETHING_NEW', 400)).body).toMatchObject({ status: 400, code: 'validation_failed' });
   });
 
   it('answers 503 when a backing service is unreachable', () => {
@@ -75,6 +87,7 @@ describe('loggableError', () => {
       code: '23505',
       table: 'patients',
       constraint: 'UQ_X',
+      sqlClass: '23',
       routine: undefined,
     });
   });

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
+import { ERROR_CODES, ErrorCode } from './error-codes';
 import { ApiException, PROBLEM_CONTENT_TYPE, ProblemBody } from './problem';
 
 interface Problem {
@@ -8,20 +9,24 @@ interface Problem {
   headers: Record<string, string>;
 }
 
-const TITLES: Record<number, [string, string]> = {
-  400: ['bad_request', 'Bad request'],
-  401: ['invalid_api_key', 'Unauthorized'],
-  403: ['insufficient_scope', 'Forbidden'],
-  404: ['not_found', 'Not found'],
-  405: ['not_found', 'Not found'],
-  409: ['conflict', 'Conflict'],
-  413: ['payload_too_large', 'Payload too large'],
-  415: ['unsupported_media_type', 'Unsupported media type'],
-  429: ['rate_limited', 'Too many requests'],
-  503: ['service_unavailable', 'Service unavailable'],
+/** The code of an HttpException that is not ours (Nest's, a pipe's), by its status. */
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'invalid_api_key',
+  403: 'insufficient_scope',
+  404: 'not_found',
+  405: 'not_found',
+  408: 'request_timeout',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  431: 'headers_too_large',
+  503: 'service_unavailable',
 };
 
-function problem(status: number, code: string, title: string, detail?: string): Problem {
+function problem(code: ErrorCode, detail?: string, status: number = ERROR_CODES[code].status): Problem {
+  const { title } = ERROR_CODES[code];
   return { body: { type: 'about:blank', status, code, title, ...(detail ? { detail } : {}) }, headers: {} };
 }
 
@@ -43,24 +48,44 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
-/** Fastify's own errors (before Nest's pipeline): body size and content type. */
+/**
+ * Fastify's own errors, raised before Nest's pipeline: body size, content type and framing, and the URL
+ * (a path that does not decode or a parameter over maxParamLength names no resource: 404, as a malformed
+ * id does). Their messages are not echoed: some quote the request.
+ */
 function fromFastifyError(code: string | undefined): Problem | undefined {
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return problem(413, 'payload_too_large', 'Payload too large', 'The request body exceeds the size limit of this endpoint');
+      return problem('payload_too_large', 'The request body exceeds the size limit of this endpoint');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return problem('unsupported_media_type', 'Send request bodies as application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return problem(415, 'unsupported_media_type', 'Unsupported media type', 'Send request bodies as application/json');
+      return problem('bad_request', 'The request body does not match its Content-Length');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return problem('not_found', 'The requested resource does not exist');
     default:
       return undefined;
   }
+}
+
+/** PostgreSQL's SQLSTATE of a failed query, if the error is one. */
+function sqlStateOf(error: unknown): string | undefined {
+  if (!(error instanceof QueryFailedError)) return undefined;
+  const code = (error as QueryFailedError & { driverError?: { code?: unknown } }).driverError?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** Turns anything thrown into the contract's problem+json; 5xx bodies say nothing of internals. */
 export function toProblem(exception: unknown): Problem {
   if (exception instanceof ApiException) {
     const { errors, ...extensions } = exception.extensions;
-    const p = problem(exception.getStatus(), exception.code, exception.title, exception.detail);
+    const p: Problem = {
+      body: { type: 'about:blank', status: exception.getStatus(), code: exception.code, title: exception.title },
+      headers: {},
+    };
+    if (exception.detail) p.body.detail = exception.detail;
     Object.assign(p.body, extensions);
     if (errors) p.body.errors = errors;
     p.headers = { ...exception.headers };
@@ -71,32 +96,28 @@ export function toProblem(exception: unknown): Problem {
     const cause = exception.cause as { code?: string } | undefined;
     const fastify = fromFastifyError(cause?.code);
     if (fastify) return fastify;
-    if (status === 404 || status === 405) return problem(404, 'not_found', 'Not found', 'No such route');
-    if (status >= 500)
-      return problem(
-        status === 503 ? 503 : 500,
-        status === 503 ? 'service_unavailable' : 'internal_error',
-        status === 503 ? 'Service unavailable' : 'Internal error',
-      );
-    const [code, title] = TITLES[status] ?? ['bad_request', 'Bad request'];
-    return problem(status, code, title, exception.message);
+    if (status === 404 || status === 405) return problem('not_found', 'No such route');
+    if (status >= 500) return problem(status === 503 ? 'service_unavailable' : 'internal_error');
+    const code = CODE_BY_STATUS[status] ?? 'bad_request';
+    return problem(code, exception.message, status);
   }
   const raw = exception as { statusCode?: number; code?: string; message?: string };
   if (raw && typeof raw.statusCode === 'number' && raw.statusCode < 500) {
     const fastify = fromFastifyError(raw.code);
     if (fastify) return fastify;
+    return problem(CODE_BY_STATUS[raw.statusCode] ?? 'bad_request', undefined, raw.statusCode);
   }
-  if (exception instanceof QueryFailedError) {
-    const driver = (exception as QueryFailedError & { driverError?: { code?: string } }).driverError;
-    // 22P02: a value Postgres could not parse (e.g. a malformed uuid) that slipped past validation
-    if (driver?.code === '22P02') return problem(404, 'not_found', 'Not found', 'The requested resource does not exist');
+  // SQLSTATE class 22 (data exception): a value the client sent that PostgreSQL cannot take (out of
+  // range, malformed, NUL in text) and that slipped past validation. The client's fault, not ours.
+  if (sqlStateOf(exception)?.startsWith('22')) {
+    return problem('validation_failed', 'A value in the request is malformed or out of range');
   }
   if (isUnavailable(exception) || isUnavailable((exception as { driverError?: unknown })?.driverError)) {
-    const p = problem(503, 'service_unavailable', 'Service unavailable', 'A backing service is unavailable; try again shortly');
+    const p = problem('service_unavailable', 'A backing service is unavailable; try again shortly');
     p.headers['retry-after'] = '1';
     return p;
   }
-  return problem(500, 'internal_error', 'Internal error', 'An unexpected error occurred; it has been logged');
+  return problem('internal_error', 'An unexpected error occurred; it has been logged');
 }
 
 /**
@@ -106,7 +127,15 @@ export function toProblem(exception: unknown): Problem {
 export function loggableError(error: unknown): Record<string, unknown> {
   if (error instanceof QueryFailedError) {
     const driver = (error as QueryFailedError & { driverError?: Record<string, unknown> }).driverError ?? {};
-    return { type: 'QueryFailedError', code: driver.code, table: driver.table, constraint: driver.constraint, routine: driver.routine };
+    const code = typeof driver.code === 'string' ? driver.code : undefined;
+    return {
+      type: 'QueryFailedError',
+      code,
+      sqlClass: code?.slice(0, 2),
+      table: driver.table,
+      constraint: driver.constraint,
+      routine: driver.routine,
+    };
   }
   if (error instanceof Error)
     return { type: error.name, code: (error as { code?: unknown }).code, message: error.message, stack: error.stack };

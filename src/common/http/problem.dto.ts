@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ERROR_CODE_NAMES, ErrorCode } from './error-codes';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'email' })
@@ -16,8 +17,13 @@ export class ProblemDto {
   @ApiProperty({ example: 400 })
   status!: number;
 
-  @ApiProperty({ example: 'validation_failed', description: 'Stable, machine-readable error code' })
-  code!: string;
+  @ApiProperty({
+    enum: ERROR_CODE_NAMES,
+    enumName: 'ErrorCode',
+    example: 'validation_failed',
+    description: 'Stable, machine-readable error code',
+  })
+  code!: ErrorCode;
 
   @ApiProperty({ example: 'Validation failed' })
   title!: string;

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { ERROR_CODES, ErrorCode } from './error-codes';
 
 export interface FieldError {
   field: string;
@@ -9,7 +10,7 @@ export interface FieldError {
 export interface ProblemBody {
   type: string;
   status: number;
-  code: string;
+  code: ErrorCode;
   title: string;
   detail?: string;
   requestId?: string;
@@ -20,13 +21,13 @@ export interface ProblemBody {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /**
- * An error the API answers on purpose: a contract `code`, a human `title` and `detail`, optional
+ * An error the API answers on purpose: a `code` of ERROR_CODES, a human `title` and `detail`, optional
  * field errors and extension members (e.g. `alternatives`), optional response headers.
  */
 export class ApiException extends HttpException {
   constructor(
     status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly title: string,
     readonly detail?: string,
     readonly extensions: Record<string, unknown> & { errors?: FieldError[] } = {},
@@ -52,7 +53,7 @@ export class NotFoundException extends ApiException {
 }
 
 export class ConflictException extends ApiException {
-  constructor(code: string, title: string, detail: string, extensions: Record<string, unknown> = {}) {
+  constructor(code: ErrorCode, title: string, detail: string, extensions: Record<string, unknown> = {}) {
     super(409, code, title, detail, extensions);
   }
 }
@@ -61,4 +62,15 @@ export class ServiceUnavailableException extends ApiException {
   constructor(detail = 'A backing service is unavailable; try again shortly') {
     super(503, 'service_unavailable', 'Service unavailable', detail, {}, { 'retry-after': '1' });
   }
+}
+
+/** An ApiException with the status and title that ERROR_CODES gives its code. */
+export function problemOf(
+  code: ErrorCode,
+  detail?: string,
+  extensions?: Record<string, unknown> & { errors?: FieldError[] },
+  headers?: Record<string, string>,
+): ApiException {
+  const { status, title } = ERROR_CODES[code];
+  return new ApiException(status, code, title, detail, extensions, headers);
 }

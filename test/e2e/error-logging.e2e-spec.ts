@@ -1,0 +1,68 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import fs from 'node:fs';
+import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+
+/*
+ * The log lines of this suite's app, read where pino writes them (fs.write/fs.writeSync on stdout). Its
+ * own file: nestjs-pino keeps the first app's logger for the process, so the app here must be the first.
+ */
+describe('Errors are logged once', () => {
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+  const lines: string[] = [];
+  const capture = (fd: unknown, data: unknown): boolean => {
+    if (fd !== 1) return false;
+    lines.push(...String(data).split('\n').filter(Boolean));
+    return true;
+  };
+  const realWrite = fs.write;
+  const realWriteSync = fs.writeSync;
+
+  beforeAll(async () => {
+    jest.spyOn(fs, 'write').mockImplementation((fd: number, data: unknown, ...rest: unknown[]) => {
+      if (!capture(fd, data)) return (realWrite as (...args: unknown[]) => void)(fd, data, ...rest);
+      const done = rest[rest.length - 1] as (err: null, written: number) => void;
+      done(null, Buffer.byteLength(String(data)));
+    });
+    jest.spyOn(fs, 'writeSync').mockImplementation((fd: number, data: unknown, ...rest: unknown[]) => {
+      if (!capture(fd, data)) return (realWriteSync as (...args: unknown[]) => number)(fd, data, ...rest);
+      return Buffer.byteLength(String(data));
+    });
+    app = await startApp({ LOG_LEVEL: 'info' });
+    tenant = await createTenant(app);
+  });
+  afterAll(async () => {
+    await app.close();
+    jest.restoreAllMocks();
+  });
+
+  it('a 500 is logged once, with its class and SQL state, and no second "failed with status code" line', async () => {
+    const db = dataSource(app);
+    await db.query('ALTER TABLE settings RENAME TO settings_hidden');
+    let res;
+    try {
+      res = await client(app, tenant.testKey).get('/api/v1/settings/practice');
+    } finally {
+      await db.query('ALTER TABLE settings_hidden RENAME TO settings');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect([res.status, res.body.code]).toEqual([500, 'internal_error']);
+    expect(res.text).not.toMatch(/settings_hidden|relation|42P01|SELECT/);
+    const mine = lines.filter((l) => l.includes(res.body.requestId)).map((l) => JSON.parse(l) as { level: number; error?: unknown });
+    expect(mine.length).toBeGreaterThanOrEqual(2); // the error and the request line
+    const errors = mine.filter((l) => l.level >= 50);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].error).toMatchObject({ type: 'QueryFailedError', code: '42P01', sqlClass: '42' });
+    expect(JSON.stringify(mine)).not.toMatch(/failed with status code|"stack"/);
+  });
+
+  it('a client error (class 22) is a 400 and logs no error', async () => {
+    const res = await client(app, tenant.testKey).get('/api/v1/patients?updatedSince=0000-01-01T00:00:00Z');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+    const mine = lines.filter((l) => l.includes(res.body.requestId)).map((l) => JSON.parse(l) as { level: number });
+    expect(mine.length).toBeGreaterThanOrEqual(1);
+    expect(mine.filter((l) => l.level >= 50)).toEqual([]);
+  });
+});

@@ -1,0 +1,372 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from '../../src/common/http/error-codes';
+import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+
+/*
+ * A table of hostile inputs sent to EVERY route of the OpenAPI document: no answer may be a 5xx, and no
+ * error body may carry a stack, SQL, or an internal name (a snake_case table or column of the schema,
+ * TypeORM, pg, Fastify or Nest internals). Routes are read from the document, so a route added later joins
+ * the table without an edit here; path parameters are filled with real ids where the name is known.
+ */
+
+/** Operations in the OpenAPI document when this table was written; it may grow, never shrink to nothing. */
+const ROUTES_TODAY = 21;
+
+type Schema = Record<string, any>;
+interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  template: string;
+  pathParams: { name: string; schema: Schema }[];
+  queryParams: { name: string; schema: Schema }[];
+  body?: Schema;
+}
+
+const HOSTILE_VALUES: unknown[] = [
+  'x'.repeat(20_000),
+  '',
+  '   ',
+  1e308,
+  -1,
+  12345678901234567890,
+  0.1,
+  true,
+  null,
+  [],
+  {},
+  ['a', 1, null],
+  { nested: { deeper: [1] } },
+  '../../../../etc/passwd',
+  "' OR 1=1 --",
+  '😀',
+  '0000-01-01',
+  '+300000-01-01T00:00:00.000Z',
+  '2026-02-30',
+];
+const HOSTILE_QUERY_VALUES = [
+  'x'.repeat(5_000),
+  '',
+  '-1',
+  '1e400',
+  '99999999999999999999',
+  'null',
+  '..%2F..%2Fetc%2Fpasswd',
+  "'%20OR%201=1",
+  '0000-01-01T00:00:00Z',
+  '%2B300000-01-01',
+  '%F0%9F%98%80',
+  '%5B%5D',
+];
+const HOSTILE_IDS = [
+  '..%2F..%2F..%2Fetc%2Fpasswd',
+  '..',
+  '%2e%2e',
+  'a'.repeat(300),
+  '%E0%A4%A',
+  "1'%20OR%201=1",
+  'null',
+  '-1',
+  '00000000-0000-0000-0000-000000000000',
+  'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ',
+  '%20',
+];
+const PLACEHOLDER_ID = '00000000-0000-4000-8000-000000000000';
+
+/** What no error body may contain: stack frames, SQL, and names of the machinery underneath. */
+const INTERNALS =
+  /\bat \S+ \(|\.(ts|js):\d+|node_modules|QueryFailedError|[Tt]ype[Oo][Rr][Mm]|\bpg\b|SQLSTATE|\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|WHERE)\b|relation "|column "|duplicate key|violates|syntax error at|FST_ERR|[Ff]astify|@nestjs|\bNest[A-Z]\w+|ExceptionsHandler|\w+Error: |"stack"/;
+
+describe('Hostile input table: every route, no 5xx, no internals', () => {
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+  let routes: Route[];
+  let doc: Schema;
+  let knownIds: Record<string, string>;
+  let schemaNames: RegExp;
+
+  beforeAll(async () => {
+    app = await startApp(NO_RATE_LIMITS);
+    tenant = await createTenant(app);
+    const api = client(app, tenant.testKey);
+    const patient = await createPatient(app, tenant.testKey);
+    const job = await api.post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
+    const spareKey = await api.post('/api/v1/settings/portal-access-keys', { name: 'spare', role: 'STAFF' });
+    knownIds = { id: patient.id, patientId: patient.id, jobId: job.body.jobId, keyId: spareKey.body.id };
+
+    doc = (await call(app, 'GET', '/api/docs-json')).body;
+    routes = Object.entries<Schema>(doc.paths).flatMap(([template, operations]) =>
+      Object.entries<Schema>(operations)
+        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map(([method, op]) => {
+          const params = ((op.parameters ?? []) as Schema[]).map((p): Schema => ({ ...p, schema: resolve(p.schema ?? {}) }));
+          return {
+            method: method.toUpperCase() as Route['method'],
+            template,
+            pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name as string, schema: p.schema })),
+            queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, schema: p.schema })),
+            body: op.requestBody?.content?.['application/json']?.schema
+              ? resolve(op.requestBody.content['application/json'].schema)
+              : undefined,
+          };
+        }),
+    );
+
+    // The schema's own snake_case names (tables, columns) must never reach a client.
+    const names: { name: string }[] = await dataSource(app).query(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'
+       UNION SELECT column_name FROM information_schema.columns WHERE table_schema = 'public'`,
+    );
+    const internal = names.map((n) => n.name).filter((n) => n.includes('_'));
+    schemaNames = new RegExp(`\\b(${internal.join('|')})\\b`);
+  });
+  afterAll(() => app.close());
+
+  function resolve(schema: Schema): Schema {
+    if (schema.$ref) return resolve(doc.components.schemas[String(schema.$ref).split('/').pop()!]);
+    if (schema.allOf?.length === 1) return { ...resolve(schema.allOf[0]), ...schema, allOf: undefined };
+    return schema;
+  }
+
+  /** A plausible value for a schema: its example, else the first enum value, else one of its type. */
+  function sample(raw: Schema, depth = 0): unknown {
+    const schema = resolve(raw);
+    if (schema.example !== undefined) return schema.example;
+    if (schema.enum) return schema.enum[0];
+    if (schema.type === 'array') return depth > 3 ? [] : [sample(schema.items ?? {}, depth + 1)];
+    if (schema.type === 'object' || schema.properties) {
+      return Object.fromEntries(Object.entries<Schema>(schema.properties ?? {}).map(([k, v]) => [k, sample(v, depth + 1)]));
+    }
+    if (schema.type === 'number' || schema.type === 'integer') return schema.minimum ?? 1;
+    if (schema.type === 'boolean') return false;
+    const formats: Record<string, string> = {
+      email: 'a@example.com',
+      date: '2000-01-01',
+      'date-time': '2026-01-01T00:00:00.000Z',
+      uuid: PLACEHOLDER_ID,
+    };
+    return formats[schema.format as string] ?? 'x';
+  }
+
+  function pathOf(route: Route, hostile: Record<string, string> = {}): string {
+    let path = route.template;
+    for (const { name, schema } of route.pathParams) {
+      const value = hostile[name] ?? knownIds[name] ?? (schema.enum ? String(schema.enum[0]) : PLACEHOLDER_ID);
+      path = path.replace(`{${name}}`, value);
+    }
+    return path;
+  }
+
+  const failures: string[] = [];
+  async function send(route: Route, label: string, options: Partial<InjectOptions> & { url: string }): Promise<LightMyRequestResponse> {
+    const res = await app.inject({
+      method: route.method,
+      ...options,
+      headers: { authorization: `Bearer ${tenant.testKey}`, ...(options.headers ?? {}) },
+    });
+    const where = `${route.method} ${route.template} [${label}]`;
+    if (res.statusCode >= 500) failures.push(`${where}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    if (res.statusCode >= 400) {
+      if (!/^application\/problem\+json/.test(String(res.headers['content-type']))) failures.push(`${where}: not problem+json`);
+      if (!res.headers['x-request-id']) failures.push(`${where}: no X-Request-Id`);
+      const leak = INTERNALS.exec(res.body) ?? schemaNames.exec(res.body);
+      if (leak) failures.push(`${where}: leaks "${leak[0]}" in ${res.body.slice(0, 200)}`);
+      const code: unknown = (JSON.parse(res.body) as { code?: unknown }).code;
+      if (!isErrorCode(code)) failures.push(`${where}: code ${String(code)} is not in ERROR_CODES`);
+      else if (ERROR_CODES[code].status !== res.statusCode) failures.push(`${where}: ${res.statusCode} answered with ${code}`);
+    }
+    return res;
+  }
+  const expectStatus = (res: LightMyRequestResponse, route: Route, label: string, status: number): void => {
+    if (res.statusCode !== status) failures.push(`${route.method} ${route.template} [${label}]: ${res.statusCode}, expected ${status}`);
+  };
+  const report = (): void => {
+    const found = failures.splice(0);
+    expect(found).toEqual([]);
+  };
+  const withBody = (): Route[] => routes.filter((r) => r.body);
+
+  it(`covers every route of the OpenAPI document (at least the ${ROUTES_TODAY} of today)`, () => {
+    expect(routes.length).toBeGreaterThanOrEqual(ROUTES_TODAY);
+    expect(withBody().length).toBeGreaterThanOrEqual(9);
+    expect(routes.filter((r) => r.pathParams.length).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it("documents the one list of error codes as the Problem schema's code enum", () => {
+    expect(resolve(doc.components.schemas.ProblemDto.properties.code).enum).toEqual(ERROR_CODE_NAMES);
+  });
+
+  it('bodies the parser must refuse: NUL, lone surrogates, bytes not UTF-8, 1e400, deep nesting, prototype keys, bad syntax', async () => {
+    let deep = '1';
+    for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
+    const cases: [string, string | Buffer, number][] = [
+      ['NUL in a value', `{"name":"a${'\\u0000'}"}`, 400],
+      ['NUL in a key', `{"a${'\\u0000'}":1}`, 400],
+      ['lone surrogate', '{"name":"\\ud800"}', 400],
+      ['lone surrogate key', '{"\\udfff":1}', 400],
+      ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 400],
+      ['CESU surrogate bytes', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), 400],
+      ['1e400', '{"n":1e400}', 400],
+      ['-1e400 in an array', '{"n":[1,-1e400]}', 400],
+      ['deep nesting', deep, 400],
+      ['__proto__', '{"__proto__":{"polluted":true}}', 400],
+      ['constructor.prototype', '{"constructor":{"prototype":{"polluted":true}}}', 400],
+      ['syntax error', '{"a":', 400],
+    ];
+    for (const route of withBody()) {
+      for (const [label, payload, status] of cases) {
+        expectStatus(
+          await send(route, label, { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } }),
+          route,
+          label,
+          status,
+        );
+      }
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    report();
+  });
+
+  it('wrong content types and charsets: 415', async () => {
+    const types = [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+    ];
+    for (const route of withBody()) {
+      for (const type of types) {
+        expectStatus(
+          await send(route, type, { url: pathOf(route), payload: '{"a":1}', headers: { 'content-type': type } }),
+          route,
+          type,
+          415,
+        );
+      }
+      await send(route, 'no content type', { url: pathOf(route), payload: '{"a":1}' });
+    }
+    report();
+  });
+
+  it('odd but valid JSON: duplicate keys, other top-level types, huge and tiny numbers, an over-long body', async () => {
+    const payloads = [
+      '{"a":1,"a":2}',
+      '[]',
+      '[{}]',
+      '"text"',
+      '42',
+      'null',
+      'true',
+      '{"n":1e308,"m":-0,"t":5e-324}',
+      `{"s":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+    ];
+    for (const route of withBody()) {
+      for (const payload of payloads) {
+        await send(route, payload.slice(0, 20), { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } });
+      }
+    }
+    report();
+  });
+
+  it('every documented body field set to hostile values (long strings, huge numbers, wrong types, traversal, injection)', async () => {
+    for (const route of withBody()) {
+      const base = sample(route.body!) as Record<string, unknown>;
+      if (!base || typeof base !== 'object' || Array.isArray(base)) continue;
+      const variants: [string, unknown][] = [['sample', base]];
+      for (const key of Object.keys(base)) {
+        for (const value of HOSTILE_VALUES) variants.push([`${key}=${JSON.stringify(value)?.slice(0, 20)}`, { ...base, [key]: value }]);
+        // One level into arrays of objects (a bulk import's rows)
+        const items = base[key];
+        if (Array.isArray(items) && items[0] && typeof items[0] === 'object') {
+          for (const inner of Object.keys(items[0] as object)) {
+            for (const value of HOSTILE_VALUES) {
+              variants.push([
+                `${key}.0.${inner}=${JSON.stringify(value)?.slice(0, 20)}`,
+                { ...base, [key]: [{ ...(items[0] as object), [inner]: value }] },
+              ]);
+            }
+          }
+        }
+      }
+      variants.push(['extra prototype-named fields', { ...base, toString: 'x', valueOf: 1, hasOwnProperty: null }]);
+      for (const [label, body] of variants) {
+        await send(route, label, { url: pathOf(route), payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      }
+    }
+    report();
+  }, 300_000);
+
+  it('query strings: NUL and undecodable values are 400 everywhere; prototype keys answer as any unknown key', async () => {
+    for (const route of routes) {
+      const url = pathOf(route);
+      for (const q of ['x=%00', 'x=a%00b', '%00=1', 'x=%ED%A0%80', 'x=%E0%A4%A', 'x=%C0%AF']) {
+        expectStatus(await send(route, q, { url: `${url}?${q}` }), route, q, 400);
+      }
+      const unknown = await send(route, 'unknown key', { url: `${url}?no_such_key=1` });
+      for (const key of ['__proto__', 'constructor', 'toString', 'valueOf', '__defineGetter__']) {
+        expectStatus(await send(route, key, { url: `${url}?${key}=1` }), route, key, unknown.statusCode);
+      }
+      for (const q of ['a=1&a=2&a=3', 'a[]=1', 'a[b]=1', '&&&', '=', 'a==1', 'x'.repeat(10_000)]) {
+        await send(route, q.slice(0, 20), { url: `${url}?${q}` });
+      }
+    }
+    report();
+  });
+
+  it('every documented query parameter set to hostile values and repeated', async () => {
+    for (const route of routes) {
+      for (const { name } of route.queryParams) {
+        for (const value of HOSTILE_QUERY_VALUES) {
+          await send(route, `${name}=${value.slice(0, 20)}`, { url: `${pathOf(route)}?${name}=${value}` });
+        }
+        await send(route, `${name} repeated`, { url: `${pathOf(route)}?${name}=1&${name}=2` });
+        expectStatus(await send(route, `${name}=NUL`, { url: `${pathOf(route)}?${name}=a%00` }), route, `${name}=NUL`, 400);
+      }
+    }
+    report();
+  });
+
+  it('hostile ids in every path parameter (traversal, over-long, undecodable, injection)', async () => {
+    for (const route of routes) {
+      for (const { name } of route.pathParams) {
+        for (const id of HOSTILE_IDS) {
+          const res = await send(route, `${name}=${id.slice(0, 20)}`, { url: pathOf(route, { [name]: id }) });
+          if (res.statusCode < 400) failures.push(`${route.method} ${route.template} [${name}=${id.slice(0, 20)}]: ${res.statusCode}`);
+        }
+      }
+    }
+    report();
+  });
+
+  it('headers: two Authorization headers are 400 everywhere; odd keys, If-Match and Idempotency-Key are no 5xx', async () => {
+    for (const route of routes) {
+      const url = pathOf(route);
+      const two = await send(route, 'two Authorization', {
+        url,
+        headers: { authorization: [`Bearer ${tenant.testKey}`, 'Bearer sk_test_other'] as unknown as string },
+      });
+      expectStatus(two, route, 'two Authorization', 400);
+      for (const authorization of [
+        `Bearer ${'x'.repeat(10_000)}`,
+        'Basic YTpi',
+        'Bearer',
+        'Bearer sk_live_',
+        `Bearer ${tenant.testKey} extra`,
+      ]) {
+        await send(route, `authorization ${authorization.slice(0, 15)}`, { url, headers: { authorization } });
+      }
+      for (const ifMatch of ['"x.99999999999999999999"', 'W/"abcdefgh.999999999999999"', '*', '"', ',,,', 'x'.repeat(5_000)]) {
+        await send(route, `If-Match ${ifMatch.slice(0, 15)}`, { url, headers: { 'if-match': ifMatch } });
+      }
+      for (const key of ['x'.repeat(300), ' ', 'ü', 'k'.repeat(255)]) {
+        await send(route, `Idempotency-Key ${key.slice(0, 10)}`, { url, headers: { 'idempotency-key': key } });
+      }
+      const requestId = await send(route, 'X-Request-Id', { url, headers: { 'x-request-id': '<script>alert(1)</script>' } });
+      if (String(requestId.headers['x-request-id']).includes('<'))
+        failures.push(`${route.method} ${route.template}: echoed an insane X-Request-Id`);
+    }
+    report();
+  });
+});
