@@ -13,6 +13,8 @@ import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
 /** Operations in the OpenAPI document when this table was written; it may grow, never shrink to nothing. */
 const ROUTES_TODAY = 21;
+/** Each test sends its cases to every route, so it grows with the API; the machine may be shared. */
+const TABLE_TIMEOUT = 300_000;
 
 type Schema = Record<string, any>;
 interface Route {
@@ -196,177 +198,209 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
     expect(resolve(doc.components.schemas.ProblemDto.properties.code).enum).toEqual(ERROR_CODE_NAMES);
   });
 
-  it('bodies the parser must refuse: NUL, lone surrogates, bytes not UTF-8, 1e400, deep nesting, prototype keys, bad syntax', async () => {
-    let deep = '1';
-    for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
-    const cases: [string, string | Buffer, number][] = [
-      ['NUL in a value', `{"name":"a${'\\u0000'}"}`, 400],
-      ['NUL in a key', `{"a${'\\u0000'}":1}`, 400],
-      ['lone surrogate', '{"name":"\\ud800"}', 400],
-      ['lone surrogate key', '{"\\udfff":1}', 400],
-      ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 400],
-      ['CESU surrogate bytes', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), 400],
-      ['1e400', '{"n":1e400}', 400],
-      ['-1e400 in an array', '{"n":[1,-1e400]}', 400],
-      ['deep nesting', deep, 400],
-      ['__proto__', '{"__proto__":{"polluted":true}}', 400],
-      ['constructor.prototype', '{"constructor":{"prototype":{"polluted":true}}}', 400],
-      ['syntax error', '{"a":', 400],
-    ];
-    for (const route of withBody()) {
-      for (const [label, payload, status] of cases) {
-        expectStatus(
-          await send(route, label, { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } }),
-          route,
-          label,
-          status,
-        );
+  it(
+    'bodies the parser must refuse: NUL, lone surrogates, bytes not UTF-8, 1e400, deep nesting, prototype keys, bad syntax',
+    async () => {
+      let deep = '1';
+      for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
+      const cases: [string, string | Buffer, number][] = [
+        ['NUL in a value', `{"name":"a${'\\u0000'}"}`, 400],
+        ['NUL in a key', `{"a${'\\u0000'}":1}`, 400],
+        ['lone surrogate', '{"name":"\\ud800"}', 400],
+        ['lone surrogate key', '{"\\udfff":1}', 400],
+        ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 400],
+        ['CESU surrogate bytes', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), 400],
+        ['1e400', '{"n":1e400}', 400],
+        ['-1e400 in an array', '{"n":[1,-1e400]}', 400],
+        ['deep nesting', deep, 400],
+        ['__proto__', '{"__proto__":{"polluted":true}}', 400],
+        ['constructor.prototype', '{"constructor":{"prototype":{"polluted":true}}}', 400],
+        ['syntax error', '{"a":', 400],
+      ];
+      for (const route of withBody()) {
+        for (const [label, payload, status] of cases) {
+          expectStatus(
+            await send(route, label, { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } }),
+            route,
+            label,
+            status,
+          );
+        }
       }
-    }
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    report();
-  });
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
 
-  it('wrong content types and charsets: 415', async () => {
-    const types = [
-      'text/plain',
-      'application/x-www-form-urlencoded',
-      'multipart/form-data; boundary=x',
-      'application/xml',
-      'application/json; charset=latin1',
-      'application/json; charset=utf-16',
-    ];
-    for (const route of withBody()) {
-      for (const type of types) {
-        expectStatus(
-          await send(route, type, { url: pathOf(route), payload: '{"a":1}', headers: { 'content-type': type } }),
-          route,
-          type,
-          415,
-        );
+  it(
+    'wrong content types and charsets: 415',
+    async () => {
+      const types = [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+      ];
+      for (const route of withBody()) {
+        for (const type of types) {
+          expectStatus(
+            await send(route, type, { url: pathOf(route), payload: '{"a":1}', headers: { 'content-type': type } }),
+            route,
+            type,
+            415,
+          );
+        }
+        await send(route, 'no content type', { url: pathOf(route), payload: '{"a":1}' });
       }
-      await send(route, 'no content type', { url: pathOf(route), payload: '{"a":1}' });
-    }
-    report();
-  });
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
 
-  it('odd but valid JSON: duplicate keys, other top-level types, huge and tiny numbers, an over-long body', async () => {
-    const payloads = [
-      '{"a":1,"a":2}',
-      '[]',
-      '[{}]',
-      '"text"',
-      '42',
-      'null',
-      'true',
-      '{"n":1e308,"m":-0,"t":5e-324}',
-      `{"s":"${'x'.repeat(2 * 1024 * 1024)}"}`,
-    ];
-    for (const route of withBody()) {
-      for (const payload of payloads) {
-        await send(route, payload.slice(0, 20), { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } });
+  it(
+    'odd but valid JSON: duplicate keys, other top-level types, huge and tiny numbers, an over-long body',
+    async () => {
+      const payloads = [
+        '{"a":1,"a":2}',
+        '[]',
+        '[{}]',
+        '"text"',
+        '42',
+        'null',
+        'true',
+        '{"n":1e308,"m":-0,"t":5e-324}',
+        `{"s":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+      ];
+      for (const route of withBody()) {
+        for (const payload of payloads) {
+          await send(route, payload.slice(0, 20), { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } });
+        }
       }
-    }
-    report();
-  });
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
 
-  it('every documented body field set to hostile values (long strings, huge numbers, wrong types, traversal, injection)', async () => {
-    for (const route of withBody()) {
-      const base = sample(route.body!) as Record<string, unknown>;
-      if (!base || typeof base !== 'object' || Array.isArray(base)) continue;
-      const variants: [string, unknown][] = [['sample', base]];
-      for (const key of Object.keys(base)) {
-        for (const value of HOSTILE_VALUES) variants.push([`${key}=${JSON.stringify(value)?.slice(0, 20)}`, { ...base, [key]: value }]);
-        // One level into arrays of objects (a bulk import's rows)
-        const items = base[key];
-        if (Array.isArray(items) && items[0] && typeof items[0] === 'object') {
-          for (const inner of Object.keys(items[0] as object)) {
-            for (const value of HOSTILE_VALUES) {
-              variants.push([
-                `${key}.0.${inner}=${JSON.stringify(value)?.slice(0, 20)}`,
-                { ...base, [key]: [{ ...(items[0] as object), [inner]: value }] },
-              ]);
+  it(
+    'every documented body field set to hostile values (long strings, huge numbers, wrong types, traversal, injection)',
+    async () => {
+      for (const route of withBody()) {
+        const base = sample(route.body!) as Record<string, unknown>;
+        if (!base || typeof base !== 'object' || Array.isArray(base)) continue;
+        const variants: [string, unknown][] = [['sample', base]];
+        for (const key of Object.keys(base)) {
+          for (const value of HOSTILE_VALUES) variants.push([`${key}=${JSON.stringify(value)?.slice(0, 20)}`, { ...base, [key]: value }]);
+          // One level into arrays of objects (a bulk import's rows)
+          const items = base[key];
+          if (Array.isArray(items) && items[0] && typeof items[0] === 'object') {
+            for (const inner of Object.keys(items[0] as object)) {
+              for (const value of HOSTILE_VALUES) {
+                variants.push([
+                  `${key}.0.${inner}=${JSON.stringify(value)?.slice(0, 20)}`,
+                  { ...base, [key]: [{ ...(items[0] as object), [inner]: value }] },
+                ]);
+              }
             }
           }
         }
-      }
-      variants.push(['extra prototype-named fields', { ...base, toString: 'x', valueOf: 1, hasOwnProperty: null }]);
-      for (const [label, body] of variants) {
-        await send(route, label, { url: pathOf(route), payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-      }
-    }
-    report();
-  }, 300_000);
-
-  it('query strings: NUL and undecodable values are 400 everywhere; prototype keys answer as any unknown key', async () => {
-    for (const route of routes) {
-      const url = pathOf(route);
-      for (const q of ['x=%00', 'x=a%00b', '%00=1', 'x=%ED%A0%80', 'x=%E0%A4%A', 'x=%C0%AF']) {
-        expectStatus(await send(route, q, { url: `${url}?${q}` }), route, q, 400);
-      }
-      const unknown = await send(route, 'unknown key', { url: `${url}?no_such_key=1` });
-      for (const key of ['__proto__', 'constructor', 'toString', 'valueOf', '__defineGetter__']) {
-        expectStatus(await send(route, key, { url: `${url}?${key}=1` }), route, key, unknown.statusCode);
-      }
-      for (const q of ['a=1&a=2&a=3', 'a[]=1', 'a[b]=1', '&&&', '=', 'a==1', 'x'.repeat(10_000)]) {
-        await send(route, q.slice(0, 20), { url: `${url}?${q}` });
-      }
-    }
-    report();
-  });
-
-  it('every documented query parameter set to hostile values and repeated', async () => {
-    for (const route of routes) {
-      for (const { name } of route.queryParams) {
-        for (const value of HOSTILE_QUERY_VALUES) {
-          await send(route, `${name}=${value.slice(0, 20)}`, { url: `${pathOf(route)}?${name}=${value}` });
-        }
-        await send(route, `${name} repeated`, { url: `${pathOf(route)}?${name}=1&${name}=2` });
-        expectStatus(await send(route, `${name}=NUL`, { url: `${pathOf(route)}?${name}=a%00` }), route, `${name}=NUL`, 400);
-      }
-    }
-    report();
-  });
-
-  it('hostile ids in every path parameter (traversal, over-long, undecodable, injection)', async () => {
-    for (const route of routes) {
-      for (const { name } of route.pathParams) {
-        for (const id of HOSTILE_IDS) {
-          const res = await send(route, `${name}=${id.slice(0, 20)}`, { url: pathOf(route, { [name]: id }) });
-          if (res.statusCode < 400) failures.push(`${route.method} ${route.template} [${name}=${id.slice(0, 20)}]: ${res.statusCode}`);
+        variants.push(['extra prototype-named fields', { ...base, toString: 'x', valueOf: 1, hasOwnProperty: null }]);
+        for (const [label, body] of variants) {
+          await send(route, label, { url: pathOf(route), payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
         }
       }
-    }
-    report();
-  });
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
 
-  it('headers: two Authorization headers are 400 everywhere; odd keys, If-Match and Idempotency-Key are no 5xx', async () => {
-    for (const route of routes) {
-      const url = pathOf(route);
-      const two = await send(route, 'two Authorization', {
-        url,
-        headers: { authorization: [`Bearer ${tenant.testKey}`, 'Bearer sk_test_other'] as unknown as string },
-      });
-      expectStatus(two, route, 'two Authorization', 400);
-      for (const authorization of [
-        `Bearer ${'x'.repeat(10_000)}`,
-        'Basic YTpi',
-        'Bearer',
-        'Bearer sk_live_',
-        `Bearer ${tenant.testKey} extra`,
-      ]) {
-        await send(route, `authorization ${authorization.slice(0, 15)}`, { url, headers: { authorization } });
+  it(
+    'query strings: NUL and undecodable values are 400 everywhere; prototype keys answer as any unknown key',
+    async () => {
+      for (const route of routes) {
+        const url = pathOf(route);
+        for (const q of ['x=%00', 'x=a%00b', '%00=1', 'x=%ED%A0%80', 'x=%E0%A4%A', 'x=%C0%AF']) {
+          expectStatus(await send(route, q, { url: `${url}?${q}` }), route, q, 400);
+        }
+        const unknown = await send(route, 'unknown key', { url: `${url}?no_such_key=1` });
+        for (const key of ['__proto__', 'constructor', 'toString', 'valueOf', '__defineGetter__']) {
+          expectStatus(await send(route, key, { url: `${url}?${key}=1` }), route, key, unknown.statusCode);
+        }
+        for (const q of ['a=1&a=2&a=3', 'a[]=1', 'a[b]=1', '&&&', '=', 'a==1', 'x'.repeat(10_000)]) {
+          await send(route, q.slice(0, 20), { url: `${url}?${q}` });
+        }
       }
-      for (const ifMatch of ['"x.99999999999999999999"', 'W/"abcdefgh.999999999999999"', '*', '"', ',,,', 'x'.repeat(5_000)]) {
-        await send(route, `If-Match ${ifMatch.slice(0, 15)}`, { url, headers: { 'if-match': ifMatch } });
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
+    'every documented query parameter set to hostile values and repeated',
+    async () => {
+      for (const route of routes) {
+        for (const { name } of route.queryParams) {
+          for (const value of HOSTILE_QUERY_VALUES) {
+            await send(route, `${name}=${value.slice(0, 20)}`, { url: `${pathOf(route)}?${name}=${value}` });
+          }
+          await send(route, `${name} repeated`, { url: `${pathOf(route)}?${name}=1&${name}=2` });
+          expectStatus(await send(route, `${name}=NUL`, { url: `${pathOf(route)}?${name}=a%00` }), route, `${name}=NUL`, 400);
+        }
       }
-      for (const key of ['x'.repeat(300), ' ', 'ü', 'k'.repeat(255)]) {
-        await send(route, `Idempotency-Key ${key.slice(0, 10)}`, { url, headers: { 'idempotency-key': key } });
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
+    'hostile ids in every path parameter (traversal, over-long, undecodable, injection)',
+    async () => {
+      for (const route of routes) {
+        for (const { name } of route.pathParams) {
+          for (const id of HOSTILE_IDS) {
+            const res = await send(route, `${name}=${id.slice(0, 20)}`, { url: pathOf(route, { [name]: id }) });
+            if (res.statusCode < 400) failures.push(`${route.method} ${route.template} [${name}=${id.slice(0, 20)}]: ${res.statusCode}`);
+          }
+        }
       }
-      const requestId = await send(route, 'X-Request-Id', { url, headers: { 'x-request-id': '<script>alert(1)</script>' } });
-      if (String(requestId.headers['x-request-id']).includes('<'))
-        failures.push(`${route.method} ${route.template}: echoed an insane X-Request-Id`);
-    }
-    report();
-  });
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
+    'headers: two Authorization headers are 400 everywhere; odd keys, If-Match and Idempotency-Key are no 5xx',
+    async () => {
+      for (const route of routes) {
+        const url = pathOf(route);
+        const two = await send(route, 'two Authorization', {
+          url,
+          headers: { authorization: [`Bearer ${tenant.testKey}`, 'Bearer sk_test_other'] as unknown as string },
+        });
+        expectStatus(two, route, 'two Authorization', 400);
+        for (const authorization of [
+          `Bearer ${'x'.repeat(10_000)}`,
+          'Basic YTpi',
+          'Bearer',
+          'Bearer sk_live_',
+          `Bearer ${tenant.testKey} extra`,
+        ]) {
+          await send(route, `authorization ${authorization.slice(0, 15)}`, { url, headers: { authorization } });
+        }
+        for (const ifMatch of ['"x.99999999999999999999"', 'W/"abcdefgh.999999999999999"', '*', '"', ',,,', 'x'.repeat(5_000)]) {
+          await send(route, `If-Match ${ifMatch.slice(0, 15)}`, { url, headers: { 'if-match': ifMatch } });
+        }
+        for (const key of ['x'.repeat(300), ' ', 'ü', 'k'.repeat(255)]) {
+          await send(route, `Idempotency-Key ${key.slice(0, 10)}`, { url, headers: { 'idempotency-key': key } });
+        }
+        const requestId = await send(route, 'X-Request-Id', { url, headers: { 'x-request-id': '<script>alert(1)</script>' } });
+        if (String(requestId.headers['x-request-id']).includes('<'))
+          failures.push(`${route.method} ${route.template}: echoed an insane X-Request-Id`);
+      }
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
 });
