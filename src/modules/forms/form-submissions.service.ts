@@ -48,12 +48,12 @@ export class FormSubmissionsService {
       problems.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
     }
     if (problems.length) throw new ValidationFailedException(problems);
-    const submission = await this.transactions.run(async (tx) => {
+    // The transaction answers plain data: a retry under the same Idempotency-Key may replay it.
+    return this.transactions.run(async (tx) => {
       const row = await this.submissions.record(auth, { formId, formVersion: form.version, patientId, answers: values }, tx);
       if (!(await this.formRows.countSubmission(auth, formId, tx))) throw new FormInactiveException();
-      return row;
+      return { submissionId: row.id, message: 'Form submitted' };
     });
-    return { submissionId: submission.id, message: 'Form submitted' };
   }
 
   async list(auth: AuthContext, formId: string, query: ListSubmissionsQueryDto, page: PageRequest): Promise<SubmissionListDto> {

@@ -28,16 +28,16 @@ export class FormsService {
     const name = dto.name.trim();
     const slug = dto.slug ?? slugify(name);
     try {
-      const row = await this.transactions.run(async (tx) => {
+      // Transactions answer DTOs (plain data): a retry under the same Idempotency-Key may replay them.
+      return await this.transactions.run(async (tx) => {
         const form = await this.forms.create(
           auth,
           { name, slug, description: dto.description?.trim() || null, isActive: dto.isActive ?? true, fields },
           tx,
         );
         await this.versions.record(auth, form.id, form.version, fields, tx);
-        return form;
+        return toDto(form);
       });
-      return toDto(row);
     } catch (err) {
       if (violates(err, 'UQ_FORMS_TENANT_MODE_SLUG')) throw new SlugTakenException(slug);
       throw err;
@@ -72,7 +72,7 @@ export class FormsService {
    */
   async update(auth: AuthContext, id: string, dto: UpdateFormDto): Promise<FormDto> {
     const fields = dto.fields === undefined ? undefined : checkedFields(dto.fields);
-    const row = await this.transactions.run(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const current = await this.forms.getForUpdate(auth, id, tx);
       if (!current) throw new FormNotFoundException();
       const patch: FormPatch = {
@@ -83,9 +83,8 @@ export class FormsService {
       };
       const updated = await this.forms.applyPatch(auth, id, patch, tx);
       if (patch.fields) await this.versions.record(auth, id, updated.version, patch.fields, tx);
-      return updated;
+      return toDto(updated);
     });
-    return toDto(row);
   }
 }
 
