@@ -52,7 +52,7 @@ export class CreateFormDto {
   @IsBoolean()
   isActive?: boolean;
 
-  /** 1–200 fields; their ids are unique in the form. */
+  /** At most 200 fields; their ids are unique in the form. */
   @ApiProperty({ type: [FormFieldDto], example: FORM_FIELDS_EXAMPLE })
   @IsArray()
   @ArrayMaxSize(MAX_FIELDS)

@@ -49,10 +49,10 @@ export class FormDto {
   isActive!: boolean;
 
   /** 1 at creation; each change of `fields` adds one. */
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   version!: number;
 
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ type: 'integer', example: 0 })
   submissionsCount!: number;
 
   @ApiProperty({ format: 'date-time' })

@@ -37,7 +37,7 @@ export class SubmissionDto {
   formId!: string;
 
   /** The version of the form this submission answered. */
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   formVersion!: number;
 
   @ApiProperty({ format: 'uuid', nullable: true, type: String })
