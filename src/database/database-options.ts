@@ -4,13 +4,14 @@ import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 // Compiled: dist/database -> dist/migrations. Under ts-jest: src/database -> ./migrations.
 const MIGRATIONS_DIR = __filename.endsWith('.ts') ? join(__dirname, '..', '..', 'migrations') : join(__dirname, '..', 'migrations');
-const ENTITIES = join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}');
+// Domain tables live in modules/; platform tables (idempotency keys) in common/.
+const ENTITIES = [join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}'), join(__dirname, '..', 'common', '**', '*.entity.{js,ts}')];
 
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: [ENTITIES],
+    entities: ENTITIES,
     migrations: [join(MIGRATIONS_DIR, '*.{js,ts}')],
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,

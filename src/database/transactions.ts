@@ -1,18 +1,58 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * Recovery points of the request being served, lent to `Transactions.run` by whoever guards it (the
+ * Idempotency-Key interceptor, for a POST that carries one). Each committed transaction's result is
+ * recorded inside that transaction, so "the write happened" and "its result is known" commit together.
+ */
+export interface RecoveryLog {
+  /** False once the request has answered: work started later is not part of it. */
+  readonly active: boolean;
+  /** The next result an earlier attempt of this request committed, if any (the work is then not run again). */
+  replay(): { value: unknown } | undefined;
+  /** Records a transaction's result inside it, before COMMIT; throws (rolling it back) if the request lost its key. */
+  record(value: unknown, tx: EntityManager): Promise<void>;
+  /** The transaction that recorded the last result committed. */
+  committed(): void;
+}
+
+/** Set only around a request that holds an Idempotency-Key, so other requests pay nothing for it. */
+export const recoveryLog = new AsyncLocalStorage<RecoveryLog>();
 
 /**
  * The one way a service opens a transaction. `work` receives the transaction's entity manager and passes
  * it as the last argument (`tx`) of every repository call that must commit or roll back with it; a
  * module writes its row, an events-outbox row and a counter in one `run`. The transaction commits when
  * `work` resolves and rolls back when it throws (the error is rethrown as it was).
+ *
+ * Within a request that holds an Idempotency-Key, the work's result is also recorded in that transaction
+ * (a recovery point), and a retry of the request after a crash gets the recorded result back instead of
+ * running the work again: the write happens once. So the result must be plain data (structured-clone:
+ * objects, arrays, strings, numbers, Dates; class instances come back as plain objects), and a request
+ * runs its transactions one after another, in the same order each time, never nested.
  */
 @Injectable()
 export class Transactions {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   run<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+    const log = recoveryLog.getStore();
+    if (!log?.active) return this.dataSource.transaction(work);
+    return this.runRecorded(log, work);
+  }
+
+  private async runRecorded<T>(log: RecoveryLog, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const replayed = log.replay();
+    if (replayed) return replayed.value as T;
+    const result = await this.dataSource.transaction(async (tx) => {
+      const value = await work(tx);
+      await log.record(value, tx);
+      return value;
+    });
+    log.committed();
+    return result;
   }
 }

@@ -1,11 +1,24 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { RedisService } from '../../src/common/redis/redis.service';
-import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { idempotencyKeyHash } from '../../src/common/traffic/idempotency';
+import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
+import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { PATIENTS } from '../helpers/patients';
 
 const keys = '/api/v1/settings/portal-access-keys';
 let counter = 0;
 const idem = (): string => `idem-${Date.now()}-${++counter}`;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `n` statements wait on a lock (the requests under test are provably blocked). */
+async function waitForBlocked(app: NestFastifyApplication, n: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const [{ waiting }] = await dataSource(app).query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`);
+    if (waiting >= n) return;
+    await sleep(20);
+  }
+  throw new Error(`fewer than ${n} statements are waiting on a lock`);
+}
 
 describe('Idempotency-Key on POST (contract section 4)', () => {
   let one: NestFastifyApplication;
@@ -165,14 +178,17 @@ describe('Idempotency-Key on POST (contract section 4)', () => {
     expect(await countKeysNamed(tenant.testKey, body.name)).toBe(1);
   });
 
-  it('keeps the response for 24 hours', async () => {
+  it('keeps the response for 24 hours, in PostgreSQL', async () => {
     const key = idem();
     await post(one, tenant.testKey, { name: `ttl ${key}` }, key);
-    const redis = one.get(RedisService);
-    const found = await redis.client.keys(redis.key('idem', tenant.id, 'test', '*'));
-    const ttls = await Promise.all(found.map((k) => redis.client.pttl(k)));
-    expect(Math.max(...ttls)).toBeGreaterThan(86_400_000 - 60_000);
-    expect(Math.max(...ttls)).toBeLessThanOrEqual(86_400_000);
+    const [row] = await dataSource(one).query(
+      `SELECT state, response_status, extract(epoch FROM expires_at - now()) * 1000 AS ttl
+         FROM idempotency_keys WHERE tenant_id = $1 AND key_hash = $2`,
+      [tenant.id, idempotencyKeyHash(key)],
+    );
+    expect(row).toMatchObject({ state: 'done', response_status: 201 });
+    expect(Number(row.ttl)).toBeGreaterThan(86_400_000 - 60_000);
+    expect(Number(row.ttl)).toBeLessThanOrEqual(86_400_000);
   });
 
   it.each([
@@ -229,5 +245,148 @@ describe('Idempotency-Key on POST (contract section 4)', () => {
       expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']),
     );
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+  });
+
+  describe('per API key (issue 8: no secret replayed to another key)', () => {
+    it("answers a key reusing another key's Idempotency-Key with a fresh request, never the other key's secret", async () => {
+      const admin = await createKey(one, tenant.testKey, {
+        name: 'settings admin',
+        role: 'ADMIN',
+        scopes: ['settings:read', 'settings:write'],
+      });
+      const k1 = idem();
+      const body = { name: 'integration key' };
+      const owner = await post(one, tenant.testKey, body, k1);
+      expect(owner.status).toBe(201);
+      expect(owner.body.scopes).toBeNull(); // the OWNER's new key is unscoped
+
+      const other = await post(two, admin, body, k1);
+      expect(other.status).toBe(201);
+      expect(other.headers['idempotent-replayed']).toBeUndefined();
+      expect(other.text).not.toContain(owner.body.key);
+      expect(other.body.id).not.toBe(owner.body.id);
+      expect(other.body).toMatchObject({ role: 'ADMIN', scopes: ['settings:read', 'settings:write'] });
+      expect((await client(one, other.body.key).get(PATIENTS)).status).toBe(403); // what it got cannot read patients
+
+      // Each key still gets its own first answer back.
+      const ownerAgain = await post(two, tenant.testKey, body, k1);
+      const adminAgain = await post(one, admin, body, k1);
+      expect([ownerAgain.headers['idempotent-replayed'], adminAgain.headers['idempotent-replayed']]).toEqual(['true', 'true']);
+      expect(ownerAgain.body.key).toBe(owner.body.key);
+      expect(adminAgain.body.key).toBe(other.body.key);
+    });
+  });
+
+  describe('recorded in PostgreSQL with the write it guards (issue 8: no duplicate after a crash)', () => {
+    let quick: NestFastifyApplication; // locks of dead requests expire after 1 s
+    let patientKey: string;
+    beforeAll(async () => {
+      quick = await startApp({ WORKERS: 'off', IDEMPOTENCY_LOCK_SECONDS: '1' });
+      patientKey = tenant.testKey;
+    });
+    afterAll(() => quick.close());
+
+    const countPatients = async (lastName: string): Promise<number> =>
+      (
+        await dataSource(one).query(`SELECT count(*)::int AS n FROM patients WHERE tenant_id = $1 AND last_name = $2`, [
+          tenant.id,
+          lastName,
+        ])
+      )[0].n;
+
+    it('replays the committed result when the answer was lost after COMMIT: same status, body, Location and ETag', async () => {
+      const key = idem();
+      const body = { firstName: 'Recovered', lastName: `Point ${key}` };
+      const db = dataSource(one);
+      // The answer cannot be stored, as if the process died right after the COMMIT.
+      await db.query(`CREATE FUNCTION pm_test_lose_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.state = 'done' THEN RAISE EXCEPTION 'lost'; END IF; RETURN NEW; END $$`);
+      await db.query(
+        `CREATE TRIGGER pm_test_lose_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION pm_test_lose_answer()`,
+      );
+      let first;
+      try {
+        first = await post(quick, patientKey, body, key, PATIENTS);
+        expect(first.status).toBe(201);
+      } finally {
+        await db.query('DROP TRIGGER pm_test_lose_answer ON idempotency_keys');
+        await db.query('DROP FUNCTION pm_test_lose_answer()');
+      }
+      const [record] = await db.query(
+        `SELECT state, cardinality(recovery_points) AS points FROM idempotency_keys WHERE tenant_id = $1 AND key_hash = $2`,
+        [tenant.id, idempotencyKeyHash(key)],
+      );
+      expect(record).toEqual({ state: 'running', points: 1 });
+
+      await sleep(1100); // the dead request's lock expires
+      const retry = await post(quick, patientKey, body, key, PATIENTS);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual(first.body);
+      expect(retry.headers.location).toBe(first.headers.location);
+      expect(retry.headers.etag).toBe(first.headers.etag);
+      expect(await countPatients(body.lastName)).toBe(1);
+      const stored = await post(one, patientKey, body, key, PATIENTS); // now kept as an answer
+      expect(stored.headers['idempotent-replayed']).toBe('true');
+      expect(stored.text).toBe(retry.text);
+    });
+
+    it('lets a request that lost its key to a takeover commit nothing: one write per key, whatever the timing', async () => {
+      const key = idem();
+      const body = { firstName: 'Slow', lastName: `Writer ${key}` };
+      const runner = dataSource(one).createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      try {
+        await runner.query('LOCK TABLE patients IN EXCLUSIVE MODE');
+        const slow = post(quick, patientKey, body, key, PATIENTS);
+        await waitForBlocked(one, 1);
+        await sleep(1100); // its lock expires while it waits: a retry takes the key over
+        const takeover = post(quick, patientKey, body, key, PATIENTS);
+        await waitForBlocked(one, 2);
+        await runner.commitTransaction();
+        const [a, b] = await Promise.all([slow, takeover]);
+        expect([a.status, a.body.code]).toEqual([409, 'idempotency_key_in_use']);
+        expect(b.status).toBe(201);
+      } finally {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
+      }
+      expect(await countPatients(body.lastName)).toBe(1);
+    });
+
+    it('records nothing of a guarded transaction that rolled back (its 4xx answer is kept)', async () => {
+      const key = idem();
+      const externalId = `rollback-${key}`;
+      expect((await post(one, patientKey, { firstName: 'Taken', lastName: 'Id', externalId }, undefined, PATIENTS)).status).toBe(201);
+      const body = { firstName: 'Second', lastName: `Rolled back ${key}`, externalId };
+      const refused = await post(one, patientKey, body, key, PATIENTS);
+      expect(refused.body.code).toBe('external_id_taken');
+      const [record] = await dataSource(one).query(
+        `SELECT state, cardinality(recovery_points) AS points FROM idempotency_keys WHERE tenant_id = $1 AND key_hash = $2`,
+        [tenant.id, idempotencyKeyHash(key)],
+      );
+      expect(record).toEqual({ state: 'done', points: 0 }); // a 4xx is kept (Stripe), with nothing committed
+      expect(await countPatients(body.lastName)).toBe(0);
+    });
+
+    it('treats an expired record as unused and sweeps expired records away', async () => {
+      const key = idem();
+      expect((await post(one, tenant.testKey, { name: `expiring ${key}` }, key)).status).toBe(201);
+      const hash = idempotencyKeyHash(key);
+      await dataSource(one).query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1`, [hash]);
+      const fresh = await post(one, tenant.testKey, { name: `another body ${key}` }, key); // not 422: the old one has expired
+      expect(fresh.status).toBe(201);
+      expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+
+      const kept = idem();
+      await post(one, tenant.testKey, { name: `kept ${kept}` }, kept);
+      await dataSource(one).query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1`, [hash]);
+      expect(await one.get(IdempotencyKeysRepository).deleteExpired()).toBeGreaterThanOrEqual(1);
+      const left = await dataSource(one).query(`SELECT key_hash FROM idempotency_keys WHERE key_hash = ANY($1)`, [
+        [hash, idempotencyKeyHash(kept)],
+      ]);
+      expect(left).toEqual([{ key_hash: idempotencyKeyHash(kept) }]);
+    });
   });
 });

@@ -1,23 +1,26 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { deserialize, serialize } from 'node:v8';
 import { from, Observable, of, switchMap } from 'rxjs';
+import type { EntityManager } from 'typeorm';
+import { recoveryLog, RecoveryLog } from '../../database/transactions';
 import { ApiException, ProblemBody, ServiceUnavailableException } from '../http/problem';
 import {
   IDEMPOTENCY_HEADER,
-  idempotencyScope,
   IdempotencyRecord,
+  idempotencyKeyHash,
   parseIdempotencyKey,
   REPLAYED_HEADER,
   REPLAYED_RESPONSE_HEADERS,
   requestFingerprint,
   StoredResponse,
 } from './idempotency';
-import { ClaimOutcome, IdempotencyClaim, IdempotencyStore } from './idempotency.store';
+import { ClaimOutcome, IdempotencyClaim, IdempotencyKeysRepository, IdempotencyScope } from './idempotency-keys.repository';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set while this request holds an Idempotency-Key; the onSend hook stores its response or releases it. */
-    idempotency?: { claim: IdempotencyClaim; fingerprint: string };
+    idempotency?: HeldIdempotencyKey;
   }
 }
 
@@ -53,20 +56,32 @@ class ReplayedProblem extends ApiException {
 
 /**
  * Idempotency-Key on authenticated POSTs (contract section 4), Stripe's semantics: the first response
- * (2xx or 4xx) is kept for IDEMPOTENCY_TTL_SECONDS per tenant, mode and key; a replay of the same request
- * gets it again with `Idempotent-Replayed: true`; another request with the key is 422; a duplicate while
- * the first runs is 409; a 5xx is not kept (the claim is released so that a retry runs). Runs after the
- * guards, so 401/403/429 answers neither claim nor store. Public POSTs are not covered: no tenant to
- * scope by, and the public pages' writes (booking) are guarded by their own uniqueness rules.
+ * (2xx or 4xx) is kept for IDEMPOTENCY_TTL_SECONDS per API key and Idempotency-Key (another key's use of
+ * the same value is a fresh request, so an answer carrying a secret only ever goes back to its creator);
+ * a replay of the same request gets it again with `Idempotent-Replayed: true`; another request with the
+ * key is 422; a duplicate while the first runs is 409; a 5xx is not kept (the claim is released so that a
+ * retry runs). Runs after the guards, so 401/403/429 answers neither claim nor store. Public POSTs are
+ * not covered: no key to scope by, and the public pages' writes are guarded by their own uniqueness rules.
  *
- * The response is stored by `onSend` (a Fastify hook, see app.factory.ts), where the status, headers and
- * serialised body are final, errors rendered by the exception filter included.
+ * Crash safety, in PostgreSQL (Stripe's recovery points):
+ * 1. The claim is a row (INSERT … ON CONFLICT) holding a token and a lock (IDEMPOTENCY_LOCK_SECONDS).
+ * 2. While the handler runs, the request lends its claim to `Transactions.run` (AsyncLocalStorage, set
+ *    only here), which appends each transaction's result to the row inside that transaction, checking
+ *    the token: the write and the record that it happened commit together or not at all.
+ * 3. `onSend` (a Fastify hook, see app.factory.ts), where status, headers and body are final, stores the
+ *    response and drops the recovery points.
+ * A process that dies between 2 and 3 leaves a running row with committed recovery points; once its lock
+ * expires, a retry of the same request takes it over and runs the handler again, and `Transactions.run`
+ * answers the recorded results instead of writing again: same status, body, Location and ETag, no second
+ * write. A process that dies before its transaction commits leaves nothing recorded (the transaction
+ * rolled back), so the retry runs afresh. A request that lost its claim to such a takeover cannot commit
+ * (the token check fails and rolls it back, 409): at most one write per key, whatever the timing.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
 
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(private readonly keys: IdempotencyKeysRepository) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
@@ -75,12 +90,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_HEADER]);
     if (key === undefined) return next.handle();
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const scope = idempotencyScope(request.auth.tenantId, request.auth.mode, key);
-    return from(this.claim(scope, fingerprint)).pipe(
+    const { tenantId, mode, apiKeyId } = request.auth;
+    const scope: IdempotencyScope = { tenantId, mode, apiKeyId };
+    return from(this.claim(scope, idempotencyKeyHash(key), fingerprint)).pipe(
       switchMap((outcome) => {
         if ('claimed' in outcome) {
-          request.idempotency = { claim: outcome.claimed, fingerprint };
-          return next.handle();
+          const held = new HeldIdempotencyKey(this.keys, scope, outcome.claimed);
+          request.idempotency = held;
+          // Nest binds the handler's async context when handle() is called: inside run(), it sees the claim.
+          return recoveryLog.run(held, () => next.handle());
         }
         return this.replay(outcome.existing, fingerprint, http.getResponse<FastifyReply>());
       }),
@@ -92,9 +110,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const held = request.idempotency;
     if (!held) return;
     request.idempotency = undefined;
+    held.close();
+    // A retry that got an earlier attempt's committed result did not write: it is a replay.
+    if (held.replayedAny) void reply.header(REPLAYED_HEADER, 'true');
     try {
       if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== undefined && payload !== null)) {
-        await this.store.release(held.claim);
+        await this.keys.release(held.scope, held.claim);
         return;
       }
       const headers: Record<string, string> = {};
@@ -102,18 +123,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await this.store.complete(held.claim, held.fingerprint, { status: reply.statusCode, body: payload ?? '', headers });
+      await this.keys.complete(held.scope, held.claim, { status: reply.statusCode, body: payload ?? '', headers });
     } catch (err) {
-      // The response still goes out; the claim expires after IDEMPOTENCY_LOCK_SECONDS.
+      // The response still goes out; the claim can be taken over once its lock expires.
       this.logger.warn(`could not store the idempotent response: ${(err as Error).message}`);
     }
   }
 
-  private async claim(scope: string[], fingerprint: string): Promise<ClaimOutcome> {
+  private async claim(scope: IdempotencyScope, keyHash: string, fingerprint: string): Promise<ClaimOutcome> {
     try {
-      return await this.store.claim(scope, fingerprint);
+      return await this.keys.claim(scope, keyHash, fingerprint);
     } catch (err) {
-      this.logger.warn(`idempotency store unavailable: ${(err as Error).message}`);
+      this.logger.warn(`idempotency keys unavailable: ${(err as Error).message}`);
       throw new ServiceUnavailableException('Idempotency keys are unavailable; try again shortly');
     }
   }
@@ -127,5 +148,46 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // the body goes out byte for byte as it was first serialised.
     void reply.headers({ ...response.headers, [REPLAYED_HEADER]: 'true' });
     return of(response.body === '' ? undefined : response.body);
+  }
+}
+
+/** The claim a running request holds, lent to Transactions.run as its recovery log. */
+class HeldIdempotencyKey implements RecoveryLog {
+  private next = 0;
+  private open = true;
+  /** Whether an earlier attempt's result stood in for this request's work. */
+  replayedAny = false;
+
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    readonly scope: IdempotencyScope,
+    readonly claim: IdempotencyClaim,
+  ) {}
+
+  get active(): boolean {
+    return this.open;
+  }
+
+  /** The request has answered: anything it left running is no longer guarded by this key. */
+  close(): void {
+    this.open = false;
+  }
+
+  replay(): { value: unknown } | undefined {
+    const point = this.claim.recoveryPoints[this.next];
+    if (point === undefined) return undefined;
+    this.next++;
+    this.replayedAny = true;
+    return { value: deserialize(point) };
+  }
+
+  async record(value: unknown, tx: EntityManager): Promise<void> {
+    if (!(await this.keys.recordRecoveryPoint(this.scope, this.claim, serialize(value), tx))) {
+      throw new IdempotencyKeyInUseException();
+    }
+  }
+
+  committed(): void {
+    this.next++;
   }
 }

@@ -1,5 +1,5 @@
 import { ValidationFailedException } from '../http/problem';
-import { canonicalJson, idempotencyScope, parseIdempotencyKey, requestFingerprint } from './idempotency';
+import { canonicalJson, idempotencyKeyHash, parseIdempotencyKey, requestFingerprint } from './idempotency';
 
 describe('Idempotency-Key helpers', () => {
   describe('parseIdempotencyKey', () => {
@@ -58,10 +58,9 @@ describe('Idempotency-Key helpers', () => {
     });
   });
 
-  it('scopes the Redis key by tenant and mode and hashes the caller-chosen value', () => {
-    const scope = idempotencyScope('t1', 'test', 'my key: with spaces');
-    expect(scope.slice(0, 3)).toEqual(['idem', 't1', 'test']);
-    expect(scope[3]).toMatch(/^[0-9a-f]{64}$/);
-    expect(idempotencyScope('t1', 'live', 'my key: with spaces')).not.toEqual(scope);
+  it('stores the caller-chosen value as a fixed-length hash', () => {
+    expect(idempotencyKeyHash('my key: with spaces')).toMatch(/^[0-9a-f]{64}$/);
+    expect(idempotencyKeyHash('x'.repeat(255))).toHaveLength(64);
+    expect(idempotencyKeyHash('a')).not.toBe(idempotencyKeyHash('b'));
   });
 });

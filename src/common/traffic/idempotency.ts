@@ -41,9 +41,9 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
     .digest('hex');
 }
 
-/** The Redis key of an Idempotency-Key: per tenant and mode; the caller's value is hashed to bound its length. */
-export function idempotencyScope(tenantId: string, mode: string, key: string): string[] {
-  return ['idem', tenantId, mode, createHash('sha256').update(key).digest('hex')];
+/** How an Idempotency-Key is stored: its SHA-256 (hex), which bounds its length. */
+export function idempotencyKeyHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
 }
 
 /** A first response as kept for replays. */
@@ -54,6 +54,6 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-/** What Redis holds under an Idempotency-Key. */
+/** What is recorded under an Idempotency-Key: a request still running, or its final response. */
 export type IdempotencyRecord =
-  { state: 'running'; fingerprint: string; token: string } | { state: 'done'; fingerprint: string; response: StoredResponse };
+  { state: 'running'; fingerprint: string } | { state: 'done'; fingerprint: string; response: StoredResponse };

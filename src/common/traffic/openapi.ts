@@ -25,7 +25,7 @@ const IDEMPOTENCY_KEY: ParameterObject = {
   in: 'header',
   required: false,
   description:
-    'Makes a retry safe: the first response (2xx or 4xx; 5xx is not kept) is kept for 24 hours per tenant, mode and key, and a retry ' +
+    "Makes a retry safe: the first response (2xx or 4xx; 5xx is not kept) is kept for 24 hours per API key (another key's use of the same value is a fresh request), and a retry " +
     'with the same method, path, query and JSON body (key order ignored) gets it again with `Idempotent-Replayed: true`. ' +
     'The same key with another request answers 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },

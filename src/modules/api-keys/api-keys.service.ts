@@ -58,14 +58,16 @@ export class ApiKeysService {
     if (expiresAt && auth.expiresAt && expiresAt > auth.expiresAt) {
       throw new ValidationFailedException([{ field: 'expiresAt', message: "must not be later than the calling key's own expiry" }]);
     }
-    return this.issue(auth, {
+    const spec: NewKeySpec = {
       name: dto.name,
       description: dto.description ?? null,
       role,
       scopes,
       expiresAt,
       createdByKeyId: auth.apiKeyId,
-    });
+    };
+    // In a transaction so that an Idempotency-Key retry after a crash answers this key, not a second one.
+    return this.transactions.run(async (tx) => this.issue(auth, spec, tx));
   }
 
   /** Creates a key and answers it with its secret, which is never available again. */

@@ -1,0 +1,50 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { TenantOwned } from '../../../database/tenant-owned.entity';
+
+/** One API key's use of one Idempotency-Key (see migrations/1763900000000-IdempotencyKeys.ts). */
+@Entity('idempotency_keys')
+@Index('UQ_IDEMPOTENCY_KEYS_TENANT_MODE_API_KEY_KEY', ['tenantId', 'mode', 'apiKeyId', 'keyHash'], { unique: true })
+export class IdempotencyKeyEntity extends TenantOwned {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid')
+  apiKeyId!: string;
+
+  /** SHA-256 (hex) of the Idempotency-Key header's value. */
+  @Column({ type: 'char', length: 64 })
+  keyHash!: string;
+
+  /** SHA-256 (hex) of the request's method, URL and canonical body. */
+  @Column({ type: 'char', length: 64 })
+  fingerprint!: string;
+
+  @Column({ type: 'varchar', length: 7 })
+  state!: 'running' | 'done';
+
+  /** The claim of the request running it (null when none does). */
+  @Column({ type: 'uuid', nullable: true })
+  token!: string | null;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  lockedUntil!: Date;
+
+  @Column({ type: 'bytea', array: true, default: () => "'{}'" })
+  recoveryPoints!: Buffer[];
+
+  @Column({ type: 'smallint', nullable: true })
+  responseStatus!: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  responseBody!: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  responseHeaders!: Record<string, string> | null;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  createdAt!: Date;
+
+  @Index('IDX_IDEMPOTENCY_KEYS_EXPIRES')
+  @Column({ type: 'timestamptz', precision: 3 })
+  expiresAt!: Date;
+}
