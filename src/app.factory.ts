@@ -11,6 +11,7 @@ import { registerJsonBodyParser } from './common/http/json-body';
 import { parseQuery } from './common/http/query';
 import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
 import { requestIdFor } from './common/http/request-id';
+import { API_PREFIX } from './common/http/response-headers';
 import { SECURITY_HEADERS_OPTIONS } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { MetricsService } from './common/observability/metrics.service';
@@ -20,7 +21,6 @@ import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
 import { AppConfig } from './config/app-config';
 
-export const API_PREFIX = 'api/v1';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -6,7 +6,7 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 const MAX_KEY_LENGTH = 255;
 
 /** Response headers kept with a stored response and sent again on a replay. */
-export const REPLAYED_RESPONSE_HEADERS = ['location', 'etag', 'content-type'] as const;
+export const REPLAYED_RESPONSE_HEADERS = ['location', 'etag', 'content-type', 'cache-control'] as const;
 
 /** The Idempotency-Key header's value, or undefined when absent; 400 when it is not 1-255 characters. */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {

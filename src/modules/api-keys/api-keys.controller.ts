@@ -1,12 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
+import { Created, NoStore } from '../../common/http/response-headers';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -26,6 +26,9 @@ export class ApiKeysController {
   }
 
   @Post()
+  @Created((key: CreatedApiKeyDto) => ['settings', 'portal-access-keys', key.id])
+  // The answer carries the key's secret.
+  @NoStore()
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
     summary: 'Create an API key; the key is in this response only',
@@ -33,14 +36,8 @@ export class ApiKeysController {
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   @ApiProblemResponses(400)
-  async create(
-    @CurrentAuth() auth: AuthContext,
-    @Body() body: CreateApiKeyDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<CreatedApiKeyDto> {
-    const created = await this.apiKeys.create(auth, body);
-    void reply.header('location', `/api/v1/settings/portal-access-keys/${created.id}`);
-    return created;
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.apiKeys.create(auth, body);
   }
 
   @Delete(':keyId')

@@ -1,21 +1,24 @@
-import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
+import { Created, NoStore } from '../../common/http/response-headers';
 import { ListSubmissionsQueryDto, SubmissionDetailDto, SubmissionListDto, SubmissionResultDto, SubmitFormDto } from './dto/submission.dto';
 import { FormSubmissionsService } from './form-submissions.service';
 
 @ApiTags('Forms')
 @Controller('forms/:id')
+// Submissions are what patients filled in.
+@NoStore()
 export class FormSubmissionsController {
   constructor(private readonly submissions: FormSubmissionsService) {}
 
   @Post('submit')
+  @Created((result: SubmissionResultDto, params) => ['forms', params.id, 'submissions', result.submissionId])
   @Authenticated({ scope: 'forms:write' })
   @ApiOperation({
     summary: 'Submit a completed form',
@@ -27,15 +30,8 @@ export class FormSubmissionsController {
     headers: { Location: { description: 'The submission URL', schema: { type: 'string' } } },
   })
   @ApiProblemResponses(400, 404, 409)
-  async submit(
-    @CurrentAuth() auth: AuthContext,
-    @IdParam() id: string,
-    @Body() body: SubmitFormDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<SubmissionResultDto> {
-    const result = await this.submissions.submit(auth, id, body);
-    void reply.header('location', `/api/v1/forms/${id}/submissions/${result.submissionId}`);
-    return result;
+  submit(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: SubmitFormDto): Promise<SubmissionResultDto> {
+    return this.submissions.submit(auth, id, body);
   }
 
   @Get('submissions')

@@ -1,12 +1,12 @@
-import { Body, Controller, Get, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
+import { Created } from '../../common/http/response-headers';
 import { CreateFormDto } from './dto/create-form.dto';
 import { FormDto, FormListDto, ListFormsQueryDto } from './dto/form.dto';
 import { UpdateFormDto } from './dto/update-form.dto';
@@ -21,6 +21,7 @@ export class FormsController {
   constructor(private readonly forms: FormsService) {}
 
   @Post()
+  @Created((form: FormDto) => ['forms', form.id])
   @Authenticated({ scope: 'forms:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
     summary: 'Create a form',
@@ -28,14 +29,8 @@ export class FormsController {
   })
   @ApiCreatedResponse({ type: FormDto, headers: { Location: { description: 'The form URL', schema: { type: 'string' } } } })
   @ApiProblemResponses(400, 409)
-  async create(
-    @CurrentAuth() auth: AuthContext,
-    @Body() body: CreateFormDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<FormDto> {
-    const form = await this.forms.create(auth, body);
-    void reply.header('location', `/api/v1/forms/${form.id}`);
-    return form;
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateFormDto): Promise<FormDto> {
+    return this.forms.create(auth, body);
   }
 
   @Get()

@@ -1,11 +1,11 @@
-import { Body, Controller, Get, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
+import { Created, LocationOf, NoStore } from '../../common/http/response-headers';
 import { ClinicalService } from './clinical.service';
 import {
   ClinicalDataDto,
@@ -17,8 +17,12 @@ import {
   MedicationDto,
 } from './dto/clinical.dto';
 
+/** Clinical items are read as part of the patient's clinical record, which is where Location points. */
+const CLINICAL_RECORD: LocationOf = (_item, params) => ['patients', params.id, 'clinical'];
+
 @ApiTags('Patients')
 @Controller('patients/:id/clinical')
+@NoStore()
 export class PatientClinicalController {
   constructor(private readonly clinical: ClinicalService) {}
 
@@ -35,50 +39,32 @@ export class PatientClinicalController {
   }
 
   @Post('conditions')
+  @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @ApiOperation({ summary: 'Record a condition' })
   @ApiCreatedResponse({ type: ConditionDto })
   @ApiProblemResponses(400, 404)
-  async addCondition(
-    @CurrentAuth() auth: AuthContext,
-    @IdParam() id: string,
-    @Body() body: CreateConditionDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ConditionDto> {
-    return located(reply, id, await this.clinical.addCondition(auth, id, body));
+  addCondition(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateConditionDto): Promise<ConditionDto> {
+    return this.clinical.addCondition(auth, id, body);
   }
 
   @Post('medications')
+  @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @ApiOperation({ summary: 'Record a medication' })
   @ApiCreatedResponse({ type: MedicationDto })
   @ApiProblemResponses(400, 404)
-  async addMedication(
-    @CurrentAuth() auth: AuthContext,
-    @IdParam() id: string,
-    @Body() body: CreateMedicationDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<MedicationDto> {
-    return located(reply, id, await this.clinical.addMedication(auth, id, body));
+  addMedication(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateMedicationDto): Promise<MedicationDto> {
+    return this.clinical.addMedication(auth, id, body);
   }
 
   @Post('encounters')
+  @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @ApiOperation({ summary: 'Record an encounter', description: 'At most one encounter per appointmentId (409 encounter_exists).' })
   @ApiCreatedResponse({ type: EncounterDto })
   @ApiProblemResponses(400, 404, 409)
-  async addEncounter(
-    @CurrentAuth() auth: AuthContext,
-    @IdParam() id: string,
-    @Body() body: CreateEncounterDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<EncounterDto> {
-    return located(reply, id, await this.clinical.addEncounter(auth, id, body));
+  addEncounter(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateEncounterDto): Promise<EncounterDto> {
+    return this.clinical.addEncounter(auth, id, body);
   }
-}
-
-/** Clinical items are read as part of the patient's clinical record, which is where Location points. */
-function located<T>(reply: FastifyReply, patientId: string, item: T): T {
-  void reply.header('location', `/api/v1/patients/${patientId}/clinical`);
-  return item;
 }

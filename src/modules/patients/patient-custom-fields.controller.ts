@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { ApiProblemResponses } from '../../common/http/openapi';
+import { Created } from '../../common/http/response-headers';
 import { CustomFieldsService } from './custom-fields.service';
 import { CreateCustomFieldDto, CustomFieldDto, CustomFieldListDto } from './dto/custom-field.dto';
 
@@ -22,6 +22,8 @@ export class PatientCustomFieldsController {
   }
 
   @Post()
+  // Definitions are read as a list only.
+  @Created(() => ['patients', 'custom-fields'])
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
     summary: 'Define a custom field',
@@ -30,13 +32,7 @@ export class PatientCustomFieldsController {
   })
   @ApiCreatedResponse({ type: CustomFieldDto })
   @ApiProblemResponses(400, 409)
-  async create(
-    @CurrentAuth() auth: AuthContext,
-    @Body() body: CreateCustomFieldDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<CustomFieldDto> {
-    const field = await this.fields.create(auth, body);
-    void reply.header('location', `/api/v1/patients/custom-fields`);
-    return field;
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateCustomFieldDto): Promise<CustomFieldDto> {
+    return this.fields.create(auth, body);
   }
 }

@@ -7,6 +7,7 @@ import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
+import { Accepted, NoStore } from '../../common/http/response-headers';
 import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportDto, BulkImportJobDto, BulkImportQueryDto } from './dto/bulk-import.dto';
 import { PatientImportsService } from './patient-imports.service';
 
@@ -14,10 +15,12 @@ export const BULK_IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
 
 @ApiTags('Patients')
 @Controller('patients/bulk-import')
+@NoStore()
 export class PatientImportsController {
   constructor(private readonly imports: PatientImportsService) {}
 
   @Post()
+  @Accepted((answer: { jobId: string | null }) => (answer.jobId ? ['patients', 'bulk-import', answer.jobId] : undefined))
   @RouteConfig({ bodyLimit: BULK_IMPORT_BODY_LIMIT })
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
@@ -38,15 +41,14 @@ export class PatientImportsController {
     @CurrentAuth() auth: AuthContext,
     @Query() query: BulkImportQueryDto,
     @Body() body: BulkImportDto,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    // Two success statuses (202 queued, 200 dry run), so the reply is sent here rather than by Nest.
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<BulkImportAcceptedDto | BulkImportDryRunDto> {
+    // A dry run writes nothing and answers its report at once: 200 rather than the route's 202.
     if (query.dryRun) {
-      await reply.status(200).send(await this.imports.dryRun(auth, body.patients));
-      return;
+      void reply.status(200);
+      return this.imports.dryRun(auth, body.patients);
     }
-    const accepted: BulkImportAcceptedDto = await this.imports.submit(auth, body.patients);
-    await reply.status(202).header('location', `/api/v1/patients/bulk-import/${accepted.jobId}`).send(accepted);
+    return this.imports.submit(auth, body.patients);
   }
 
   @Get(':jobId')

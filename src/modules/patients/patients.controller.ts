@@ -1,6 +1,5 @@
-import { Body, Controller, Get, Headers, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
@@ -8,20 +7,24 @@ import { parseIfMatch } from '../../common/http/etag';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
+import { Created, NoStore, Tagged, WithETag } from '../../common/http/response-headers';
 import { CreatePatientDto } from './dto/create-patient.dto';
 import { ListPatientsQueryDto } from './dto/list-patients.dto';
 import { PatientDto, PatientListDto, TagListDto } from './dto/patient.dto';
 import { UpdatePatientDto } from './dto/update-patient.dto';
-import { PatientsService, PatientWithTag } from './patients.service';
+import { PatientsService } from './patients.service';
 
 const ETAG_HEADER = { description: 'The version of the patient; send it as If-Match on PUT', schema: { type: 'string' } };
 
 @ApiTags('Patients')
 @Controller('patients')
+@NoStore()
 export class PatientsController {
   constructor(private readonly patients: PatientsService) {}
 
   @Post()
+  @Created((patient: PatientDto) => ['patients', patient.id])
+  @WithETag()
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
     summary: 'Create a patient',
@@ -33,14 +36,8 @@ export class PatientsController {
     headers: { ETag: ETAG_HEADER, Location: { description: 'The patient URL', schema: { type: 'string' } } },
   })
   @ApiProblemResponses(400, 409)
-  async create(
-    @CurrentAuth() auth: AuthContext,
-    @Body() body: CreatePatientDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PatientDto> {
-    const result = await this.patients.create(auth, body);
-    void reply.header('location', `/api/v1/patients/${result.patient.id}`);
-    return send(reply, result);
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreatePatientDto): Promise<Tagged<PatientDto>> {
+    return this.patients.create(auth, body);
   }
 
   @Get()
@@ -65,15 +62,17 @@ export class PatientsController {
   }
 
   @Get(':id')
+  @WithETag()
   @Authenticated({ scope: 'patients:read' })
   @ApiOperation({ summary: 'Read a patient' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
   @ApiProblemResponses(404)
-  async get(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<PatientDto> {
-    return send(reply, await this.patients.get(auth, id));
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<Tagged<PatientDto>> {
+    return this.patients.get(auth, id);
   }
 
   @Put(':id')
+  @WithETag()
   @Authenticated({ scope: 'patients:write' })
   @ApiOperation({
     summary: 'Update a patient (merge)',
@@ -83,18 +82,12 @@ export class PatientsController {
   @ApiHeader({ name: 'If-Match', required: false, description: 'An ETag from a previous response, or *' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
   @ApiProblemResponses(400, 404, 409, 412)
-  async update(
+  update(
     @CurrentAuth() auth: AuthContext,
     @IdParam() id: string,
     @Body() body: UpdatePatientDto,
     @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PatientDto> {
-    return send(reply, await this.patients.update(auth, id, body, parseIfMatch(ifMatch, id)));
+  ): Promise<Tagged<PatientDto>> {
+    return this.patients.update(auth, id, body, parseIfMatch(ifMatch, id));
   }
-}
-
-function send(reply: FastifyReply, result: PatientWithTag): PatientDto {
-  void reply.header('etag', result.etag);
-  return result.patient;
 }

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { entityTag, IfMatch } from '../../common/http/etag';
 import { PageRequest } from '../../common/http/pagination';
+import { Tagged } from '../../common/http/response-headers';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
 import { violates } from '../../database/database-errors';
 import { Transactions } from '../../database/transactions';
@@ -17,11 +18,8 @@ import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, today
 import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
 import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
 
-/** A patient and its current ETag (the controller sends it as a header). */
-export interface PatientWithTag {
-  patient: PatientDto;
-  etag: string;
-}
+/** A patient and its current ETag (sent as a header by the controller's @WithETag()). */
+export type PatientWithTag = Tagged<PatientDto>;
 
 const JOINING_CODE_ATTEMPTS = 5;
 const TAG_LIST_LIMIT = 1000;
@@ -133,7 +131,7 @@ function toFilters(query: ListPatientsQueryDto): PatientFilters {
 }
 
 function withTag(row: PatientEntity): PatientWithTag {
-  return { patient: toDto(row), etag: entityTag(row.id, row.version) };
+  return { body: toDto(row), etag: entityTag(row.id, row.version) };
 }
 
 export function toDto(row: PatientEntity): PatientDto {

@@ -1,12 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
+import { Created } from '../../common/http/response-headers';
 import { ListProvidersQueryDto } from './dto/list-providers.dto';
 import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
 import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
@@ -20,6 +20,7 @@ export class ProvidersController {
   constructor(private readonly providers: ProvidersService) {}
 
   @Post()
+  @Created((provider: ProviderDto) => ['scheduling', 'providers', provider.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
     summary: 'Create a provider',
@@ -28,14 +29,8 @@ export class ProvidersController {
   })
   @ApiCreatedResponse({ type: ProviderDto, headers: LOCATION })
   @ApiProblemResponses(400)
-  async create(
-    @CurrentAuth() auth: AuthContext,
-    @Body() body: CreateProviderDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ProviderDto> {
-    const provider = await this.providers.create(auth, body);
-    void reply.header('location', `/api/v1/scheduling/providers/${provider.id}`);
-    return provider;
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateProviderDto): Promise<ProviderDto> {
+    return this.providers.create(auth, body);
   }
 
   @Get()
@@ -69,6 +64,7 @@ export class ProvidersController {
   }
 
   @Post(':id/time-off')
+  @Created((_timeOff: TimeOffDto, params) => ['scheduling', 'providers', params.id, 'time-off'])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
     summary: 'Add time off',
@@ -76,15 +72,8 @@ export class ProvidersController {
   })
   @ApiCreatedResponse({ type: TimeOffDto, headers: LOCATION })
   @ApiProblemResponses(400, 404)
-  async addTimeOff(
-    @CurrentAuth() auth: AuthContext,
-    @IdParam() id: string,
-    @Body() body: CreateTimeOffDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<TimeOffDto> {
-    const timeOff = await this.providers.addTimeOff(auth, id, body);
-    void reply.header('location', `/api/v1/scheduling/providers/${id}/time-off`);
-    return timeOff;
+  addTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateTimeOffDto): Promise<TimeOffDto> {
+    return this.providers.addTimeOff(auth, id, body);
   }
 
   @Get(':id/time-off')
