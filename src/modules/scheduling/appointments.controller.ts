@@ -7,6 +7,7 @@ import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
+import { Created, NoStore } from '../../common/http/response-headers';
 import { appointmentCalendar } from './appointment-calendar';
 import { AppointmentsService } from './appointments.service';
 import {
@@ -19,10 +20,13 @@ import {
 
 @ApiTags('Scheduling')
 @Controller('scheduling')
+// Appointments embed their patient.
+@NoStore()
 export class AppointmentsController {
   constructor(private readonly appointments: AppointmentsService) {}
 
   @Post('book')
+  @Created((appointment: AppointmentDto) => ['scheduling', 'appointments', appointment.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
     summary: 'Book an appointment',
@@ -31,15 +35,8 @@ export class AppointmentsController {
   })
   @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
   @ApiProblemResponses(400, 409)
-  async book(
-    @CurrentAuth() auth: AuthContext,
-    @Body() body: BookAppointmentDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AppointmentDto> {
-    const appointment = await this.appointments.book(auth, body);
-    void reply.header('location', `/api/v1/scheduling/appointments/${appointment.id}`);
-    void reply.header('cache-control', 'no-store');
-    return appointment;
+  book(@CurrentAuth() auth: AuthContext, @Body() body: BookAppointmentDto): Promise<AppointmentDto> {
+    return this.appointments.book(auth, body);
   }
 
   @Get('appointments')
@@ -51,12 +48,7 @@ export class AppointmentsController {
   })
   @ApiOkResponse({ type: AppointmentListDto })
   @ApiProblemResponses(400)
-  async list(
-    @CurrentAuth() auth: AuthContext,
-    @Query() query: ListAppointmentsQueryDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AppointmentListDto> {
-    void reply.header('cache-control', 'no-store');
+  list(@CurrentAuth() auth: AuthContext, @Query() query: ListAppointmentsQueryDto): Promise<AppointmentListDto> {
     return this.appointments.list(auth, query, pageRequest(query));
   }
 
@@ -74,8 +66,7 @@ export class AppointmentsController {
     const { appointment, provider } = await this.appointments.getWithProvider(auth, id);
     void reply
       .type('text/calendar; charset=utf-8')
-      .header('content-disposition', `attachment; filename="appointment-${appointment.id}.ics"`)
-      .header('cache-control', 'no-store');
+      .header('content-disposition', `attachment; filename="appointment-${appointment.id}.ics"`);
     return appointmentCalendar(appointment, provider, auth.tenantName);
   }
 
@@ -84,8 +75,7 @@ export class AppointmentsController {
   @ApiOperation({ summary: 'Read an appointment' })
   @ApiOkResponse({ type: AppointmentDto })
   @ApiProblemResponses(404)
-  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppointmentDto> {
-    void reply.header('cache-control', 'no-store');
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<AppointmentDto> {
     return this.appointments.get(auth, id);
   }
 
@@ -98,13 +88,7 @@ export class AppointmentsController {
   })
   @ApiOkResponse({ type: AppointmentDto })
   @ApiProblemResponses(400, 404, 409)
-  update(
-    @CurrentAuth() auth: AuthContext,
-    @IdParam() id: string,
-    @Body() body: UpdateAppointmentDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AppointmentDto> {
-    void reply.header('cache-control', 'no-store');
+  update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateAppointmentDto): Promise<AppointmentDto> {
     return this.appointments.update(auth, id, body);
   }
 }

@@ -214,7 +214,7 @@ export class AppointmentsService {
 
   private async patientOrNull(auth: AuthContext, id: string): Promise<PatientDto | null> {
     try {
-      return (await this.patients.get(auth, id)).patient;
+      return (await this.patients.get(auth, id)).body;
     } catch (err) {
       if (err instanceof PatientNotFoundException) return null;
       throw err;
