@@ -34,11 +34,13 @@ describe('toProblem', () => {
     expect(toProblem(media).body.code).toBe('unsupported_media_type');
   });
 
-  it('answers 400 for every PostgreSQL data exception (SQLSTATE class 22), never 500', () => {
+  it('answers 400 for every PostgreSQL data exception (SQLSTATE class 22) and a null for a NOT NULL column, never 500', () => {
     for (const code of ['22P02', '22021', '22P05', '22003', '22007', '22008', '22009']) {
       const error = new QueryFailedError('SELECT', [], Object.assign(new Error('invalid input'), { code }));
       expect([code, toProblem(error).body]).toEqual([code, expect.objectContaining({ status: 400, code: 'validation_failed' })]);
     }
+    const nullSent = new QueryFailedError('UPDATE', [], Object.assign(new Error('null value in column'), { code: '23502' }));
+    expect(toProblem(nullSent).body).toMatchObject({ status: 400, code: 'validation_failed' });
     const fault = new QueryFailedError('SELECT', [], Object.assign(new Error('relation does not exist'), { code: '42P01' }));
     expect(toProblem(fault).body.status).toBe(500);
   });

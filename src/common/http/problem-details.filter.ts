@@ -109,9 +109,11 @@ export function toProblem(exception: unknown): Problem {
   }
   // SQLSTATE class 22 (data exception): a value the client sent that PostgreSQL cannot take (out of
   // range, malformed, NUL in text) and that slipped past validation. The client's fault, not ours.
-  if (sqlStateOf(exception)?.startsWith('22')) {
-    return problem('validation_failed', 'A value in the request is malformed or out of range');
-  }
+  const sqlState = sqlStateOf(exception);
+  if (sqlState?.startsWith('22')) return problem('validation_failed', 'A value in the request is malformed or out of range');
+  // 23502 (not-null violation): a null the client sent for a value the record cannot lack, which a DTO's
+  // @IsOptional() let through (it passes null as well as undefined).
+  if (sqlState === '23502') return problem('validation_failed', 'A value the record requires is null or missing');
   if (isUnavailable(exception) || isUnavailable((exception as { driverError?: unknown })?.driverError)) {
     const p = problem('service_unavailable', 'A backing service is unavailable; try again shortly');
     p.headers['retry-after'] = '1';
