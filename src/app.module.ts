@@ -10,6 +10,8 @@ import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { FormsModule } from './modules/forms/forms.module';
+import { AuditModule } from './modules/audit/audit.module';
+import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
@@ -34,6 +36,8 @@ export class AppModule {
         PatientsModule,
         SchedulingModule,
         FormsModule,
+        EventsModule,
+        AuditModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

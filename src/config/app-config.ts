@@ -114,9 +114,57 @@ class EnvironmentVariables {
   @Min(1)
   @Max(600)
   QUEUE_STALLED_CHECK_SECONDS?: number = undefined;
+
+  /** Development and tests only: lets webhook URLs be http and resolve to loopback or private addresses. */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_URLS = false;
+
+  /** How long one webhook delivery attempt may take before it counts as failed. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /** The first retry's delay; each later one doubles, capped at 720 times this (6 hours by default). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(3_600_000)
+  WEBHOOK_RETRY_BASE_MS = 30_000;
+
+  /** Attempts per delivery; with the default base, 14 attempts span about 26 hours. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(50)
+  WEBHOOK_MAX_ATTEMPTS = 14;
+
+  /** How often a worker moves committed events from the outbox into delivery jobs. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(60_000)
+  EVENTS_RELAY_INTERVAL_MS = 500;
+
+  /** How often buffered audit-log entries are written (and always at a graceful shutdown). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(600_000)
+  AUDIT_FLUSH_INTERVAL_MS = 1_000;
 }
 
 export class ConfigError extends Error {}
+
+export interface WebhookSettings {
+  allowPrivateUrls: boolean;
+  timeoutMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  relayIntervalMs: number;
+}
 
 export interface RateLimitWindow {
   name: 'second' | 'hour' | 'day';
@@ -141,6 +189,14 @@ export class AppConfig {
     readonly idempotency: { ttlMs: number; lockMs: number },
     /** Unset: each queue's own policy. */
     readonly queues: { lockDurationMs?: number; stalledIntervalMs?: number } = {},
+    readonly webhooks: WebhookSettings = {
+      allowPrivateUrls: false,
+      timeoutMs: 10_000,
+      retryBaseMs: 30_000,
+      maxAttempts: 14,
+      relayIntervalMs: 500,
+    },
+    readonly audit: { flushIntervalMs: number } = { flushIntervalMs: 1_000 },
   ) {}
 
   /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
@@ -208,5 +264,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       lockDurationMs: vars.QUEUE_LOCK_SECONDS !== undefined ? vars.QUEUE_LOCK_SECONDS * 1000 : undefined,
       stalledIntervalMs: vars.QUEUE_STALLED_CHECK_SECONDS !== undefined ? vars.QUEUE_STALLED_CHECK_SECONDS * 1000 : undefined,
     },
+    {
+      allowPrivateUrls: vars.WEBHOOK_ALLOW_PRIVATE_URLS,
+      timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
+      maxAttempts: vars.WEBHOOK_MAX_ATTEMPTS,
+      relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
+    },
+    { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS },
   );
 }

@@ -104,22 +104,35 @@ export abstract class TenantEntityRepository<T extends TenantOwnedEntity> extend
    * One page of a query, newest first by `createdAt` then id. The cursor is the last row's position,
    * so rows inserted meanwhile neither repeat nor push others out of the next page.
    */
-  async paginate(query: SelectQueryBuilder<T>, page: PageRequest): Promise<Page<T>> {
-    const alias = query.alias;
-    if (page.after) {
-      query.andWhere(`(${alias}.created_at, ${alias}.id) < (:cursorAt, :cursorId)`, {
-        cursorAt: page.after.value,
-        cursorId: page.after.id,
-      });
-    }
-    const rows = await query
-      .orderBy(`${alias}.created_at`, 'DESC')
-      .addOrderBy(`${alias}.id`, 'DESC')
-      .take(page.limit + 1)
-      .getMany();
-    const items = rows.slice(0, page.limit);
-    const last = items[items.length - 1];
-    const next: Cursor | undefined = rows.length > page.limit && last ? { value: last.createdAt.toISOString(), id: last.id } : undefined;
-    return { items, nextCursor: next ? encodeCursor(next) : null };
+  paginate(query: SelectQueryBuilder<T>, page: PageRequest): Promise<Page<T>> {
+    return newestFirstPage(query, page, 'created_at', (row) => row.createdAt);
   }
+}
+
+/**
+ * One keyset page of a query, newest first by a timestamp column then id (for tables whose time column
+ * is not `created_at`, or that are not `TenantOwnedEntity`s).
+ */
+export async function newestFirstPage<T extends ObjectLiteral & { id: string }>(
+  query: SelectQueryBuilder<T>,
+  page: PageRequest,
+  column: string,
+  valueOf: (row: T) => Date,
+): Promise<Page<T>> {
+  const alias = query.alias;
+  if (page.after) {
+    query.andWhere(`(${alias}.${column}, ${alias}.id) < (:cursorAt, :cursorId)`, {
+      cursorAt: page.after.value,
+      cursorId: page.after.id,
+    });
+  }
+  const rows = await query
+    .orderBy(`${alias}.${column}`, 'DESC')
+    .addOrderBy(`${alias}.id`, 'DESC')
+    .take(page.limit + 1)
+    .getMany();
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  const next: Cursor | undefined = rows.length > page.limit && last ? { value: valueOf(last).toISOString(), id: last.id } : undefined;
+  return { items, nextCursor: next ? encodeCursor(next) : null };
 }

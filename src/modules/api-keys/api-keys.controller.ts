@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
@@ -18,6 +19,7 @@ export class ApiKeysController {
 
   @Get()
   @Authenticated({ scope: 'settings:read', roles: ['OWNER', 'ADMIN'] })
+  @Audited('api_key.list')
   @ApiOperation({ summary: "List the tenant's API keys of the caller's mode (never the secrets)" })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiProblemResponses(400)
@@ -30,6 +32,7 @@ export class ApiKeysController {
   // The answer carries the key's secret.
   @NoStore()
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
+  @Audited('api_key.create')
   @ApiOperation({
     summary: 'Create an API key; the key is in this response only',
     description: "The new key has the caller's mode; its role and scopes default to the caller's and may not exceed them (403 otherwise).",
@@ -43,6 +46,7 @@ export class ApiKeysController {
   @Delete(':keyId')
   @HttpCode(204)
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
+  @Audited('api_key.revoke', { idParam: 'keyId' })
   @ApiOperation({
     summary: 'Revoke an API key; it answers 401 from the next request on, on every instance',
     description: "A mode's last active (not revoked, not expired) OWNER key cannot be revoked: 409 last_owner_key.",

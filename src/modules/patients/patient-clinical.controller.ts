@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
@@ -28,6 +29,7 @@ export class PatientClinicalController {
 
   @Get()
   @Authenticated({ scope: 'patients:read' })
+  @Audited('patient.clinical.read')
   @ApiOperation({
     summary: "A patient's clinical data",
     description: 'Conditions, medications and encounters (FHIR R4 subset), oldest first, at most the 1,000 most recent of each.',
@@ -41,6 +43,7 @@ export class PatientClinicalController {
   @Post('conditions')
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
+  @Audited('patient.condition.create')
   @ApiOperation({ summary: 'Record a condition' })
   @ApiCreatedResponse({ type: ConditionDto })
   @ApiProblemResponses(400, 404)
@@ -51,6 +54,7 @@ export class PatientClinicalController {
   @Post('medications')
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
+  @Audited('patient.medication.create')
   @ApiOperation({ summary: 'Record a medication' })
   @ApiCreatedResponse({ type: MedicationDto })
   @ApiProblemResponses(400, 404)
@@ -61,6 +65,7 @@ export class PatientClinicalController {
   @Post('encounters')
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
+  @Audited('patient.encounter.create')
   @ApiOperation({ summary: 'Record an encounter', description: 'At most one encounter per appointmentId (409 encounter_exists).' })
   @ApiCreatedResponse({ type: EncounterDto })
   @ApiProblemResponses(400, 404, 409)

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { ApiProblemResponses } from '../../common/http/openapi';
@@ -15,6 +16,7 @@ export class PatientCustomFieldsController {
 
   @Get()
   @Authenticated({ scope: 'patients:read' })
+  @Audited('patient_custom_field.list')
   @ApiOperation({ summary: 'List the custom field definitions', description: 'Oldest first; not paginated (definitions are few).' })
   @ApiOkResponse({ type: CustomFieldListDto })
   list(@CurrentAuth() auth: AuthContext): Promise<CustomFieldListDto> {
@@ -25,6 +27,7 @@ export class PatientCustomFieldsController {
   // Definitions are read as a list only.
   @Created(() => ['patients', 'custom-fields'])
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
+  @Audited('patient_custom_field.create')
   @ApiOperation({
     summary: 'Define a custom field',
     description:

@@ -3,6 +3,7 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
@@ -20,6 +21,7 @@ export class PatientImportsController {
   constructor(private readonly imports: PatientImportsService) {}
 
   @Post()
+  @Audited('patient_import.create')
   @Accepted((answer: { jobId: string | null }) => (answer.jobId ? ['patients', 'bulk-import', answer.jobId] : undefined))
   @RouteConfig({ bodyLimit: BULK_IMPORT_BODY_LIMIT })
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
@@ -53,6 +55,7 @@ export class PatientImportsController {
 
   @Get(':jobId')
   @Authenticated({ scope: 'patients:read' })
+  @Audited('patient_import.read', { idParam: 'jobId' })
   @ApiOperation({ summary: "An import's progress and per-row errors" })
   @ApiOkResponse({ type: BulkImportJobDto })
   @ApiProblemResponses(404)

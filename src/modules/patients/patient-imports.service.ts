@@ -8,6 +8,7 @@ import { JobName } from '../../common/queue/queues';
 import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
+import { EventsService } from '../events/events.service';
 import { CustomFieldsService } from './custom-fields.service';
 import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportJobDto } from './dto/bulk-import.dto';
 import { ImportRowError, PatientImportJobEntity } from './entities/patient-import-job.entity';
@@ -16,6 +17,7 @@ import { PatientImportsRepository } from './patient-imports.repository';
 import { CustomFieldDefinition, generateJoiningCode } from './patient-rules';
 import { ImportNotFoundException } from './patients.exceptions';
 import { ImportRow, PatientConstraint, PatientsRepository } from './patients.repository';
+import { toDto as toPatientDto } from './patients.service';
 
 /** Rows per transaction: large enough for few round trips, small enough to keep locks and WAL bursts short. */
 export const IMPORT_BATCH_SIZE = 500;
@@ -57,6 +59,7 @@ export class PatientImportsService {
     private readonly imports: PatientImportsRepository,
     private readonly patients: PatientsRepository,
     private readonly customFields: CustomFieldsService,
+    private readonly events: EventsService,
   ) {}
 
   async submit(auth: AuthContext, rows: unknown[]): Promise<BulkImportAcceptedDto> {
@@ -168,7 +171,15 @@ export class PatientImportsService {
       try {
         await this.transactions.run(async (tx) => {
           const { created, updated } = await this.patients.upsertBatch(scope, checked.valid, tx);
-          const progress = { processed: size, created, updated, failed: checked.failed, errors: checked.errors };
+          await this.events.recordMany(tx, scope, 'patient.created', created.map(toPatientDto));
+          await this.events.recordMany(tx, scope, 'patient.updated', updated.map(toPatientDto));
+          const progress = {
+            processed: size,
+            created: created.length,
+            updated: updated.length,
+            failed: checked.failed,
+            errors: checked.errors,
+          };
           // Rolls the batch's writes back: committing them beside another worker's would duplicate rows.
           if (!(await this.imports.advance(scope, importId, from, progress, tx))) throw new CursorMoved();
         });

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { parseIfMatch } from '../../common/http/etag';
@@ -26,6 +27,7 @@ export class PatientsController {
   @Created((patient: PatientDto) => ['patients', patient.id])
   @WithETag()
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
+  @Audited('patient.create')
   @ApiOperation({
     summary: 'Create a patient',
     description:
@@ -42,6 +44,7 @@ export class PatientsController {
 
   @Get()
   @Authenticated({ scope: 'patients:read' })
+  @Audited('patient.list')
   @ApiOperation({
     summary: 'List patients, newest first',
     description:
@@ -55,6 +58,7 @@ export class PatientsController {
 
   @Get('tags')
   @Authenticated({ scope: 'patients:read' })
+  @Audited('patient.tags')
   @ApiOperation({ summary: 'Tags in use, with how many patients carry each', description: 'Most used first; at most 1,000 tags.' })
   @ApiOkResponse({ type: TagListDto })
   tags(@CurrentAuth() auth: AuthContext): Promise<TagListDto> {
@@ -64,6 +68,7 @@ export class PatientsController {
   @Get(':id')
   @WithETag()
   @Authenticated({ scope: 'patients:read' })
+  @Audited('patient.read')
   @ApiOperation({ summary: 'Read a patient' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
   @ApiProblemResponses(404)
@@ -74,6 +79,7 @@ export class PatientsController {
   @Put(':id')
   @WithETag()
   @Authenticated({ scope: 'patients:write' })
+  @Audited('patient.update')
   @ApiOperation({
     summary: 'Update a patient (merge)',
     description:

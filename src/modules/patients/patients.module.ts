@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
 import { ClinicalService } from './clinical.service';
 import { CustomFieldsRepository } from './custom-fields.repository';
@@ -27,6 +28,7 @@ import { PatientsService } from './patients.service';
       EncounterEntity,
       PatientImportJobEntity,
     ]),
+    EventsModule,
   ],
   // Static paths (tags, custom-fields, bulk-import) are registered before /patients/:id; Fastify's
   // router prefers static segments anyway.

@@ -145,7 +145,7 @@ const UPSERT_PATIENTS = (() => {
     ON CONFLICT (tenant_id, mode, external_id) WHERE external_id IS NOT NULL DO UPDATE SET
       ${updatable.map((f) => `${column(f)} = EXCLUDED.${column(f)}`).join(', ')},
       custom_fields = CASE WHEN t.id = EXCLUDED.id THEN EXCLUDED.custom_fields ELSE t.custom_fields || EXCLUDED.custom_fields END, version = t.version + 1, updated_at = EXCLUDED.updated_at
-    RETURNING (xmax = 0) AS inserted`;
+    RETURNING ${COLUMNS}, (xmax = 0) AS inserted`;
 })();
 
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -287,9 +287,15 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * current row in `src`); other rows are inserted. Answers how many rows were inserted and updated.
    * In the rare race where another writer inserts the same externalId between the read in `src` and the
    * insert, ON CONFLICT still turns the row into an update, with the row's values.
+   * Answers the rows as written, inserted and updated apart (their events are recorded in the same
+   * transaction).
    */
-  async upsertBatch(scope: TenantScope, rows: ImportRow[], tx?: EntityManager): Promise<{ created: number; updated: number }> {
-    if (!rows.length) return { created: 0, updated: 0 };
+  async upsertBatch(
+    scope: TenantScope,
+    rows: ImportRow[],
+    tx?: EntityManager,
+  ): Promise<{ created: PatientEntity[]; updated: PatientEntity[] }> {
+    if (!rows.length) return { created: [], updated: [] };
     const input = rows.map((r) => {
       const row: Record<string, unknown> = {
         id: r.id,
@@ -301,8 +307,13 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
       for (const f of FIELDS) row[column(f)] = r.values[f];
       return row;
     });
-    const result = await this.sql<{ inserted: boolean }[]>(scope, UPSERT_PATIENTS, [JSON.stringify(input), new Date()], tx);
-    const created = result.filter((r) => r.inserted).length;
-    return { created, updated: result.length - created };
+    const result = await this.sql<(PatientEntity & { inserted: boolean })[]>(
+      scope,
+      UPSERT_PATIENTS,
+      [JSON.stringify(input), new Date()],
+      tx,
+    );
+    const written = result.map(({ inserted, ...row }) => ({ inserted, row }));
+    return { created: written.filter((w) => w.inserted).map((w) => w.row), updated: written.filter((w) => !w.inserted).map((w) => w.row) };
   }
 }

@@ -7,6 +7,7 @@ import { Tagged } from '../../common/http/response-headers';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
 import { violates } from '../../database/database-errors';
 import { Transactions } from '../../database/transactions';
+import { EventsService } from '../events/events.service';
 import { CustomFieldsService } from './custom-fields.service';
 import { CreatePatientDto } from './dto/create-patient.dto';
 import { ListPatientsQueryDto } from './dto/list-patients.dto';
@@ -31,6 +32,7 @@ export class PatientsService {
     private readonly patients: PatientsRepository,
     private readonly customFields: CustomFieldsService,
     private readonly transactions: Transactions,
+    private readonly events: EventsService,
   ) {}
 
   async create(auth: AuthContext, dto: CreatePatientDto): Promise<PatientWithTag> {
@@ -40,7 +42,9 @@ export class PatientsService {
       try {
         return await this.transactions.run(async (tx) => {
           await this.checkCustomFields(auth, dto.customFields, tx);
-          return withTag(await this.patients.create(auth, values, generateJoiningCode(), tx));
+          const created = withTag(await this.patients.create(auth, values, generateJoiningCode(), tx));
+          await this.events.record(tx, auth, 'patient.created', created.body);
+          return created;
         });
       } catch (err) {
         if (violates(err, PatientConstraint.ExternalId)) throw new ExternalIdTakenException();
@@ -62,10 +66,14 @@ export class PatientsService {
   async update(auth: AuthContext, id: string, dto: UpdatePatientDto, ifMatch?: IfMatch): Promise<PatientWithTag> {
     const versions = ifMatch && !ifMatch.any ? ifMatch.versions : undefined;
     try {
-      const row = await this.transactions.run(async (tx) =>
-        this.patients.applyPatch(auth, id, await this.toPatch(auth, dto, tx), versions, tx),
-      );
-      if (row) return withTag(row);
+      const updated = await this.transactions.run(async (tx) => {
+        const row = await this.patients.applyPatch(auth, id, await this.toPatch(auth, dto, tx), versions, tx);
+        if (!row) return undefined;
+        const result = withTag(row);
+        await this.events.record(tx, auth, 'patient.updated', result.body);
+        return result;
+      });
+      if (updated) return updated;
     } catch (err) {
       if (violates(err, PatientConstraint.ExternalId)) throw new ExternalIdTakenException();
       throw err;

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseEnumPipe, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { ApiProblemResponses } from '../../common/http/openapi';
@@ -25,6 +26,7 @@ export class SettingsController {
 
   @Get(':section')
   @Authenticated({ scope: 'settings:read' })
+  @Audited('settings.read', { idParam: 'section' })
   @SECTION_DOC
   @ApiOperation({ summary: 'Read the portal, practice or brand settings' })
   @ApiOkResponse({ type: SettingsDto })
@@ -36,6 +38,7 @@ export class SettingsController {
   @Post(':section')
   @HttpCode(200)
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
+  @Audited('settings.update', { idParam: 'section' })
   @SECTION_DOC
   @ApiOperation({
     summary: 'Merge keys into the settings',

@@ -1,0 +1,39 @@
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+
+/** What an audited route records besides who, when, from where and the outcome. */
+export interface AuditSpec {
+  /** `<resourceType>.<verb>`, e.g. `patient.read`. */
+  action: string;
+  resourceType: string;
+  /** The path parameter naming the resource (default `id`); without one, a 201's Location names it. */
+  idParam: string;
+}
+
+export const AUDIT_METADATA = 'audit';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set by @Audited; read by the audit log's onResponse hook. */
+    audit?: AuditSpec;
+  }
+}
+
+/**
+ * Every request to this route leaves an audit-log entry (key, action, resource, status, request id, IP),
+ * whatever its outcome. One line per route: `@Audited('patient.read')`. The resource type defaults to
+ * the action's first segment.
+ *
+ * The spec rides in the Fastify route config, where a hook that also sees 403/429 answers (which no
+ * interceptor does) can read it. It is merged into the route config already set, so write it above a
+ * `@RouteConfig(...)`; the audit module refuses to start if a later `@RouteConfig` overwrote it.
+ */
+export function Audited(action: string, options: { resourceType?: string; idParam?: string } = {}): MethodDecorator {
+  const spec: AuditSpec = { action, resourceType: options.resourceType ?? action.split('.')[0], idParam: options.idParam ?? 'id' };
+  return (_target, _key, descriptor) => {
+    const handler = descriptor.value as object;
+    Reflect.defineMetadata(AUDIT_METADATA, spec, handler);
+    const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined) ?? {};
+    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, audit: spec }, handler);
+    return descriptor;
+  };
+}

@@ -1,0 +1,72 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, HttpAdapterHost, MetadataScanner } from '@nestjs/core';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import { AUDIT_METADATA } from '../../common/audit/audited.decorator';
+import { AuditWriter } from './audit.writer';
+
+/**
+ * Turns every answered request to an `@Audited` route into an audit entry. An `onResponse` hook sees the
+ * final status of every outcome, the guards' 403 and 429 included; requests without a verified key
+ * (401) have no tenant to record them for. The entry is buffered, never awaited by the request.
+ */
+@Injectable()
+export class AuditHook implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly writer: AuditWriter,
+  ) {}
+
+  onModuleInit(): void {
+    this.assertSpecsReachRoutes();
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    fastify?.addHook('onResponse', async (request, reply) => this.record(request, reply));
+  }
+
+  record(request: FastifyRequest, reply: FastifyReply): void {
+    const spec = request.routeOptions.config?.audit;
+    const auth = request.auth;
+    if (!spec || !auth) return;
+    this.writer.write({
+      id: uuidv7(),
+      tenantId: auth.tenantId,
+      mode: auth.mode,
+      at: new Date(),
+      apiKeyId: auth.apiKeyId,
+      action: spec.action,
+      resourceType: spec.resourceType,
+      resourceId: resourceIdOf(request, reply, spec.idParam),
+      status: reply.statusCode,
+      requestId: String(request.id).slice(0, 128),
+      ip: request.ip?.slice(0, 64) ?? null,
+    });
+  }
+
+  /** A `@RouteConfig` written above `@Audited` replaces the route config it merged into: refuse to start. */
+  private assertSpecsReachRoutes(): void {
+    for (const wrapper of this.discovery.getControllers()) {
+      const prototype = wrapper.metatype?.prototype as Record<string, object> | undefined;
+      if (!prototype) continue;
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        if (!Reflect.getMetadata(AUDIT_METADATA, handler)) continue;
+        const config = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as { audit?: unknown } | undefined;
+        if (!config?.audit) throw new Error(`${wrapper.name}.${name}: @RouteConfig overwrote @Audited; write @Audited above it`);
+      }
+    }
+  }
+}
+
+/** The path parameter naming the resource, else the id at the end of a create's (or accepted job's) Location. */
+function resourceIdOf(request: FastifyRequest, reply: FastifyReply, idParam: string): string | null {
+  const params = request.params as Record<string, string> | undefined;
+  const fromPath = params?.[idParam];
+  if (fromPath) return fromPath.slice(0, 255);
+  const location = reply.getHeader('location');
+  if (typeof location === 'string' && (reply.statusCode === 201 || reply.statusCode === 202))
+    return location.split('/').pop()?.slice(0, 255) || null;
+  return null;
+}

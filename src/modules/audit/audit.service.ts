@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { PageRequest } from '../../common/http/pagination';
+import { timeRange } from '../../common/http/time-range';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { AuditRepository } from './audit.repository';
+import { AuditEntryDto, AuditLogDto, ListAuditLogQueryDto } from './dto/audit-entry.dto';
+import { AuditEntryEntity } from './entities/audit-entry.entity';
+
+@Injectable()
+export class AuditService {
+  constructor(private readonly audit: AuditRepository) {}
+
+  async list(scope: TenantScope, query: ListAuditLogQueryDto, page: PageRequest): Promise<AuditLogDto> {
+    const { resourceId, resourceType, apiKeyId, action } = query;
+    const result = await this.audit.list(scope, { resourceId, resourceType, apiKeyId, action, ...timeRange(query) }, page);
+    return { entries: result.items.map(toDto), nextCursor: result.nextCursor };
+  }
+}
+
+function toDto(e: AuditEntryEntity): AuditEntryDto {
+  return {
+    id: e.id,
+    at: e.at.toISOString(),
+    apiKeyId: e.apiKeyId,
+    action: e.action,
+    resourceType: e.resourceType,
+    resourceId: e.resourceId,
+    status: e.status,
+    requestId: e.requestId,
+    ip: e.ip,
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * Every event type the API emits (contract section 5). A module adds its type here, then records it in
+ * the transaction of its change with `events.record(tx, auth, 'its.type', dto)`.
+ */
+export const EVENT_TYPES = [
+  'patient.created',
+  'patient.updated',
+  'appointment.booked',
+  'appointment.updated',
+  'form.submitted',
+  'email.sent',
+  'email.failed',
+  'sequence.enrollment.created',
+  'sequence.enrollment.completed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Sent by POST /webhooks/{id}/test to that endpoint only; no endpoint subscribes to it. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+export type AnyEventType = EventType | typeof TEST_EVENT_TYPE;

@@ -1,0 +1,42 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../common/audit/audited.decorator';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { pageRequest } from '../../common/http/pagination';
+import { NoStore } from '../../common/http/response-headers';
+import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
+import { EventsService } from './events.service';
+
+@ApiTags('Events')
+@Controller('events')
+@NoStore() // events carry patient data
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  @Get()
+  @Authenticated({ scope: 'webhooks:read' })
+  @Audited('event.list')
+  @ApiOperation({
+    summary: 'List events, newest first',
+    description: 'Events carry the resource as the API returned it when the event happened. Filter by `type` and a `from`/`to` range.',
+  })
+  @ApiOkResponse({ type: EventListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {
+    return this.events.list(auth, query, pageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'webhooks:read' })
+  @Audited('event.read')
+  @ApiOperation({ summary: 'Read an event' })
+  @ApiOkResponse({ type: EventDto })
+  @ApiProblemResponses(404)
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EventDto> {
+    return this.events.get(auth, id);
+  }
+}

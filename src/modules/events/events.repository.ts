@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { PageRequest } from '../../common/http/pagination';
+import { TimeRange } from '../../common/http/time-range';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { newestFirstPage, Page, TenantScopedRepository } from '../../database/tenant-scoped.repository';
+import { EventEntity } from './entities/event.entity';
+
+export interface NewEvent {
+  id: string;
+  type: string;
+  payload: object;
+  createdAt: Date;
+}
+
+@Injectable()
+export class EventsRepository extends TenantScopedRepository<EventEntity> {
+  constructor(@InjectRepository(EventEntity) repository: Repository<EventEntity>) {
+    super(repository);
+  }
+
+  /** Inserts events of one scope in one statement, inside the caller's transaction. */
+  async insertMany(manager: EntityManager, scope: TenantScope, events: NewEvent[], dispatched = false): Promise<void> {
+    if (!events.length) return;
+    await this.sql(
+      scope,
+      `INSERT INTO events (id, tenant_id, mode, type, payload, created_at, dispatched_at)
+       SELECT e.id, $1, $2, e.type, e.payload, e.created_at, CASE WHEN $4 THEN e.created_at END
+         FROM jsonb_to_recordset($3::jsonb) AS e(id uuid, type text, payload jsonb, created_at timestamptz)`,
+      [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, payload: e.payload, created_at: e.createdAt }))), dispatched],
+      manager,
+    );
+  }
+
+  list(scope: TenantScope, filters: { type?: string } & TimeRange, page: PageRequest): Promise<Page<EventEntity>> {
+    const q = this.query(scope, 'e');
+    if (filters.type) q.andWhere('e.type = :type', { type: filters.type });
+    if (filters.from) q.andWhere('e.created_at >= :from', { from: filters.from });
+    if (filters.to) q.andWhere('e.created_at <= :to', { to: filters.to });
+    return newestFirstPage(q, page, 'created_at', (e) => e.createdAt);
+  }
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
+import { EntityManager } from 'typeorm';
+import { PageRequest } from '../../common/http/pagination';
+import { NotFoundException } from '../../common/http/problem';
+import { timeRange } from '../../common/http/time-range';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
+import { EventEntity } from './entities/event.entity';
+import { AnyEventType, EventType } from './event-types';
+import { EventsRepository } from './events.repository';
+
+/**
+ * The events outbox. A module records an event inside the transaction of the change it reports, so the
+ * event commits with the change or not at all:
+ *
+ *   await this.events.record(tx, auth, 'patient.created', patientDto);
+ *
+ * A worker's relay later turns committed events into webhook deliveries (webhooks module).
+ */
+@Injectable()
+export class EventsService {
+  constructor(private readonly events: EventsRepository) {}
+
+  /** Records one event in `tx`; answers its id. `payload` is the resource as the API returns it. */
+  async record(tx: EntityManager, scope: TenantScope, type: EventType, payload: object): Promise<string> {
+    const [id] = await this.recordMany(tx, scope, type, [payload]);
+    return id;
+  }
+
+  /** Records one event per payload, in one statement (bulk writes). */
+  async recordMany(tx: EntityManager, scope: TenantScope, type: EventType, payloads: object[]): Promise<string[]> {
+    return this.insert(tx, scope, type, payloads, false);
+  }
+
+  /** An event that is delivered by hand rather than fanned out by the relay (webhook tests). */
+  async recordUndispatchable(tx: EntityManager, scope: TenantScope, type: AnyEventType, payload: object): Promise<string> {
+    const [id] = await this.insert(tx, scope, type, [payload], true);
+    return id;
+  }
+
+  async list(scope: TenantScope, query: ListEventsQueryDto, page: PageRequest): Promise<EventListDto> {
+    const result = await this.events.list(scope, { type: query.type, ...timeRange(query) }, page);
+    return { events: result.items.map(toEventDto), nextCursor: result.nextCursor };
+  }
+
+  async get(scope: TenantScope, id: string): Promise<EventDto> {
+    const event = await this.events.findById(scope, id);
+    if (!event) throw new NotFoundException('The event');
+    return toEventDto(event);
+  }
+
+  async find(scope: TenantScope, id: string): Promise<EventEntity | null> {
+    return this.events.findById(scope, id);
+  }
+
+  private async insert(tx: EntityManager, scope: TenantScope, type: string, payloads: object[], dispatched: boolean): Promise<string[]> {
+    const createdAt = new Date();
+    const rows = payloads.map((payload) => ({ id: uuidv7(), type, payload, createdAt }));
+    await this.events.insertMany(tx, scope, rows, dispatched);
+    return rows.map((r) => r.id);
+  }
+}
+
+export function toEventDto(event: EventEntity): EventDto {
+  return { id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.payload };
+}
