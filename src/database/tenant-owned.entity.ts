@@ -1,4 +1,5 @@
-import { Column, PrimaryColumn } from 'typeorm';
+import { Check, Column, PrimaryColumn } from 'typeorm';
+import { References } from './references';
 /** Test or live: every tenant's data exists twice, once per mode, and a key sees only its own mode's. */
 export type Mode = 'test' | 'live';
 export const MODES: readonly Mode[] = ['test', 'live'];
@@ -9,10 +10,17 @@ export interface TenantScope {
   mode: Mode;
 }
 
-/** Columns of a row owned by one tenant in one mode (test or live). */
+/**
+ * Columns of a row owned by one tenant in one mode (test or live), with the constraints every migration
+ * gives them: `tenant_id REFERENCES tenants ON DELETE CASCADE` and `CHECK (mode IN ('test', 'live'))`.
+ */
+@Check(`"mode" IN ('test', 'live')`)
 export abstract class TenantOwned implements TenantScope {
   @Column('uuid')
   tenantId!: string;
+
+  @References('TenantEntity', 'tenant_id', 'CASCADE')
+  readonly tenantFk?: never;
 
   @Column({ type: 'varchar', length: 4 })
   mode!: Mode;

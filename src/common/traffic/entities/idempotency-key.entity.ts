@@ -1,8 +1,9 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TenantOwned } from '../../../database/tenant-owned.entity';
 
 /** One API key's use of one Idempotency-Key (see migrations/1763900000000-IdempotencyKeys.ts). */
 @Entity('idempotency_keys')
+@Check(`"state" IN ('running', 'done')`)
 @Index('UQ_IDEMPOTENCY_KEYS_TENANT_MODE_API_KEY_KEY', ['tenantId', 'mode', 'apiKeyId', 'keyHash'], { unique: true })
 export class IdempotencyKeyEntity extends TenantOwned {
   @PrimaryColumn('uuid')

@@ -1,9 +1,10 @@
-import { Column, Entity, Index } from 'typeorm';
+import { Check, Column, Entity, Index } from 'typeorm';
 import type { Role, Scope } from '../../../common/auth/auth.types';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 
 /** An API key. Only the SHA-256 of the whole key is stored; the key is shown once, at creation. */
 @Entity('api_keys')
+@Check(`"role" IN ('OWNER', 'ADMIN', 'STAFF')`)
 @Index('IDX_API_KEYS_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
 export class ApiKeyEntity extends TenantOwnedEntity {
   @Index('UQ_API_KEYS_KEY_HASH', { unique: true })

@@ -1,4 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
+import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 
 /** A completed form: the normalised answers and the version of the form they answered. */
@@ -11,11 +12,17 @@ export class FormSubmissionEntity extends TenantOwnedEntity {
   @Column('uuid')
   formId!: string;
 
+  @References('FormEntity', 'form_id', 'CASCADE')
+  readonly formFk?: never;
+
   @Column({ type: 'integer' })
   formVersion!: number;
 
   @Column({ type: 'uuid', nullable: true })
   patientId!: string | null;
+
+  @References('PatientEntity', 'patient_id', 'SET NULL')
+  readonly patientFk?: never;
 
   /** By field id; `values` is a reserved word in SQL. */
   @Column({ type: 'jsonb' })

@@ -1,4 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
+import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 import type { FieldDefinition } from '../form-rules';
 
@@ -8,6 +9,9 @@ import type { FieldDefinition } from '../form-rules';
 export class FormVersionEntity extends TenantOwnedEntity {
   @Column('uuid')
   formId!: string;
+
+  @References('FormEntity', 'form_id', 'CASCADE')
+  readonly formFk?: never;
 
   @Column({ type: 'integer' })
   version!: number;

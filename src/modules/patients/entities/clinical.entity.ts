@@ -1,14 +1,19 @@
-import { Column, Entity } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 
 /** Columns every clinical item has: the tenant scope and the patient it belongs to. */
 abstract class ClinicalEntity extends TenantOwnedEntity {
   @Column('uuid')
   patientId!: string;
+
+  @References('PatientEntity', 'patient_id', 'CASCADE')
+  readonly patientFk?: never;
 }
 
 /** FHIR R4 Condition, the subset of the contract. */
 @Entity('patient_conditions')
+@Index('IDX_PATIENT_CONDITIONS_PATIENT', ['tenantId', 'mode', 'patientId', 'recordedAt'])
 export class ConditionEntity extends ClinicalEntity {
   @Column({ type: 'varchar', length: 64, nullable: true })
   code!: string | null;
@@ -31,6 +36,7 @@ export class ConditionEntity extends ClinicalEntity {
 
 /** FHIR R4 MedicationStatement, the subset of the contract. */
 @Entity('patient_medications')
+@Index('IDX_PATIENT_MEDICATIONS_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt'])
 export class MedicationEntity extends ClinicalEntity {
   @Column({ type: 'varchar', length: 500 })
   name!: string;
@@ -53,6 +59,8 @@ export class MedicationEntity extends ClinicalEntity {
 
 /** FHIR R4 Encounter, the subset of the contract. */
 @Entity('patient_encounters')
+@Index('IDX_PATIENT_ENCOUNTERS_PATIENT', ['tenantId', 'mode', 'patientId', 'datetime'])
+@Index('UQ_PATIENT_ENCOUNTERS_APPOINTMENT', ['tenantId', 'mode', 'appointmentId'], { unique: true, where: 'appointment_id IS NOT NULL' })
 export class EncounterEntity extends ClinicalEntity {
   @Column({ type: 'uuid', nullable: true })
   appointmentId!: string | null;

@@ -1,4 +1,4 @@
-import { Column, Entity } from 'typeorm';
+import { Check, Column, Entity } from 'typeorm';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
@@ -15,6 +15,7 @@ export interface ImportRowError {
  * transaction as each batch's writes, so a retried job resumes exactly where the last commit left off.
  */
 @Entity('patient_import_jobs')
+@Check(`"status" IN ('queued', 'running', 'completed', 'failed')`)
 export class PatientImportJobEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 10 })
   status!: ImportStatus;
@@ -22,19 +23,19 @@ export class PatientImportJobEntity extends TenantOwnedEntity {
   @Column({ type: 'integer' })
   total!: number;
 
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 0 })
   processed!: number;
 
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 0 })
   created!: number;
 
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 0 })
   updated!: number;
 
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 0 })
   failed!: number;
 
-  @Column({ type: 'jsonb' })
+  @Column({ type: 'jsonb', default: () => "'[]'" })
   errors!: ImportRowError[];
 
   /** The submitted rows; only the worker reads them (select: false keeps them out of status reads). */

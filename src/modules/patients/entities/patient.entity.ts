@@ -1,13 +1,27 @@
-import { Column, Entity, Index } from 'typeorm';
+import { Check, Column, Entity, Index } from 'typeorm';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 import type { PatientStatus, PatientType } from '../patient-rules';
 
+/** What `search_text` is generated from (the same text as the migration's, which the search index serves). */
+export const PATIENT_SEARCH_TEXT =
+  "lower(first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || joining_code)";
+
 /**
- * A patient of one tenant in one mode. Indexes and the generated `search_text` column are created by the
- * migration (1763800000000-Patients), which says which index serves which filter.
+ * A patient of one tenant in one mode. The migration (1763800000000-Patients) says which index serves
+ * which filter; the GIN and expression indexes TypeORM cannot express are declared with
+ * `synchronize: false` (named, so that migration:generate neither drops nor recreates them).
  */
 @Entity('patients')
 @Index('IDX_PATIENTS_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
+@Index('IDX_PATIENTS_TENANT_MODE_UPDATED', ['tenantId', 'mode', 'updatedAt'])
+@Index('IDX_PATIENTS_TENANT_MODE_BIRTH', ['tenantId', 'mode', 'dateOfBirth'], { where: 'date_of_birth IS NOT NULL' })
+@Index('UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID', ['tenantId', 'mode', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
+@Index('UQ_PATIENTS_TENANT_JOINING_CODE', ['tenantId', 'joiningCode'], { unique: true })
+@Index('IDX_PATIENTS_TENANT_SEARCH', { synchronize: false })
+@Index('IDX_PATIENTS_TENANT_TAGS', { synchronize: false })
+@Index('IDX_PATIENTS_TENANT_MODE_EMAIL', { synchronize: false })
+@Check(`"patient_type" IN ('prospect', 'patient', 'lead')`)
+@Check(`"patient_status" IN ('active', 'inactive', 'archived', 'discharged')`)
 export class PatientEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 255, nullable: true })
   externalId!: string | null;
@@ -38,22 +52,34 @@ export class PatientEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 500, nullable: true })
   address!: string | null;
 
-  @Column({ type: 'varchar', length: 8 })
+  @Column({ type: 'varchar', length: 8, default: 'prospect' })
   patientType!: PatientType;
 
-  @Column({ type: 'varchar', length: 10 })
+  @Column({ type: 'varchar', length: 10, default: 'active' })
   patientStatus!: PatientStatus;
 
-  @Column({ type: 'text', array: true })
+  @Column({ type: 'text', array: true, default: '{}' })
   tags!: string[];
 
-  @Column({ type: 'jsonb' })
+  @Column({ type: 'jsonb', default: () => "'{}'" })
   customFields!: Record<string, unknown>;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: 'boolean', default: false })
   emailOptOut!: boolean;
 
   /** Incremented by every update; the ETag is derived from it. */
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 1 })
   version!: number;
+
+  /** Lower-cased names, email, phone and joining code: what `search` matches (trigram index). Never read. */
+  @Column({
+    type: 'text',
+    generatedType: 'STORED',
+    asExpression: PATIENT_SEARCH_TEXT,
+    nullable: true,
+    select: false,
+    insert: false,
+    update: false,
+  })
+  readonly searchText?: string;
 }

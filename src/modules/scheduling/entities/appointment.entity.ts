@@ -1,4 +1,5 @@
-import { Column, Entity, Exclusion, Index } from 'typeorm';
+import { Check, Column, Entity, Exclusion, Index } from 'typeorm';
+import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 import type { PatientEntity } from '../../patients/entities/patient.entity';
 import type { AppointmentStatus } from '../transitions';
@@ -15,12 +16,21 @@ import type { AppointmentStatus } from '../transitions';
   'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
   `USING gist (provider_id WITH =, tstzrange(starts_at, ends_at, '[)') WITH &&) WHERE (status IN ('scheduled', 'confirmed'))`,
 )
+@Check(`"ends_at" > "starts_at"`)
+@Check(`"duration" BETWEEN 5 AND 480`)
+@Check(`"status" IN ('scheduled', 'confirmed', 'completed', 'cancelled', 'no_show')`)
 export class AppointmentEntity extends TenantOwnedEntity {
   @Column('uuid')
   patientId!: string;
 
+  @References('PatientEntity', 'patient_id', 'CASCADE')
+  readonly patientFk?: never;
+
   @Column('uuid')
   providerId!: string;
+
+  @References('ProviderEntity', 'provider_id')
+  readonly providerFk?: never;
 
   @Column({ type: 'timestamptz', precision: 3 })
   startsAt!: Date;
