@@ -16,6 +16,7 @@ import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { SettingsModule } from './modules/settings/settings.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { WorkersModule } from './workers.module';
 
@@ -38,6 +39,7 @@ export class AppModule {
         FormsModule,
         EventsModule,
         AuditModule,
+        WebhooksModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

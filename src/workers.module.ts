@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { QueueWorkersModule } from './common/queue/queue-workers.module';
 import { PatientsWorkersModule } from './modules/patients/patients-workers.module';
+import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.module';
 
 /**
  * The queue processors. Imported by the API process unless WORKERS=off, and by dist/worker.js alone.
  * Each domain module that owns jobs adds its processor module here (its queue and jobs go in
  * src/common/queue/queues.ts).
  */
-@Module({ imports: [QueueWorkersModule, PatientsWorkersModule] })
+@Module({ imports: [QueueWorkersModule, PatientsWorkersModule, WebhooksWorkersModule] })
 export class WorkersModule {}

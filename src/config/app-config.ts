@@ -134,12 +134,12 @@ class EnvironmentVariables {
   @Max(3_600_000)
   WEBHOOK_RETRY_BASE_MS = 30_000;
 
-  /** Attempts per delivery; with the default base, 14 attempts span about 26 hours. */
+  /** Attempts per delivery; with the default base, 15 attempts span 26 to 39 hours (jitter). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(50)
-  WEBHOOK_MAX_ATTEMPTS = 14;
+  WEBHOOK_MAX_ATTEMPTS = 15;
 
   /** How often a worker moves committed events from the outbox into delivery jobs. */
   @Transform(toInt)
@@ -154,6 +154,11 @@ class EnvironmentVariables {
   @Min(10)
   @Max(600_000)
   AUDIT_FLUSH_INTERVAL_MS = 1_000;
+
+  /** Benchmarks only (bench/audit.mjs measures the audit log's cost against it): false records nothing. */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  AUDIT_LOG_ENABLED = true;
 }
 
 export class ConfigError extends Error {}
@@ -193,10 +198,10 @@ export class AppConfig {
       allowPrivateUrls: false,
       timeoutMs: 10_000,
       retryBaseMs: 30_000,
-      maxAttempts: 14,
+      maxAttempts: 15,
       relayIntervalMs: 500,
     },
-    readonly audit: { flushIntervalMs: number } = { flushIntervalMs: 1_000 },
+    readonly audit: { flushIntervalMs: number; enabled: boolean } = { flushIntervalMs: 1_000, enabled: true },
   ) {}
 
   /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
@@ -271,6 +276,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxAttempts: vars.WEBHOOK_MAX_ATTEMPTS,
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
     },
-    { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS },
+    { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
   );
 }

@@ -30,8 +30,8 @@ export class JobQueue implements OnModuleInit {
     for (const name of Object.values(QueueName)) this.queues.set(name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
   }
 
-  /** Adds a job; a `jobId` makes a second add of the same id a no-op. */
-  async add<N extends JobName>(name: N, payload: JobPayloads[N], options: { jobId?: string } = {}): Promise<void> {
+  /** Adds a job (after `delay` ms if given); a `jobId` makes a second add of the same id a no-op. */
+  async add<N extends JobName>(name: N, payload: JobPayloads[N], options: { jobId?: string; delay?: number } = {}): Promise<void> {
     const queue = queueOf(name);
     await this.queue(queue).add(name, payload, { ...QUEUES[queue].jobOptions, ...options });
   }

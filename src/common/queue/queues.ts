@@ -8,12 +8,18 @@ import type { Mode } from '../../database/tenant-owned.entity';
  */
 export enum QueueName {
   PatientImports = 'patient-imports',
+  WebhookDeliveries = 'webhook-deliveries',
 }
 
 /** Job names, unique across queues (a handler is found by its job's name). */
 export enum JobName {
   /** Process a bulk import; jobId = the import's id, so adding it twice never runs it twice. */
   PatientImport = 'patient-import',
+  /**
+   * One attempt of one webhook delivery; jobId = `<deliveryId>_<attempt>[_tag]`. The attempt is claimed in
+   * PostgreSQL by its number, so a duplicated job sends nothing.
+   */
+  WebhookDelivery = 'webhook-delivery',
 }
 
 /** Each job's payload carries the tenant and mode it works for. */
@@ -23,8 +29,19 @@ export interface PatientImportPayload {
   mode: Mode;
 }
 
+export interface WebhookDeliveryPayload {
+  deliveryId: string;
+  tenantId: string;
+  mode: Mode;
+  /** The attempt this job makes (1 for the first). */
+  attempt: number;
+  /** A retry by hand (or a test event): its failure does not disable the endpoint. */
+  manual: boolean;
+}
+
 export interface JobPayloads {
   [JobName.PatientImport]: PatientImportPayload;
+  [JobName.WebhookDelivery]: WebhookDeliveryPayload;
 }
 
 /**
@@ -68,6 +85,27 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
       backoff: { type: 'exponential', delay: 2_000 },
       // The import's row in PostgreSQL is its record; Redis keeps recent jobs only for inspection.
       removeOnComplete: { count: 1_000 },
+      removeOnFail: { count: 5_000 },
+    },
+  },
+  [QueueName.WebhookDeliveries]: {
+    jobs: [JobName.WebhookDelivery],
+    worker: {
+      // An attempt is mostly waiting on the receiver (up to WEBHOOK_TIMEOUT_MS): many at once per worker.
+      concurrency: 50,
+      // Longer than an attempt's 10 s timeout plus its database writes.
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      // A stalled attempt runs again only if its claim in PostgreSQL has lapsed (see the deliverer).
+      maxStalledCount: 5,
+    },
+    jobOptions: {
+      // Retries here cover our own failures (database, Redis); the receiver's failures are recorded as
+      // attempts and scheduled as new delayed jobs with the webhook backoff (retry-schedule.ts).
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1_000 },
+      // The delivery and its attempts are recorded in PostgreSQL; finished jobs need not stay in Redis.
+      removeOnComplete: true,
       removeOnFail: { count: 5_000 },
     },
   },

@@ -4,6 +4,7 @@ import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constant
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { AUDIT_METADATA } from '../../common/audit/audited.decorator';
+import { AppConfig } from '../../config/app-config';
 import { AuditWriter } from './audit.writer';
 
 /**
@@ -18,10 +19,12 @@ export class AuditHook implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly writer: AuditWriter,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     this.assertSpecsReachRoutes();
+    if (!this.config.audit.enabled) return;
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     fastify?.addHook('onResponse', async (request, reply) => this.record(request, reply));
   }

@@ -1,0 +1,62 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { OutboxRelayRepository } from './outbox-relay.repository';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+
+/** Events fanned out per transaction. */
+const BATCH = 200;
+/** A pending delivery this late with no worker on it has lost its job. */
+const OVERDUE_GRACE_MS = 60_000;
+
+/**
+ * Moves committed events from the outbox into delivery jobs, every EVENTS_RELAY_INTERVAL_MS, in every
+ * worker process. Any number of relays may run at once: each event is fanned out by exactly one (see
+ * OutboxRelayRepository.dispatch). Jobs are added after the commit; if the process dies in between, the
+ * sweep of overdue deliveries adds them later, so nothing committed is lost.
+ */
+@Injectable()
+export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EventRelay.name);
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly relay: OutboxRelayRepository,
+    private readonly jobs: WebhookDeliveryJobs,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass: fans out every undispatched event, then re-enqueues overdue deliveries. */
+  async runOnce(): Promise<void> {
+    for (;;) {
+      const { events, deliveries } = await this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts);
+      await Promise.all(deliveries.map((d) => this.jobs.enqueue(d)));
+      if (events < BATCH) break;
+    }
+    const overdue = await this.relay.overdue(OVERDUE_GRACE_MS, 500);
+    // A new jobId per minute: the lost job's id may still be taken by a finished job.
+    const tag = `s${Math.floor(Date.now() / 60_000)}`;
+    await Promise.all(overdue.map((d) => this.jobs.enqueue(d, { tag })));
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((err: Error) => this.logger.warn(`event relay pass failed: ${err.name}`))
+        .finally(() => this.schedule());
+    }, this.config.webhooks.relayIntervalMs);
+    this.timer.unref();
+  }
+}

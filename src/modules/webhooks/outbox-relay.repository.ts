@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Mode } from '../../database/tenant-owned.entity';
+
+/** A delivery that needs a job: which one, for whom, and which attempt comes next. */
+export interface DueDelivery {
+  id: string;
+  tenantId: string;
+  mode: Mode;
+  attemptCount: number;
+}
+
+/**
+ * The relay's statements. They work across tenants by design (a worker serves every tenant): each row
+ * read carries its own tenant and mode, and every row written copies them from the event it comes from;
+ * a delivery is only ever created for an endpoint of the event's own tenant and mode (the join below).
+ */
+@Injectable()
+export class OutboxRelayRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Fans up to `limit` committed, undispatched events out into deliveries, one per subscribed enabled
+   * endpoint, and marks them dispatched, in one transaction. FOR UPDATE SKIP LOCKED hands each event to
+   * one relay; the unique (event, endpoint) index makes a second delivery impossible anyway.
+   */
+  async dispatch(limit: number, maxAttempts: number): Promise<{ events: number; deliveries: DueDelivery[] }> {
+    return this.dataSource.transaction(async (tx) => {
+      const events = await tx.query<{ id: string }[]>(
+        `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (!events.length) return { events: 0, deliveries: [] };
+      const ids = events.map((e) => e.id);
+      const deliveries = await this.createDeliveries(tx, ids, maxAttempts);
+      await tx.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+      return { events: events.length, deliveries };
+    });
+  }
+
+  private async createDeliveries(tx: EntityManager, eventIds: string[], maxAttempts: number): Promise<DueDelivery[]> {
+    const targets = await tx.query<{ eventId: string; endpointId: string; type: string; tenantId: string; mode: Mode }[]>(
+      `SELECT e.id AS "eventId", ep.id AS "endpointId", e.type, e.tenant_id AS "tenantId", e.mode
+         FROM events e
+         JOIN webhook_endpoints ep ON ep.tenant_id = e.tenant_id AND ep.mode = e.mode AND ep.enabled AND e.type = ANY(ep.events)
+        WHERE e.id = ANY($1::uuid[])
+        ORDER BY e.id, ep.id`,
+      [eventIds],
+    );
+    if (!targets.length) return [];
+    const rows = targets.map((t) => ({ id: uuidv7(), ...t }));
+    return tx.query<DueDelivery[]>(
+      `INSERT INTO webhook_deliveries (id, tenant_id, mode, endpoint_id, event_id, event_type, status, attempt_count, max_attempts,
+                                       next_attempt_at, created_at, updated_at)
+       SELECT r.id, r.tenant_id, r.mode, r.endpoint_id, r.event_id, r.type, 'pending', 0, $2, now(), now(), now()
+         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, tenant_id uuid, mode text, endpoint_id uuid, event_id uuid, type text)
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING
+       RETURNING id, tenant_id AS "tenantId", mode, attempt_count AS "attemptCount"`,
+      [
+        JSON.stringify(
+          rows.map((r) => ({
+            id: r.id,
+            tenant_id: r.tenantId,
+            mode: r.mode,
+            endpoint_id: r.endpointId,
+            event_id: r.eventId,
+            type: r.type,
+          })),
+        ),
+        maxAttempts,
+      ],
+    );
+  }
+
+  /**
+   * Pending deliveries whose next attempt is overdue by more than `graceMs` and that no worker holds: their
+   * job was lost (a process died between its commit and enqueueing the job), so they need one again.
+   */
+  overdue(graceMs: number, limit: number): Promise<DueDelivery[]> {
+    return this.dataSource.query<DueDelivery[]>(
+      `SELECT id, tenant_id AS "tenantId", mode, attempt_count AS "attemptCount" FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+          AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at LIMIT $2`,
+      [graceMs, limit],
+    );
+  }
+}

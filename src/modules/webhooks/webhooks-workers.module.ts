@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { EventRelay } from './event-relay';
+import { WebhookDeliverer } from './webhook-deliverer';
+import { WebhooksModule } from './webhooks.module';
+
+/** The outbox relay and the delivery job handler; imported by WorkersModule. */
+@Module({
+  imports: [WebhooksModule],
+  providers: [EventRelay, WebhookDeliverer],
+})
+export class WebhooksWorkersModule {}

@@ -1,0 +1,146 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Audited } from '../../common/audit/audited.decorator';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { PageQueryDto, pageRequest } from '../../common/http/pagination';
+import { Accepted, Created, NoStore } from '../../common/http/response-headers';
+import { WebhookDeliveryDto, WebhookDeliveryListDto } from './dto/delivery.dto';
+import { CreateWebhookDto, UpdateWebhookDto, WebhookDto, WebhookListDto, WebhookWithSecretDto } from './dto/webhook.dto';
+import { WebhooksService } from './webhooks.service';
+
+/** These POSTs take no body. */
+const NO_BODY = ApiBody({ required: false, description: 'No body', schema: { type: 'object', maxProperties: 0 } });
+
+const READ = { scope: 'webhooks:read' } as const;
+const WRITE = { scope: 'webhooks:write', roles: ['OWNER', 'ADMIN'] } as const;
+
+@ApiTags('Webhooks')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @Created((webhook: WebhookDto) => ['webhooks', webhook.id])
+  @NoStore()
+  @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
+  @Audited('webhook.create')
+  @ApiOperation({
+    summary: 'Register a webhook endpoint; its signing secret is in this response only',
+    description:
+      'The URL must be https and resolve to public addresses only (checked again at every delivery; redirects are not followed). Deliveries follow the Standard Webhooks specification: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`; the body is `{ type, timestamp, data }`. A delivery that does not answer 2xx within 10 seconds is retried with exponential backoff and jitter for more than 24 hours; after its last attempt fails, the endpoint is disabled.',
+  })
+  @ApiCreatedResponse({ type: WebhookWithSecretDto })
+  @ApiProblemResponses(400)
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateWebhookDto): Promise<WebhookWithSecretDto> {
+    return this.webhooks.create(auth, body);
+  }
+
+  @Get()
+  @Authenticated(READ)
+  @Audited('webhook.list')
+  @ApiOperation({ summary: 'List webhook endpoints, newest first' })
+  @ApiOkResponse({ type: WebhookListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<WebhookListDto> {
+    return this.webhooks.list(auth, pageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated(READ)
+  @Audited('webhook.read')
+  @ApiOperation({ summary: 'Read a webhook endpoint' })
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiProblemResponses(404)
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookDto> {
+    return this.webhooks.get(auth, id);
+  }
+
+  @Patch(':id')
+  @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
+  @Audited('webhook.update')
+  @ApiOperation({
+    summary: 'Change a webhook endpoint',
+    description: 'Omitted fields are unchanged. `enabled: true` re-enables an endpoint disabled after failed deliveries.',
+  })
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiProblemResponses(400, 404)
+  update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+    return this.webhooks.update(auth, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
+  @Audited('webhook.delete')
+  @ApiOperation({ summary: 'Delete a webhook endpoint and its delivery log' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblemResponses(404)
+  async delete(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<void> {
+    await this.webhooks.delete(auth, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @NO_BODY
+  @HttpCode(200)
+  @NoStore()
+  @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
+  @Audited('webhook.rotate_secret')
+  @ApiOperation({
+    summary: 'Replace the signing secret; the new one is in this response only',
+    description: 'For 24 hours deliveries carry a signature by the old secret too, so receivers can switch over without dropping any.',
+  })
+  @ApiOkResponse({ type: WebhookWithSecretDto })
+  @ApiProblemResponses(404)
+  rotateSecret(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookWithSecretDto> {
+    return this.webhooks.rotateSecret(auth, id);
+  }
+
+  @Post(':id/test')
+  @NO_BODY
+  @Accepted(() => undefined) // the attempt shows in GET /webhooks/{id}/deliveries
+  @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
+  @Audited('webhook.test')
+  @ApiOperation({ summary: 'Send a webhook.test event to this endpoint (one attempt, queued)' })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto })
+  @ApiProblemResponses(404)
+  sendTest(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookDeliveryDto> {
+    return this.webhooks.sendTest(auth, id);
+  }
+
+  @Get(':id/deliveries')
+  @Authenticated(READ)
+  @Audited('webhook.deliveries')
+  @ApiOperation({ summary: "The endpoint's deliveries, newest first, each with every attempt" })
+  @ApiOkResponse({ type: WebhookDeliveryListDto })
+  @ApiProblemResponses(400, 404)
+  deliveries(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<WebhookDeliveryListDto> {
+    return this.webhooks.deliveriesOf(auth, id, pageRequest(query));
+  }
+
+  @Post(':id/deliveries/:deliveryId/retry')
+  @NO_BODY
+  @Accepted(() => undefined) // the attempt shows in GET /webhooks/{id}/deliveries
+  @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
+  @Audited('webhook.retry')
+  @ApiOperation({
+    summary: 'Attempt a delivery once more, now',
+    description: 'Works on failed and succeeded deliveries too; a failed manual retry does not disable the endpoint.',
+  })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto })
+  @ApiProblemResponses(404)
+  retry(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @IdParam('deliveryId') deliveryId: string): Promise<WebhookDeliveryDto> {
+    return this.webhooks.retry(auth, id, deliveryId);
+  }
+}
