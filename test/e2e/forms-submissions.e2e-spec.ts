@@ -154,6 +154,12 @@ describe('Forms: submissions', () => {
       expect((await api.get(res.headers.location as string)).body.patientId).toBe(patient.id);
     });
 
+    it('treats patientId null as no patient', async () => {
+      const res = await submit(app, tenant.testKey, form.id, {}, { patientId: null });
+      expect(res.status).toBe(201);
+      expect((await api.get(res.headers.location as string)).body.patientId).toBeNull();
+    });
+
     it("refuses an unknown, malformed, other tenant's or other mode's patient with 400 naming patientId", async () => {
       const other = await createTenant(app);
       const foreign = await createPatient(app, other.testKey);

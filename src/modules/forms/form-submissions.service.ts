@@ -43,7 +43,7 @@ export class FormSubmissionsService {
     const form = await this.forms.require(auth, formId);
     if (!form.isActive) throw new FormInactiveException();
     const { values, problems } = checkSubmission(form.fields, dto.fields);
-    const patientId = dto.patientId === undefined ? null : dto.patientId.toLowerCase();
+    const patientId = dto.patientId == null ? null : dto.patientId.toLowerCase(); // null: no patient, as when absent
     if (patientId !== null && !(await this.patientExists(auth, patientId))) {
       problems.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
     }

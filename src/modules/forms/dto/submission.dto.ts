@@ -12,12 +12,12 @@ export class SubmitFormDto {
   @IsObject()
   fields!: Record<string, unknown>;
 
-  /** A patient of this tenant and mode to link the submission to. */
-  @ApiPropertyOptional({ format: 'uuid' })
+  /** A patient of this tenant and mode to link the submission to; `null` links none. */
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
   @IsOptional()
   @IsString()
   @MaxLength(64)
-  patientId?: string;
+  patientId?: string | null;
 }
 
 export class SubmissionResultDto {

@@ -42,7 +42,7 @@ export class UpdateFormDto {
   description?: string | null;
 
   /** An inactive form refuses submissions (409 form_inactive). */
-  @ApiPropertyOptional({ example: false })
+  @ApiPropertyOptional({ example: true })
   @present('isActive')
   @IsBoolean()
   isActive?: boolean;
