@@ -35,6 +35,8 @@ describe('Forms: submissions', () => {
     expect(res.headers.location).toBe(`${FORMS}/${form.id}/submissions/${res.body.submissionId}`);
     const got = await api.get(res.headers.location as string);
     expect(got.status).toBe(200);
+    // Patient data: no cache may keep it.
+    expect([res.headers['cache-control'], got.headers['cache-control']]).toEqual(['no-store', 'no-store']);
     expect(got.body).toEqual({
       id: res.body.submissionId,
       formId: form.id,
