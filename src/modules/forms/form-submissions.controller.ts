@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
@@ -20,6 +21,8 @@ export class FormSubmissionsController {
   @Post('submit')
   @Created((result: SubmissionResultDto, params) => ['forms', params.id, 'submissions', result.submissionId])
   @Authenticated({ scope: 'forms:write' })
+  // Submissions are patient data: writing and reading them is audited (the id is the submission's).
+  @Audited('form_submission.create', { idParam: 'submissionId' })
   @ApiOperation({
     summary: 'Submit a completed form',
     description:
@@ -36,6 +39,7 @@ export class FormSubmissionsController {
 
   @Get('submissions')
   @Authenticated({ scope: 'forms:read' })
+  @Audited('form_submission.list', { resourceType: 'form' })
   @ApiOperation({
     summary: "List a form's submissions, newest first",
     description: 'Filters: patientId, from and to (submission time; a bare date as `to` means the end of that day). Cursor pagination.',
@@ -48,6 +52,7 @@ export class FormSubmissionsController {
 
   @Get('submissions/:submissionId')
   @Authenticated({ scope: 'forms:read' })
+  @Audited('form_submission.read', { idParam: 'submissionId' })
   @ApiOperation({
     summary: 'Read a submission',
     description:

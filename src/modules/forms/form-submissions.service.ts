@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
-import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { ValidationFailedException } from '../../common/http/problem';
+import { timeRange } from '../../common/http/time-range';
 import { Transactions } from '../../database/transactions';
+import { EventsService } from '../events/events.service';
 import { PatientNotFoundException } from '../patients/patients.exceptions';
 import { PatientsService } from '../patients/patients.service';
 import {
@@ -21,7 +23,6 @@ import { FormsService } from './forms.service';
 import { FormSubmissionsRepository, SubmissionFilters } from './form-submissions.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Submissions of forms: validated against the form's current version, kept with that version. */
 @Injectable()
@@ -32,12 +33,14 @@ export class FormSubmissionsService {
     private readonly formRows: FormsRepository,
     private readonly submissions: FormSubmissionsRepository,
     private readonly patients: PatientsService,
+    private readonly events: EventsService,
   ) {}
 
   /**
    * Validates the answers against the form's current fields and records them with that version. The
    * submission row and the count's increment share one transaction, and the increment is one statement
    * that also re-checks isActive, so a form deactivated meanwhile refuses (409) and the count stays exact.
+   * The `form.submitted` event (the submission as GET returns it, without formFields) commits with them.
    */
   async submit(auth: AuthContext, formId: string, dto: SubmitFormDto): Promise<SubmissionResultDto> {
     const form = await this.forms.require(auth, formId);
@@ -52,6 +55,7 @@ export class FormSubmissionsService {
     return this.transactions.run(async (tx) => {
       const row = await this.submissions.record(auth, { formId, formVersion: form.version, patientId, answers: values }, tx);
       if (!(await this.formRows.countSubmission(auth, formId, tx))) throw new FormInactiveException();
+      await this.events.record(tx, auth, 'form.submitted', toDto(row));
       return { submissionId: row.id, message: 'Form submitted' };
     });
   }
@@ -81,19 +85,8 @@ export class FormSubmissionsService {
   }
 }
 
-/** A real instant PostgreSQL can compare (its timestamps end in the year 294276; ISO 8601 allows more). */
-const inRange = (d: Date): boolean => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999;
-
 function toFilters(query: ListSubmissionsQueryDto): SubmissionFilters {
-  const from = query.from ? new Date(query.from) : undefined;
-  // A bare date as the upper bound means the whole of that day.
-  const to = query.to ? new Date(DATE_ONLY.test(query.to) ? `${query.to}T23:59:59.999Z` : query.to) : undefined;
-  const errors: FieldError[] = [];
-  if (from && !inRange(from)) errors.push({ field: 'from', message: 'must be a date-time between the years 1 and 9999' });
-  if (to && !inRange(to)) errors.push({ field: 'to', message: 'must be a date-time between the years 1 and 9999' });
-  if (!errors.length && from && to && from > to) errors.push({ field: 'from', message: 'must not be after to' });
-  if (errors.length) throw new ValidationFailedException(errors);
-  return { patientId: query.patientId?.toLowerCase(), from, to };
+  return { patientId: query.patientId?.toLowerCase(), ...timeRange(query) };
 }
 
 function toDto(row: FormSubmissionEntity): SubmissionDto {

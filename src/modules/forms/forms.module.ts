@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { PatientsModule } from '../patients/patients.module';
 import { FormSubmissionEntity } from './entities/form-submission.entity';
 import { FormVersionEntity } from './entities/form-version.entity';
@@ -13,7 +14,7 @@ import { FormsService } from './forms.service';
 
 /** Form definitions with versions, and their submissions (linked to patients of the PatientsModule). */
 @Module({
-  imports: [TypeOrmModule.forFeature([FormEntity, FormVersionEntity, FormSubmissionEntity]), PatientsModule],
+  imports: [TypeOrmModule.forFeature([FormEntity, FormVersionEntity, FormSubmissionEntity]), PatientsModule, EventsModule],
   controllers: [FormsController, FormSubmissionsController],
   providers: [FormsRepository, FormVersionsRepository, FormSubmissionsRepository, FormsService, FormSubmissionsService],
   exports: [FormsService, FormSubmissionsService],

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../../common/http/pagination';
+import { IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { TimeRangePageQueryDto } from '../../../common/http/time-range';
 import { FormFieldOutDto } from './form.dto';
 
 const ANSWERS_EXAMPLE = { full_name: 'Ada Lovelace', email: 'ada@example.com', reason: 'Back pain', pain_level: 6, consent: true };
@@ -64,22 +64,10 @@ export class SubmissionListDto {
   nextCursor!: string | null;
 }
 
-/** GET /forms/{id}/submissions: a page, newest first. */
-export class ListSubmissionsQueryDto extends PageQueryDto {
+/** GET /forms/{id}/submissions: a page, newest first, narrowed to from..to (submission time) and a patient. */
+export class ListSubmissionsQueryDto extends TimeRangePageQueryDto {
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID('all', { message: 'must be a patient id' })
   patientId?: string;
-
-  /** Submitted at or after (date or date-time; a date means its start, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-01-01' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  from?: string;
-
-  /** Submitted at or before (date or date-time; a date means its end, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-12-31' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  to?: string;
 }

@@ -1,0 +1,67 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AuditWriter } from '../../src/modules/audit/audit.writer';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
+import { createForm, FORMS, submit } from '../helpers/forms';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+
+describe('Forms: form.submitted events and the audit of submissions', () => {
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+    tenant = await createTenant(app);
+    api = client(app, tenant.testKey);
+  });
+  afterAll(() => app.close());
+
+  it('emits form.submitted with the submission for each accepted submission, and none for a refused one', async () => {
+    const form = await createForm(app, tenant.testKey);
+    const patient = await createPatient(app, tenant.testKey);
+    const accepted = await submit(app, tenant.testKey, form.id, { pain: 4, phone: '+44 20 7946 0000' }, { patientId: patient.id });
+    expect((await submit(app, tenant.testKey, form.id, { pain: 40 })).status).toBe(400);
+    await api.patch(`${FORMS}/${form.id}`, { isActive: false });
+    expect((await submit(app, tenant.testKey, form.id, { pain: 4 })).status).toBe(409);
+
+    const events = (await api.get('/api/v1/events?type=form.submitted')).body.events;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'form.submitted',
+      data: {
+        id: accepted.body.submissionId,
+        formId: form.id,
+        formVersion: 1,
+        patientId: patient.id,
+        fields: { pain: 4, phone: '+442079460000' },
+      },
+    });
+    const other = await createTenant(app);
+    expect((await client(app, other.testKey).get('/api/v1/events?type=form.submitted')).body.events).toEqual([]);
+  });
+
+  it('audits submitting, listing and reading submissions, never their answers', async () => {
+    const form = await createForm(app, tenant.testKey);
+    const sent = await submit(app, tenant.testKey, form.id, { name: 'Ada Lovelace' });
+    const submissionId = sent.body.submissionId as string;
+    await api.get(`${FORMS}/${form.id}/submissions`);
+    await api.get(sent.headers.location as string);
+
+    const entries = async (query: string, expected: number): Promise<any[]> =>
+      eventually(async () => {
+        await app.get(AuditWriter).flush();
+        const res = await api.get(`/api/v1/settings/audit-log?${query}`);
+        expect(res.body.entries).toHaveLength(expected);
+        return res.body.entries;
+      });
+    const ofSubmission = await entries(`resourceId=${submissionId}`, 2);
+    expect(ofSubmission.map((e) => [e.action, e.resourceType, e.status])).toEqual([
+      ['form_submission.read', 'form_submission', 200],
+      ['form_submission.create', 'form_submission', 201],
+    ]);
+    const ofForm = await entries(`resourceId=${form.id}`, 1);
+    expect(ofForm.map((e) => [e.action, e.resourceType, e.status])).toEqual([['form_submission.list', 'form', 200]]);
+    expect(JSON.stringify([...ofSubmission, ...ofForm])).not.toMatch(/Ada|Lovelace/);
+  });
+});
