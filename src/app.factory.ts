@@ -1,12 +1,12 @@
 import helmet from '@fastify/helmet';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { Authenticator } from './common/auth/auth.types';
-import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
 import { registerJsonBodyParser } from './common/http/json-body';
 import { parseQuery } from './common/http/query';
 import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
@@ -16,10 +16,10 @@ import { SECURITY_HEADERS_OPTIONS } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { MetricsService } from './common/observability/metrics.service';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
-import { documentTrafficControl } from './common/traffic/openapi';
 import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
 import { AppConfig } from './config/app-config';
+import { buildOpenApiDocument } from './openapi';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 declare module 'fastify' {
@@ -27,6 +27,11 @@ declare module 'fastify' {
     /** Set with @RouteConfig({ bodyLimit }) on a route that takes larger bodies (bulk import). */
     bodyLimit?: number;
   }
+}
+
+/** /api/v1 on every route but the probes and metrics. Shared with the OpenAPI export, which builds no app. */
+export function setGlobalPrefix(app: INestApplication): void {
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
 }
 
 /** Builds the API application (not listening). Shared by main.ts and the e2e tests. */
@@ -54,7 +59,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   });
   app.useLogger(options.logger === false ? false : app.get(Logger));
   app.flushLogs();
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['health/live', 'health/ready', 'metrics'] });
+  setGlobalPrefix(app);
   app.useGlobalPipes(createValidationPipe());
 
   await app.register(helmet, SECURITY_HEADERS_OPTIONS);
@@ -76,33 +81,13 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  setupOpenApi(app);
+  setupOpenApi(app, config);
   await app.init();
   await fastify.ready();
   return app;
 }
 
-function setupOpenApi(app: NestFastifyApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Practice Management API')
-      .setVersion('1.0.0')
-      .setDescription(
-        [
-          'Multi-tenant REST API for medical practices. Authenticate with `Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live mode); test and live data never mix.',
-          '',
-          'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Lists take `limit` (1–100, default 50) and `cursor`, and answer `nextCursor`.',
-          'Every response carries `X-Request-Id`. Creates answer 201 with a `Location` header; deletes answer 204.',
-          '',
-          'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota.',
-          'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
-        ].join('\n'),
-      )
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…' }, BEARER_SCHEME)
-      .addServer('/')
-      .build(),
-  );
-  documentTrafficControl(document);
+function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
+  const document = buildOpenApiDocument(app, config.http.publicUrl);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Practice Management API' });
 }

@@ -7,6 +7,8 @@ export interface AuditSpec {
   resourceType: string;
   /** The path parameter naming the resource (default `id`); without one, a 201's Location names it. */
   idParam: string;
+  /** A fixed resource id, for a route whose path names its resource literally (`/settings/practice`). */
+  resourceId?: string;
 }
 
 export const AUDIT_METADATA = 'audit';
@@ -27,8 +29,13 @@ declare module 'fastify' {
  * interceptor does) can read it. It is merged into the route config already set, so write it above a
  * `@RouteConfig(...)`; the audit module refuses to start if a later `@RouteConfig` overwrote it.
  */
-export function Audited(action: string, options: { resourceType?: string; idParam?: string } = {}): MethodDecorator {
-  const spec: AuditSpec = { action, resourceType: options.resourceType ?? action.split('.')[0], idParam: options.idParam ?? 'id' };
+export function Audited(action: string, options: { resourceType?: string; idParam?: string; resourceId?: string } = {}): MethodDecorator {
+  const spec: AuditSpec = {
+    action,
+    resourceType: options.resourceType ?? action.split('.')[0],
+    idParam: options.idParam ?? 'id',
+    ...(options.resourceId ? { resourceId: options.resourceId } : {}),
+  };
   return (_target, _key, descriptor) => {
     const handler = descriptor.value as object;
     Reflect.defineMetadata(AUDIT_METADATA, spec, handler);

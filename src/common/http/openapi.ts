@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import { ProblemDto } from './problem.dto';
 
 const PROBLEMS: Record<number, { description: string; code: string; title: string; detail: string }> = {
@@ -90,3 +91,33 @@ export function ApiProblemResponses(...statuses: number[]): MethodDecorator & Cl
     }),
   );
 }
+
+const NAMED_SCHEMAS = new Map<string, SchemaObject>();
+
+/**
+ * A schema that is not a DTO class (a free-form JSON object, say) but should still be a named
+ * component, so that generated clients get a type name for it. Returns the `$ref` to use in
+ * decorators; `addNamedSchemas` writes every registered schema into the document.
+ */
+export function namedSchema(name: string, schema: SchemaObject): ReferenceObject {
+  NAMED_SCHEMAS.set(name, schema);
+  return { $ref: getSchemaPath(name) };
+}
+
+export function addNamedSchemas(document: OpenAPIObject): void {
+  document.components ??= {};
+  document.components.schemas = { ...document.components.schemas, ...Object.fromEntries(NAMED_SCHEMAS) };
+}
+
+/** Any JSON value: what a free-form settings key may hold. */
+export const JSON_VALUE = namedSchema('JsonValue', {
+  description: 'Any JSON value',
+  anyOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'array', items: {} },
+    { type: 'object', additionalProperties: true },
+  ],
+  nullable: true,
+});

@@ -20,7 +20,7 @@ export class ApiKeysController {
   @Get()
   @Authenticated({ scope: 'settings:read', roles: ['OWNER', 'ADMIN'] })
   @Audited('api_key.list')
-  @ApiOperation({ summary: "List the tenant's API keys of the caller's mode (never the secrets)" })
+  @ApiOperation({ operationId: 'listApiKeys', summary: "List the tenant's API keys of the caller's mode (never the secrets)" })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<ApiKeyListDto> {
@@ -34,6 +34,7 @@ export class ApiKeysController {
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
   @Audited('api_key.create')
   @ApiOperation({
+    operationId: 'createApiKey',
     summary: 'Create an API key; the key is in this response only',
     description: "The new key has the caller's mode; its role and scopes default to the caller's and may not exceed them (403 otherwise).",
   })
@@ -48,6 +49,7 @@ export class ApiKeysController {
   @Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] })
   @Audited('api_key.revoke', { idParam: 'keyId' })
   @ApiOperation({
+    operationId: 'revokeApiKey',
     summary: 'Revoke an API key; it answers 401 from the next request on, on every instance',
     description: "A mode's last active (not revoked, not expired) OWNER key cannot be revoked: 409 last_owner_key.",
   })

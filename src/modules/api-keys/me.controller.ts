@@ -13,7 +13,7 @@ export class MeController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: 'The calling key: its tenant, mode, role, scopes, expiry and rate-limit budget' })
+  @ApiOperation({ operationId: 'getMe', summary: 'The calling key: its tenant, mode, role, scopes, expiry and rate-limit budget' })
   @ApiOkResponse({ type: MeDto })
   async me(@CurrentAuth() auth: AuthContext): Promise<MeDto> {
     return {

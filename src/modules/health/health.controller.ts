@@ -18,7 +18,7 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process answers' })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   live(): { status: string } {
     return { status: 'ok' };
@@ -26,7 +26,7 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer (503 otherwise)' })
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: PostgreSQL and Redis answer (503 otherwise)' })
   @ApiServiceUnavailableResponse({ description: 'PostgreSQL or Redis is down' })
   ready(): Promise<HealthCheckResult> {
     return this.health.check([() => this.db.pingCheck('database', { timeout: 2000 }), () => this.redisCheck()]);

@@ -31,6 +31,7 @@ export class PatientClinicalController {
   @Authenticated({ scope: 'patients:read' })
   @Audited('patient.clinical.read')
   @ApiOperation({
+    operationId: 'getPatientClinical',
     summary: "A patient's clinical data",
     description: 'Conditions, medications and encounters (FHIR R4 subset), oldest first, at most the 1,000 most recent of each.',
   })
@@ -44,7 +45,7 @@ export class PatientClinicalController {
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.condition.create')
-  @ApiOperation({ summary: 'Record a condition' })
+  @ApiOperation({ operationId: 'createPatientCondition', summary: 'Record a condition' })
   @ApiCreatedResponse({ type: ConditionDto })
   @ApiProblemResponses(400, 404)
   addCondition(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateConditionDto): Promise<ConditionDto> {
@@ -55,7 +56,7 @@ export class PatientClinicalController {
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.medication.create')
-  @ApiOperation({ summary: 'Record a medication' })
+  @ApiOperation({ operationId: 'createPatientMedication', summary: 'Record a medication' })
   @ApiCreatedResponse({ type: MedicationDto })
   @ApiProblemResponses(400, 404)
   addMedication(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateMedicationDto): Promise<MedicationDto> {
@@ -66,7 +67,11 @@ export class PatientClinicalController {
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.encounter.create')
-  @ApiOperation({ summary: 'Record an encounter', description: 'At most one encounter per appointmentId (409 encounter_exists).' })
+  @ApiOperation({
+    operationId: 'createPatientEncounter',
+    summary: 'Record an encounter',
+    description: 'At most one encounter per appointmentId (409 encounter_exists).',
+  })
   @ApiCreatedResponse({ type: EncounterDto })
   @ApiProblemResponses(400, 404, 409)
   addEncounter(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateEncounterDto): Promise<EncounterDto> {

@@ -17,7 +17,11 @@ export class PatientCustomFieldsController {
   @Get()
   @Authenticated({ scope: 'patients:read' })
   @Audited('patient_custom_field.list')
-  @ApiOperation({ summary: 'List the custom field definitions', description: 'Oldest first; not paginated (definitions are few).' })
+  @ApiOperation({
+    operationId: 'listPatientCustomFields',
+    summary: 'List the custom field definitions',
+    description: 'Oldest first; not paginated (definitions are few).',
+  })
   @ApiOkResponse({ type: CustomFieldListDto })
   list(@CurrentAuth() auth: AuthContext): Promise<CustomFieldListDto> {
     return this.fields.list(auth);
@@ -29,6 +33,7 @@ export class PatientCustomFieldsController {
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
   @Audited('patient_custom_field.create')
   @ApiOperation({
+    operationId: 'createPatientCustomField',
     summary: 'Define a custom field',
     description:
       'type: text (≤ 2,000 chars), number, boolean, date (YYYY-MM-DD) or select (with options). The key is unique per tenant and mode (409 custom_field_key_taken).',

@@ -26,6 +26,7 @@ export class PatientImportsController {
   @RouteConfig({ bodyLimit: BULK_IMPORT_BODY_LIMIT })
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
+    operationId: 'createPatientBulkImport',
     summary: 'Import up to 10,000 patients',
     description: [
       'Body up to 10 MiB. Answers 202 `{ jobId, status, total }` at once; a worker validates and writes the rows in batches, and GET /patients/bulk-import/{jobId} reports progress.',
@@ -56,7 +57,7 @@ export class PatientImportsController {
   @Get(':jobId')
   @Authenticated({ scope: 'patients:read' })
   @Audited('patient_import.read', { idParam: 'jobId' })
-  @ApiOperation({ summary: "An import's progress and per-row errors" })
+  @ApiOperation({ operationId: 'getPatientBulkImport', summary: "An import's progress and per-row errors" })
   @ApiOkResponse({ type: BulkImportJobDto })
   @ApiProblemResponses(404)
   status(@CurrentAuth() auth: AuthContext, @IdParam('jobId') jobId: string): Promise<BulkImportJobDto> {

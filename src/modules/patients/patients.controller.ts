@@ -29,6 +29,7 @@ export class PatientsController {
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })
   @Audited('patient.create')
   @ApiOperation({
+    operationId: 'createPatient',
     summary: 'Create a patient',
     description:
       'firstName and lastName are required. Defaults: patientType `prospect`, patientStatus `active`, emailOptOut false. A joiningCode is assigned. Answers 201 with Location and ETag.',
@@ -46,6 +47,7 @@ export class PatientsController {
   @Authenticated({ scope: 'patients:read' })
   @Audited('patient.list')
   @ApiOperation({
+    operationId: 'listPatients',
     summary: 'List patients, newest first',
     description:
       'Every filter given narrows the list (AND). Cursor pagination: pass nextCursor as cursor; a cursor stays valid while patients are added.',
@@ -59,7 +61,11 @@ export class PatientsController {
   @Get('tags')
   @Authenticated({ scope: 'patients:read' })
   @Audited('patient.tags')
-  @ApiOperation({ summary: 'Tags in use, with how many patients carry each', description: 'Most used first; at most 1,000 tags.' })
+  @ApiOperation({
+    operationId: 'listPatientTags',
+    summary: 'Tags in use, with how many patients carry each',
+    description: 'Most used first; at most 1,000 tags.',
+  })
   @ApiOkResponse({ type: TagListDto })
   tags(@CurrentAuth() auth: AuthContext): Promise<TagListDto> {
     return this.patients.tags(auth);
@@ -69,7 +75,7 @@ export class PatientsController {
   @WithETag()
   @Authenticated({ scope: 'patients:read' })
   @Audited('patient.read')
-  @ApiOperation({ summary: 'Read a patient' })
+  @ApiOperation({ operationId: 'getPatient', summary: 'Read a patient' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
   @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<Tagged<PatientDto>> {
@@ -81,6 +87,7 @@ export class PatientsController {
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.update')
   @ApiOperation({
+    operationId: 'updatePatient',
     summary: 'Update a patient (merge)',
     description:
       'An omitted field is unchanged; `null` clears an optional field (not firstName, lastName, patientType, patientStatus, emailOptOut); `tags` replaces the list; `customFields` merges per key and a `null` value removes its key. With If-Match, answers 412 unless it names the current ETag (checked atomically).',

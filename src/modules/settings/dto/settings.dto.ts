@@ -1,7 +1,31 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { JSON_VALUE, namedSchema } from '../../../common/http/openapi';
+import type { SettingsSection } from '../entities/settings.entity';
+
+const EXAMPLES: Record<SettingsSection, Record<string, unknown>> = {
+  portal: { welcomeMessage: 'Welcome to Acme Clinic', allowOnlineBooking: true },
+  practice: { name: 'Acme Clinic', timezone: 'Europe/London', currency: 'GBP' },
+  brand: { primaryColor: '#0F766E', logoUrl: 'https://example.com/logo.png' },
+};
+
+/**
+ * One named schema per section, so each pair of operations has its own body type. The keys are the
+ * tenant's own (the API recognises none); values are any JSON, and `null` deletes a key.
+ */
+export const SETTINGS_BODY_SCHEMAS = Object.fromEntries(
+  (Object.keys(EXAMPLES) as SettingsSection[]).map((section) => [
+    section,
+    namedSchema(`${section[0].toUpperCase()}${section.slice(1)}SettingsPatch`, {
+      type: 'object',
+      description: `Keys to merge into the ${section} settings; a \`null\` value deletes its key. At most 64 KiB and 10 levels deep.`,
+      additionalProperties: JSON_VALUE,
+      example: EXAMPLES[section],
+    }),
+  ]),
+) as Record<SettingsSection, ReturnType<typeof namedSchema>>;
 
 export class SettingsDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { timezone: 'Europe/London', currency: 'GBP' } })
+  @ApiProperty({ type: 'object', additionalProperties: JSON_VALUE, example: EXAMPLES.practice })
   settings!: Record<string, unknown>;
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'null until first written' })
@@ -12,6 +36,6 @@ export class SettingsUpdatedDto {
   @ApiProperty({ example: 'Settings updated' })
   message!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { timezone: 'Europe/London', currency: 'GBP' } })
+  @ApiProperty({ type: 'object', additionalProperties: JSON_VALUE, example: EXAMPLES.practice })
   settings!: Record<string, unknown>;
 }

@@ -1,0 +1,62 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
+import { addNamedSchemas } from './common/http/openapi';
+import { documentTrafficControl } from './common/traffic/openapi';
+
+/** Every tag an operation may use, in the order Swagger UI shows them. A new module adds its tag here. */
+export const OPENAPI_TAGS: { name: string; description: string }[] = [
+  {
+    name: 'Patients',
+    description: 'Patients, their tags, custom fields and clinical data (FHIR R4 subset), and bulk import.',
+  },
+  { name: 'Settings', description: 'Portal, practice and brand settings: free-form JSON objects merged by top-level key.' },
+  { name: 'API keys', description: 'API keys of the caller’s tenant and mode, and `GET /me` (the calling key itself).' },
+  { name: 'Health', description: 'Liveness and readiness probes, outside `/api/v1` and without a key.' },
+];
+
+const DESCRIPTION = [
+  'Multi-tenant REST API for medical practices. Authenticate with `Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live mode); test and live data never mix.',
+  '',
+  'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Lists take `limit` (1–100, default 50) and `cursor`, and answer `nextCursor`.',
+  'Every response carries `X-Request-Id`. Creates answer 201 with a `Location` header; deletes answer 204.',
+  '',
+  'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota.',
+  'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
+].join('\n');
+
+/**
+ * The OpenAPI document of an app whose routes are registered (a running app or a preview one).
+ *
+ * `serverUrl` is the API's origin without a path (PUBLIC_URL): paths carry their `/api/v1` prefix
+ * because /health/* lives outside it, so a client joining server URL and path reaches every route.
+ * An absolute origin rather than `/`, which generated clients join into `//api/v1/...`.
+ */
+export function buildOpenApiDocument(app: INestApplication, serverUrl: string): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('Practice Management API')
+    .setVersion('1.0.0')
+    .setDescription(DESCRIPTION)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…' }, BEARER_SCHEME)
+    .addServer(serverUrl, 'This API (PUBLIC_URL); paths include their /api/v1 prefix');
+  for (const tag of OPENAPI_TAGS) builder.addTag(tag.name, tag.description);
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    // A route without an explicit operationId gets a name the operationId check rejects, naming the handler.
+    operationIdFactory: (controller, method) => `${controller}.${method}`,
+  });
+  addNamedSchemas(document);
+  documentTrafficControl(document);
+  markPublicOperations(document);
+  return document;
+}
+
+/** Routes declared @Public() have no bearer security; say so explicitly (`security: []`). */
+function markPublicOperations(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (operation && !operation.security?.length) operation.security = [];
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
+import { generateOpenApiDocument, OPENAPI_FILE, REGENERATE_COMMAND, serialise } from '../../src/export-openapi';
+import { OPENAPI_TAGS } from '../../src/openapi';
+import { call, startApp } from '../helpers/app';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+function operations(doc: OpenAPIObject): { where: string; path: string; method: string; op: OperationObject }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op: item[method]! })),
+  );
+}
+
+/**
+ * The document as outside tools read it: generated clients name their functions after operationIds
+ * and their base URL after `servers`; the committed openapi.json is what integrators download.
+ */
+describe('OpenAPI document', () => {
+  let doc: OpenAPIObject;
+
+  beforeAll(async () => {
+    doc = await generateOpenApiDocument();
+  });
+
+  it(`matches the committed openapi.json (regenerate with \`${REGENERATE_COMMAND}\`)`, () => {
+    // Compared as data: the swagger plugin under ts-jest orders some schema keys unlike `nest build`.
+    const committed: unknown = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+    if (!isDeepStrictEqual(committed, JSON.parse(serialise(doc)))) {
+      throw new Error(`openapi.json is stale: run \`${REGENERATE_COMMAND}\` and commit openapi.json`);
+    }
+  });
+
+  it('gives every operation a unique, readable operationId (set it in the route’s @ApiOperation)', () => {
+    const ids = operations(doc).map(({ where, op }) => [where, op.operationId] as const);
+    expect(ids.length).toBeGreaterThan(20);
+    for (const [where, id] of ids) expect([where, id]).toEqual([where, expect.stringMatching(/^[a-z][A-Za-z]+$/)]);
+    const seen = new Set<string>();
+    const duplicates = ids.filter(([, id]) => seen.size === seen.add(id!).size);
+    expect(duplicates).toEqual([]);
+    expect(ids.map(([, id]) => id)).toEqual(
+      expect.arrayContaining(['listPatients', 'getPatient', 'createPatient', 'updatePatient', 'listPatientTags']),
+    );
+  });
+
+  it('lists the settings paths literally, one named operation each, with a named body schema', () => {
+    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/settings/') && !p.includes('portal-access-keys'));
+    expect(paths.sort()).toEqual(['/api/v1/settings/brand', '/api/v1/settings/portal', '/api/v1/settings/practice']);
+    for (const [section, name] of [
+      ['portal', 'Portal'],
+      ['practice', 'Practice'],
+      ['brand', 'Brand'],
+    ]) {
+      const item = doc.paths[`/api/v1/settings/${section}`];
+      expect(item.get?.operationId).toBe(`get${name}Settings`);
+      expect(item.post?.operationId).toBe(`update${name}Settings`);
+      expect(item.post?.requestBody).toMatchObject({
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}SettingsPatch` } } },
+      });
+      expect(doc.components?.schemas?.[`${name}SettingsPatch`]).toMatchObject({
+        type: 'object',
+        additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+      });
+    }
+  });
+
+  it('states `security: []` on the routes that take no key, and bearer security on the others', () => {
+    for (const { where, path, op } of operations(doc)) {
+      const expected = path.startsWith('/api/v1/') ? [{ apiKey: [] }] : [];
+      expect([where, op.security]).toEqual([where, expected]);
+    }
+    expect(doc.paths['/health/ready'].get?.security).toEqual([]);
+  });
+
+  it('declares, with a description, every tag its operations use', () => {
+    expect(doc.tags).toEqual(OPENAPI_TAGS);
+    const declared = new Set(OPENAPI_TAGS.map((t) => t.name));
+    for (const { where, op } of operations(doc)) {
+      expect([where, op.tags?.length]).toEqual([where, 1]);
+      expect([where, declared.has(op.tags![0])]).toEqual([where, true]);
+    }
+  });
+
+  it('names an absolute server (default PUBLIC_URL) that /api/v1 paths resolve against', () => {
+    expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:3000', description: expect.any(String) }]);
+    expect(new URL('/api/v1/patients', doc.servers![0].url).href).toBe('http://127.0.0.1:3000/api/v1/patients');
+  });
+
+  describe('served at /api/docs-json', () => {
+    let app: NestFastifyApplication;
+
+    beforeAll(async () => {
+      app = await startApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.example.test/' });
+    });
+    afterAll(() => app.close());
+
+    it('is the same document, with this deployment’s PUBLIC_URL as its server', async () => {
+      const served = (await call<OpenAPIObject>(app, 'GET', '/api/docs-json')).body;
+      expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
+      expect({ ...served, servers: doc.servers }).toEqual(JSON.parse(serialise(doc)));
+    });
+  });
+});
