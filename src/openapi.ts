@@ -11,6 +11,10 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     name: 'Patients',
     description: 'Patients, their tags, custom fields and clinical data (FHIR R4 subset), and bulk import.',
   },
+  {
+    name: 'Scheduling',
+    description: 'Providers with their working hours (IANA timezones) and time off, and free appointment slots.',
+  },
   { name: 'Settings', description: 'Portal, practice and brand settings: free-form JSON objects merged by top-level key.' },
   { name: 'API keys', description: 'API keys of the caller’s tenant and mode, and `GET /me` (the calling key itself).' },
   { name: 'Health', description: 'Liveness and readiness probes, outside `/api/v1` and without a key.' },

@@ -23,6 +23,7 @@ export class ProvidersController {
   @Created((provider: ProviderDto) => ['scheduling', 'providers', provider.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
+    operationId: 'createProvider',
     summary: 'Create a provider',
     description:
       'timezone is an IANA name; workingHours are weekly intervals in that timezone (several a day allowed, touching ones join). isActive defaults to true.',
@@ -35,7 +36,7 @@ export class ProvidersController {
 
   @Get()
   @Authenticated({ scope: 'scheduling:read' })
-  @ApiOperation({ summary: 'List providers, newest first' })
+  @ApiOperation({ operationId: 'listProviders', summary: 'List providers, newest first' })
   @ApiOkResponse({ type: ProviderListDto })
   @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListProvidersQueryDto): Promise<ProviderListDto> {
@@ -44,7 +45,7 @@ export class ProvidersController {
 
   @Get(':id')
   @Authenticated({ scope: 'scheduling:read' })
-  @ApiOperation({ summary: 'Read a provider' })
+  @ApiOperation({ operationId: 'getProvider', summary: 'Read a provider' })
   @ApiOkResponse({ type: ProviderDto })
   @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<ProviderDto> {
@@ -54,6 +55,7 @@ export class ProvidersController {
   @Patch(':id')
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
+    operationId: 'updateProvider',
     summary: 'Update a provider',
     description: 'An omitted field is unchanged; workingHours replaces the whole week. Existing appointments are kept.',
   })
@@ -67,6 +69,7 @@ export class ProvidersController {
   @Created((_timeOff: TimeOffDto, params) => ['scheduling', 'providers', params.id, 'time-off'])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
+    operationId: 'createProviderTimeOff',
     summary: 'Add time off',
     description: 'Availability offers no slot overlapping it and bookings into it are refused. Existing appointments are kept.',
   })
@@ -78,7 +81,7 @@ export class ProvidersController {
 
   @Get(':id/time-off')
   @Authenticated({ scope: 'scheduling:read' })
-  @ApiOperation({ summary: "A provider's time off, by start ascending" })
+  @ApiOperation({ operationId: 'listProviderTimeOff', summary: "A provider's time off, by start ascending" })
   @ApiOkResponse({ type: TimeOffListDto })
   @ApiProblemResponses(400, 404)
   listTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<TimeOffListDto> {
@@ -88,7 +91,7 @@ export class ProvidersController {
   @Delete(':id/time-off/:timeOffId')
   @HttpCode(204)
   @Authenticated({ scope: 'scheduling:write' })
-  @ApiOperation({ summary: 'Remove time off' })
+  @ApiOperation({ operationId: 'deleteProviderTimeOff', summary: 'Remove time off' })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiProblemResponses(404)
   removeTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @IdParam('timeOffId') timeOffId: string): Promise<void> {
