@@ -13,8 +13,10 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   },
   {
     name: 'Scheduling',
-    description: 'Providers with their working hours (IANA timezones) and time off, and free appointment slots.',
+    description:
+      'Providers with their working hours (IANA timezones) and time off, free slots, and appointments (booking, changes, iCalendar).',
   },
+  { name: 'Forms', description: 'Intake forms with typed fields, and their submissions.' },
   { name: 'Settings', description: 'Portal, practice and brand settings: free-form JSON objects merged by top-level key.' },
   { name: 'API keys', description: 'API keys of the caller’s tenant and mode, and `GET /me` (the calling key itself).' },
   { name: 'Health', description: 'Liveness and readiness probes, outside `/api/v1` and without a key.' },

@@ -24,6 +24,7 @@ export class FormSubmissionsController {
   // Submissions are patient data: writing and reading them is audited (the id is the submission's).
   @Audited('form_submission.create', { idParam: 'submissionId' })
   @ApiOperation({
+    operationId: 'submitForm',
     summary: 'Submit a completed form',
     description:
       "Every answer is checked against its field: required fields answered (a required checkbox checked), types, email and phone formats (phones stored in E.164), real dates, numbers within min/max, select options. Unknown field ids are refused; each problem is named once in errors[] as `fields.<fieldId>`. A patientId must name a patient of the caller's tenant and mode (else 400 naming patientId). An inactive form answers 409 form_inactive.",
@@ -41,6 +42,7 @@ export class FormSubmissionsController {
   @Authenticated({ scope: 'forms:read' })
   @Audited('form_submission.list', { resourceType: 'form' })
   @ApiOperation({
+    operationId: 'listFormSubmissions',
     summary: "List a form's submissions, newest first",
     description: 'Filters: patientId, from and to (submission time; a bare date as `to` means the end of that day). Cursor pagination.',
   })
@@ -54,6 +56,7 @@ export class FormSubmissionsController {
   @Authenticated({ scope: 'forms:read' })
   @Audited('form_submission.read', { idParam: 'submissionId' })
   @ApiOperation({
+    operationId: 'getFormSubmission',
     summary: 'Read a submission',
     description:
       'The answers as stored, with the field definitions of the form version they answered (formFields), whatever the form says today.',

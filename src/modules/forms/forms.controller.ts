@@ -24,6 +24,7 @@ export class FormsController {
   @Created((form: FormDto) => ['forms', form.id])
   @Authenticated({ scope: 'forms:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
+    operationId: 'createForm',
     summary: 'Create a form',
     description: `Answers 201 with the form (version 1) and Location. The slug, derived from the name when absent, is unique per tenant and mode (409 slug_taken). ${FIELD_RULES}`,
   })
@@ -35,7 +36,11 @@ export class FormsController {
 
   @Get()
   @Authenticated({ scope: 'forms:read' })
-  @ApiOperation({ summary: 'List forms, newest first', description: 'Cursor pagination: pass nextCursor as cursor. Filter by isActive.' })
+  @ApiOperation({
+    operationId: 'listForms',
+    summary: 'List forms, newest first',
+    description: 'Cursor pagination: pass nextCursor as cursor. Filter by isActive.',
+  })
   @ApiOkResponse({ type: FormListDto })
   @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListFormsQueryDto): Promise<FormListDto> {
@@ -44,7 +49,7 @@ export class FormsController {
 
   @Get(':id')
   @Authenticated({ scope: 'forms:read' })
-  @ApiOperation({ summary: 'Read a form', description: 'With the fields of its current version.' })
+  @ApiOperation({ operationId: 'getForm', summary: 'Read a form', description: 'With the fields of its current version.' })
   @ApiOkResponse({ type: FormDto })
   @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<FormDto> {
@@ -54,6 +59,7 @@ export class FormsController {
   @Patch(':id')
   @Authenticated({ scope: 'forms:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({
+    operationId: 'updateForm',
     summary: 'Change a form',
     description: `Omitted members are unchanged; \`description: null\` clears it. \`fields\` replaces the list and, when it differs, makes the next version: past submissions keep the version they answered. An inactive form refuses submissions. ${FIELD_RULES}`,
   })

@@ -29,6 +29,7 @@ export class AppointmentsController {
   @Created((appointment: AppointmentDto) => ['scheduling', 'appointments', appointment.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
+    operationId: 'bookAppointment',
     summary: 'Book an appointment',
     description:
       "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400.",
@@ -42,6 +43,7 @@ export class AppointmentsController {
   @Get('appointments')
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({
+    operationId: 'listAppointments',
     summary: 'List appointments by datetime ascending',
     description:
       'Each with its patient embedded. Filters combine (AND); startDate/endDate bound the start: startDate ≤ datetime < endDate.',
@@ -54,7 +56,11 @@ export class AppointmentsController {
 
   @Get('appointments/:id.ics')
   @Authenticated({ scope: 'scheduling:read' })
-  @ApiOperation({ summary: 'The appointment as an iCalendar event', description: 'RFC 5545 (text/calendar), one VEVENT, times in UTC.' })
+  @ApiOperation({
+    operationId: 'getAppointmentCalendar',
+    summary: 'The appointment as an iCalendar event',
+    description: 'RFC 5545 (text/calendar), one VEVENT, times in UTC.',
+  })
   @ApiProduces('text/calendar')
   @ApiOkResponse({ description: 'The iCalendar file', content: { 'text/calendar': { schema: { type: 'string' } } } })
   @ApiProblemResponses(404)
@@ -72,7 +78,7 @@ export class AppointmentsController {
 
   @Get('appointments/:id')
   @Authenticated({ scope: 'scheduling:read' })
-  @ApiOperation({ summary: 'Read an appointment' })
+  @ApiOperation({ operationId: 'getAppointment', summary: 'Read an appointment' })
   @ApiOkResponse({ type: AppointmentDto })
   @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<AppointmentDto> {
@@ -82,6 +88,7 @@ export class AppointmentsController {
   @Patch('appointments/:id')
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
+    operationId: 'updateAppointment',
     summary: 'Change, reschedule or complete an appointment',
     description:
       "status: scheduled → confirmed, cancelled, no_show, completed; confirmed → completed, cancelled, no_show; completed, cancelled and no_show are final (409 `invalid_transition`, naming from and to). datetime/duration reschedule a scheduled or confirmed appointment, checked like a booking (409 `slot_unavailable` with alternatives). Completing records an encounter in the patient's clinical data in the same transaction.",
