@@ -17,7 +17,12 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
       'Providers with their working hours (IANA timezones) and time off, free slots, and appointments (booking, changes, iCalendar).',
   },
   { name: 'Forms', description: 'Intake forms with typed fields, and their submissions.' },
-  { name: 'Settings', description: 'Portal, practice and brand settings: free-form JSON objects merged by top-level key.' },
+  { name: 'Events', description: 'What happened in the tenant (`patient.created`, …), in order, for polling or webhooks.' },
+  { name: 'Webhooks', description: 'Endpoints that receive events, signed per the Standard Webhooks specification, and their deliveries.' },
+  {
+    name: 'Settings',
+    description: 'Portal, practice and brand settings (free-form JSON objects merged by top-level key), and the audit log.',
+  },
   { name: 'API keys', description: 'API keys of the caller’s tenant and mode, and `GET /me` (the calling key itself).' },
   { name: 'Health', description: 'Liveness and readiness probes, outside `/api/v1` and without a key.' },
 ];

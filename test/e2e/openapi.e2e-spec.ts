@@ -46,8 +46,7 @@ describe('OpenAPI document', () => {
   });
 
   it('lists the settings paths literally, one named operation each, with a named body schema', () => {
-    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/settings/') && !p.includes('portal-access-keys'));
-    expect(paths.sort()).toEqual(['/api/v1/settings/brand', '/api/v1/settings/portal', '/api/v1/settings/practice']);
+    expect(Object.keys(doc.paths).filter((p) => p.includes('{section}'))).toEqual([]);
     for (const [section, name] of [
       ['portal', 'Portal'],
       ['practice', 'Practice'],

@@ -18,6 +18,7 @@ export class AuditController {
   @Authenticated({ scope: 'settings:read', roles: ['OWNER', 'ADMIN'] })
   @Audited('audit_log.list')
   @ApiOperation({
+    operationId: 'listAuditLog',
     summary: 'The audit log, newest first',
     description:
       'One entry per request that read or changed patient data, API keys, settings, events or webhooks: the key, action, resource, HTTP status, request id and client IP (never the data itself). Entries are written in batches within about a second and cannot be changed or deleted.',

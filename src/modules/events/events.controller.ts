@@ -21,6 +21,7 @@ export class EventsController {
   @Authenticated({ scope: 'webhooks:read' })
   @Audited('event.list')
   @ApiOperation({
+    operationId: 'listEvents',
     summary: 'List events, newest first',
     description: 'Events carry the resource as the API returned it when the event happened. Filter by `type` and a `from`/`to` range.',
   })
@@ -33,7 +34,7 @@ export class EventsController {
   @Get(':id')
   @Authenticated({ scope: 'webhooks:read' })
   @Audited('event.read')
-  @ApiOperation({ summary: 'Read an event' })
+  @ApiOperation({ operationId: 'getEvent', summary: 'Read an event' })
   @ApiOkResponse({ type: EventDto })
   @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EventDto> {

@@ -37,6 +37,7 @@ export class WebhooksController {
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
   @Audited('webhook.create')
   @ApiOperation({
+    operationId: 'createWebhook',
     summary: 'Register a webhook endpoint; its signing secret is in this response only',
     description:
       'The URL must be https and resolve to public addresses only (checked again at every delivery; redirects are not followed). Deliveries follow the Standard Webhooks specification: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`; the body is `{ type, timestamp, data }`. A delivery that does not answer 2xx within 10 seconds is retried with exponential backoff and jitter for more than 24 hours; after its last attempt fails, the endpoint is disabled.',
@@ -50,7 +51,7 @@ export class WebhooksController {
   @Get()
   @Authenticated(READ)
   @Audited('webhook.list')
-  @ApiOperation({ summary: 'List webhook endpoints, newest first' })
+  @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhook endpoints, newest first' })
   @ApiOkResponse({ type: WebhookListDto })
   @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<WebhookListDto> {
@@ -60,7 +61,7 @@ export class WebhooksController {
   @Get(':id')
   @Authenticated(READ)
   @Audited('webhook.read')
-  @ApiOperation({ summary: 'Read a webhook endpoint' })
+  @ApiOperation({ operationId: 'getWebhook', summary: 'Read a webhook endpoint' })
   @ApiOkResponse({ type: WebhookDto })
   @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookDto> {
@@ -71,6 +72,7 @@ export class WebhooksController {
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
   @Audited('webhook.update')
   @ApiOperation({
+    operationId: 'updateWebhook',
     summary: 'Change a webhook endpoint',
     description: 'Omitted fields are unchanged. `enabled: true` re-enables an endpoint disabled after failed deliveries.',
   })
@@ -84,7 +86,7 @@ export class WebhooksController {
   @HttpCode(204)
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
   @Audited('webhook.delete')
-  @ApiOperation({ summary: 'Delete a webhook endpoint and its delivery log' })
+  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its delivery log' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(404)
   async delete(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<void> {
@@ -98,6 +100,7 @@ export class WebhooksController {
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
   @Audited('webhook.rotate_secret')
   @ApiOperation({
+    operationId: 'rotateWebhookSecret',
     summary: 'Replace the signing secret; the new one is in this response only',
     description: 'For 24 hours deliveries carry a signature by the old secret too, so receivers can switch over without dropping any.',
   })
@@ -112,7 +115,7 @@ export class WebhooksController {
   @Accepted(() => undefined) // the attempt shows in GET /webhooks/{id}/deliveries
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
   @Audited('webhook.test')
-  @ApiOperation({ summary: 'Send a webhook.test event to this endpoint (one attempt, queued)' })
+  @ApiOperation({ operationId: 'testWebhook', summary: 'Send a webhook.test event to this endpoint (one attempt, queued)' })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
   @ApiProblemResponses(404)
   sendTest(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookDeliveryDto> {
@@ -122,7 +125,7 @@ export class WebhooksController {
   @Get(':id/deliveries')
   @Authenticated(READ)
   @Audited('webhook.deliveries')
-  @ApiOperation({ summary: "The endpoint's deliveries, newest first, each with every attempt" })
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first, each with every attempt" })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
   @ApiProblemResponses(400, 404)
   deliveries(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<WebhookDeliveryListDto> {
@@ -135,6 +138,7 @@ export class WebhooksController {
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
   @Audited('webhook.retry')
   @ApiOperation({
+    operationId: 'retryWebhookDelivery',
     summary: 'Attempt a delivery once more, now',
     description: 'Works on failed and succeeded deliveries too; a failed manual retry does not disable the endpoint.',
   })
