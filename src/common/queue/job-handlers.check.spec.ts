@@ -6,7 +6,8 @@ const handler = (job: string, name = 'ImportsProcessor.run') => ({ job: job as J
 
 describe('checkJobHandlers', () => {
   it('accepts exactly one handler per declared job', () => {
-    expect(() => checkJobHandlers(QUEUES, [handler(JobName.PatientImport)])).not.toThrow();
+    const oneEach = Object.values(JobName).map((job) => handler(job, `H.${job}`));
+    expect(() => checkJobHandlers(QUEUES, oneEach)).not.toThrow();
   });
 
   it('refuses a declared job without a handler, naming the job and its queue', () => {
