@@ -1,0 +1,53 @@
+/**
+ * What a template sees: `{{patient.firstName}}`, `{{practice.name}}` and the caller's own variables
+ * (`{{appointmentTime}}`). Only the patient fields below are exposed: a template is text anyone with
+ * `emails:write` can write, and clinical data, dates of birth, addresses and custom fields have no
+ * business in a bulk message.
+ */
+export interface TemplatePatient {
+  firstName: string;
+  lastName: string;
+  email?: string | null;
+  phone?: string | null;
+  joiningCode?: string | null;
+}
+
+export interface TemplateContextInput {
+  /** The recipient, when the message goes to a patient. */
+  patient?: TemplatePatient | null;
+  /** The practice settings document (`/settings/practice`). */
+  practice?: Record<string, unknown> | null;
+  /** The caller's variables (`variables` / `templateVariables` in a request body). */
+  variables?: Record<string, unknown> | null;
+}
+
+export type TemplateContext = Record<string, unknown> & { patient: Record<string, unknown>; practice: Record<string, unknown> };
+
+/**
+ * Caller variables sit at the top level. `practice` always comes from the settings, and a known patient
+ * always wins over a caller's `patient` variable; without one (a send to a bare address, a preview
+ * without patientId), `variables.patient` fills the slot so a preview can show a sample name.
+ */
+export function buildTemplateContext({ patient, practice, variables }: TemplateContextInput): TemplateContext {
+  const callerPatient = variables?.patient;
+  return {
+    ...(variables ?? {}),
+    patient: patient ? patientFields(patient) : isPlainObject(callerPatient) ? callerPatient : {},
+    practice: { ...(practice ?? {}) },
+  };
+}
+
+function patientFields(patient: TemplatePatient): Record<string, unknown> {
+  return {
+    firstName: patient.firstName,
+    lastName: patient.lastName,
+    fullName: `${patient.firstName} ${patient.lastName}`.trim(),
+    email: patient.email ?? null,
+    phone: patient.phone ?? null,
+    joiningCode: patient.joiningCode ?? null,
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

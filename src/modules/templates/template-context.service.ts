@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { AuthContext } from '../../common/auth/auth.types';
+import { ValidationFailedException } from '../../common/http/problem';
+import { buildTemplateContext, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
+import { PatientNotFoundException } from '../patients/patients.exceptions';
+import { PatientsService } from '../patients/patients.service';
+import { SettingsService } from '../settings/settings.service';
+
+export interface TemplateContextRequest {
+  /** A loaded patient, a patient id of the caller's tenant and mode, or none. */
+  patient?: TemplatePatient | string | null;
+  variables?: Record<string, unknown> | null;
+  /** The body field that carried the patient id, named in the 400 when it names no patient. */
+  patientField?: string;
+}
+
+/**
+ * Loads what a template context needs (the patient, the practice settings) for renderTemplate in
+ * src/common/templates: `renderTemplate(source, 'html', await contexts.build(auth, { patient: dto.patientId, variables }))`.
+ */
+@Injectable()
+export class TemplateContextService {
+  constructor(
+    private readonly patients: PatientsService,
+    private readonly settings: SettingsService,
+  ) {}
+
+  async build(auth: AuthContext, request: TemplateContextRequest): Promise<TemplateContext> {
+    const [patient, practice] = await Promise.all([
+      typeof request.patient === 'string' ? this.patient(auth, request.patient, request.patientField ?? 'patientId') : request.patient,
+      this.settings.get(auth, 'practice'),
+    ]);
+    return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables });
+  }
+
+  private async patient(auth: AuthContext, id: string, field: string): Promise<TemplatePatient> {
+    try {
+      return (await this.patients.get(auth, id)).body;
+    } catch (err) {
+      if (err instanceof PatientNotFoundException) {
+        throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { PatientsModule } from '../patients/patients.module';
+import { SettingsModule } from '../settings/settings.module';
+import { TemplateContextService } from './template-context.service';
+
+/** The data side of template rendering (patient and practice settings); the renderer is src/common/templates. */
+@Module({
+  imports: [PatientsModule, SettingsModule],
+  providers: [TemplateContextService],
+  exports: [TemplateContextService],
+})
+export class TemplatesModule {}
