@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { Authenticator } from './common/auth/auth.types';
 import { registerJsonBodyParser } from './common/http/json-body';
@@ -14,6 +13,7 @@ import { requestIdFor } from './common/http/request-id';
 import { API_PREFIX } from './common/http/response-headers';
 import { SECURITY_HEADERS_OPTIONS } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
+import { AppLogger, logRequests } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { RateLimiter } from './common/traffic/rate-limiter';
@@ -57,7 +57,8 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     abortOnError: false,
     bodyParser: false,
   });
-  app.useLogger(options.logger === false ? false : app.get(Logger));
+  const logger = app.get(AppLogger);
+  app.useLogger(options.logger === false ? false : logger);
   app.flushLogs();
   setGlobalPrefix(app);
   app.useGlobalPipes(createValidationPipe());
@@ -76,6 +77,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     await idempotency.onSend(request, reply, payload);
     return payload;
   });
+  logRequests(fastify, logger.pino);
   limitUnmatchedRoutes(fastify, app.get(RateLimiter), app.get(Authenticator));
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);

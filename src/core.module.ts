@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
-import { loggerParams } from './common/observability/logger';
+import { AppLogger, createLog } from './common/observability/logger';
 import { QueueModule } from './common/queue/queue.module';
 import { RedisModule } from './common/redis/redis.module';
 import { TrafficModule } from './common/traffic/traffic.module';
@@ -23,7 +22,6 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerParams(config.log.level, options.logDestination)),
         TypeOrmModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (c: AppConfig) => ({ ...dataSourceOptions(c.databaseUrl), retryAttempts: 3, retryDelay: 500 }),
@@ -33,6 +31,11 @@ export class CoreModule {
         QueueModule,
         TrafficModule,
       ],
+      // One log per app: Nest's lines (app.useLogger) and the request lines (app.factory.ts) go to it.
+      providers: [
+        { provide: AppLogger, useFactory: () => new AppLogger(createLog(config.log.level, config.log.format, options.logDestination)) },
+      ],
+      exports: [AppLogger],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
+import { AppLogger } from './common/observability/logger';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const shutdown = GracefulShutdown.install();
   const infra = await prepareInfrastructure();
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(infra.config), { bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   await app.init();
   shutdown.attach(app, () => infra.stop());
   process.stderr.write('worker started\n');

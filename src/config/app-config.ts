@@ -4,6 +4,8 @@ import type { Mode } from '../database/tenant-owned.entity';
 
 type Env = Record<string, string | undefined>;
 
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 const toBool = ({ value }: { value: unknown }): unknown => {
@@ -49,6 +51,10 @@ class EnvironmentVariables {
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
+
+  /** auto: readable lines (pino-pretty) when the output is a terminal, JSON lines otherwise. */
+  @IsIn(['auto', 'json', 'pretty'])
+  LOG_FORMAT: LogFormat = 'auto';
 
   @Transform(toBool)
   @IsBoolean({ message: 'must be on or off' })
@@ -187,7 +193,7 @@ export class AppConfig {
     readonly database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number },
     readonly redis: { url?: string; prefix: string },
     readonly email: { smtpUrl?: string; from: string },
-    readonly log: { level: string },
+    readonly log: { level: string; format: LogFormat },
     readonly workers: { enabled: boolean },
     readonly auth: { cacheTtlMs: number },
     readonly rateLimits: Record<Mode | 'ip', RateLimitWindow[]>,
@@ -256,7 +262,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     { url: vars.DATABASE_URL, migrationsRun: vars.MIGRATIONS_RUN, dataDir: vars.DATA_DIR, embeddedPort: vars.EMBEDDED_POSTGRES_PORT },
     { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
     { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM },
-    { level: vars.LOG_LEVEL },
+    { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
     { enabled: vars.WORKERS },
     { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },
     {

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 
 /*
- * The log lines of this suite's app, read where pino writes them (fs.write/fs.writeSync on stdout). Its
- * own file: nestjs-pino keeps the first app's logger for the process, so the app here must be the first.
+ * The log lines of this suite's app, read where pino writes them (fs.write/fs.writeSync on stdout), at
+ * LOG_LEVEL=debug so that the per-request lines are written too.
  */
-describe('Errors are logged once', () => {
+describe('Errors are logged once, requests once, probes never', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   const lines: string[] = [];
@@ -28,7 +28,7 @@ describe('Errors are logged once', () => {
       if (!capture(fd, data)) return (realWriteSync as (...args: unknown[]) => number)(fd, data, ...rest);
       return Buffer.byteLength(String(data));
     });
-    app = await startApp({ LOG_LEVEL: 'info' });
+    app = await startApp({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
     tenant = await createTenant(app);
   });
   afterAll(async () => {
@@ -50,9 +50,10 @@ describe('Errors are logged once', () => {
     expect([res.status, res.body.code]).toEqual([500, 'internal_error']);
     expect(res.text).not.toMatch(/settings_hidden|relation|42P01|SELECT/);
     const mine = lines.filter((l) => l.includes(res.body.requestId)).map((l) => JSON.parse(l) as { level: number; error?: unknown });
-    expect(mine.length).toBeGreaterThanOrEqual(2); // the error and the request line
+    expect(mine).toHaveLength(2); // the error and the request line
     const errors = mine.filter((l) => l.level >= 50);
     expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ method: 'GET', path: '/api/v1/settings/practice' });
     expect(errors[0].error).toMatchObject({ type: 'QueryFailedError', code: '42P01', sqlClass: '42' });
     expect(JSON.stringify(mine)).not.toMatch(/failed with status code|"stack"/);
   });
@@ -62,7 +63,31 @@ describe('Errors are logged once', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
     const mine = lines.filter((l) => l.includes(res.body.requestId)).map((l) => JSON.parse(l) as { level: number });
-    expect(mine.length).toBeGreaterThanOrEqual(1);
+    expect(mine).toHaveLength(1);
     expect(mine.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('an API request is one line (debug, no query string); health probes and metrics are not logged', async () => {
+    const ids = { read: 'log-read-1', live: 'log-live-1', ready: 'log-ready-1', metrics: 'log-metrics-1' };
+    const read = await client(app, tenant.testKey).get('/api/v1/patients?search=Jane', { 'x-request-id': ids.read });
+    const live = await client(app).get('/health/live', { 'x-request-id': ids.live });
+    const ready = await client(app).get('/health/ready', { 'x-request-id': ids.ready });
+    const metrics = await client(app).get('/metrics', { 'x-request-id': ids.metrics });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect([read.status, live.status, ready.status, metrics.status]).toEqual([200, 200, 200, 200]);
+    const count = (id: string): number => lines.filter((l) => l.includes(id)).length;
+    expect([count(ids.read), count(ids.live), count(ids.ready), count(ids.metrics)]).toEqual([1, 0, 0, 0]);
+    const line = JSON.parse(lines.find((l) => l.includes(ids.read))!) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 20, requestId: ids.read, method: 'GET', path: '/api/v1/patients', statusCode: 200 });
+    expect(JSON.stringify(line)).not.toMatch(/Jane|authorization|Bearer/i);
+  });
+
+  it("Nest's start-up lines (one per module and route) are debug, not info", () => {
+    const parsed = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg?: string; context?: string });
+    const mapped = parsed.filter((l) => /^Mapped \{/.test(l.msg ?? ''));
+    expect(mapped.length).toBeGreaterThan(20);
+    expect(new Set(mapped.map((l) => l.level))).toEqual(new Set([20]));
+    expect(parsed.filter((l) => l.level >= 30 && /^(InstanceLoader|RoutesResolver|RouterExplorer)$/.test(l.context ?? ''))).toEqual([]);
   });
 });

@@ -155,7 +155,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const { body, headers } = toProblem(exception);
     body.requestId = request.id;
     if (body.status >= 500) {
-      this.logger.error({ error: loggableError(exception), requestId: request.id }, `request failed with ${body.status}`);
+      // The one line of a failed request: no request line is logged at info (see observability/logger.ts).
+      this.logger.error(
+        { error: loggableError(exception), requestId: request.id, method: request.method, path: request.url.split('?', 1)[0] },
+        `request failed with ${body.status}`,
+      );
     }
     if (body.status === 401) headers['www-authenticate'] = 'Bearer';
     void reply.status(body.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(body);

@@ -1,37 +1,120 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Params } from 'nestjs-pino';
-import pino from 'pino';
-import { requestIdFor } from '../http/request-id';
+import type { LoggerService } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import pino, { DestinationStream, Level, Logger as Pino } from 'pino';
+import type { LogFormat } from '../../config/app-config';
 
-/** The error pino-http invents for a response with a 5xx status (no error was passed to it). */
-const isStatusError = (err: Error): boolean => err.message.startsWith('failed with status code ');
+/** Nest's start-up chatter (one line per module, controller and route): useful when debugging, a wall at info. */
+const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/** Paths polled by orchestrators and scrapers: never logged per request. */
+const UNLOGGED_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/** The level of the one line per answered request. Not info: at info it costs several percent of the hot path's throughput (bench/README.md). */
+export const REQUEST_LOG_LEVEL: Level = 'debug';
 
 /**
- * Structured JSON logs. Requests are logged by method, path (no query string: it may hold patient
- * search terms), status and request id; headers, bodies and keys never are.
+ * The process's log: JSON lines (one object per line) for collectors, readable lines through pino-pretty
+ * when the destination is a terminal (`npm start` by hand) or LOG_FORMAT=pretty. stdout for services, stderr for the CLI
+ * whose stdout is its JSON answer.
  */
-export function loggerParams(level: string, destination: 1 | 2 = 1): Params {
-  return {
-    pinoHttp: [
-      {
-        level,
-        genReqId: (req: IncomingMessage) => requestIdFor(req),
-        redact: { paths: ['req.headers', 'res.headers', '*.authorization', '*.key', '*.secret'], remove: true },
-        serializers: {
-          req: (req: IncomingMessage & { id?: string }) => ({ requestId: req.id, method: req.method, path: (req.url ?? '').split('?')[0] }),
-          res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+export function createLog(level: string, format: LogFormat = 'auto', fd: 1 | 2 = 1): Pino {
+  const terminal = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
+  let destination: DestinationStream;
+  if (format === 'pretty' || (format === 'auto' && terminal)) {
+    // Loaded only for a terminal: a service writing JSON never pays for the prettifier.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as (options: object) => DestinationStream;
+    destination = pretty({
+      destination: fd,
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      // One line per request: `request completed GET /api/v1/patients 200 3.1 ms`.
+      ignore: 'pid,hostname,context,method,path,statusCode,responseTime',
+      messageFormat:
+        '{if context}[{context}] {end}{msg}{if method} {method} {path}{end}{if statusCode} {statusCode} {responseTime} ms{end}',
+    });
+  } else {
+    destination = pino.destination({ fd, sync: false });
+  }
+  return pino({ level, redact: { paths: ['*.authorization', '*.key', '*.secret'], remove: true } }, destination);
+}
+
+/**
+ * Nest's logger (its own lines and every `new Logger(context)`) written to the pino log. Errors are
+ * logged by the exception filter with the request id, method and path; no per-request logging context
+ * (AsyncLocalStorage) is kept: on Node 20 it costs every promise of every request.
+ */
+export class AppLogger implements LoggerService {
+  constructor(readonly pino: Pino) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    const context = contextOf(params);
+    this.write(context && STARTUP_CONTEXTS.has(context) ? 'debug' : 'info', message, context, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, contextOf(params), params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, contextOf(params), params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, contextOf(params), params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, contextOf(params), params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, contextOf(params), params);
+  }
+
+  /**
+   * `logger.error({ error, requestId }, 'request failed')` logs the object's fields with the message;
+   * an Error is logged as `err`; Nest's `error(message, stack, context)` keeps the stack.
+   */
+  private write(level: Level, message: unknown, context: string | undefined, params: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const [text] = params;
+    if (message instanceof Error) {
+      this.pino[level]({ context, err: message }, typeof text === 'string' ? text : message.message);
+    } else if (message !== null && typeof message === 'object') {
+      this.pino[level]({ context, ...message }, typeof text === 'string' ? text : undefined);
+    } else if (level === 'error' && typeof text === 'string' && text.includes('\n    at ')) {
+      this.pino[level]({ context, stack: text }, String(message));
+    } else {
+      this.pino[level]({ context }, String(message));
+    }
+  }
+}
+
+/** Nest passes the logger's context as the last parameter. */
+function contextOf(params: unknown[]): string | undefined {
+  if (!params.length) return undefined;
+  const last = params[params.length - 1];
+  if (typeof last !== 'string') return undefined;
+  params.pop();
+  return last;
+}
+
+/**
+ * One line per answered request at REQUEST_LOG_LEVEL: request id, method, path (no query string: it may
+ * hold patient search terms), status and time. Headers, bodies and keys never are. The hook is only
+ * added when that level is on, so at info and above a request pays nothing for it.
+ */
+export function logRequests(fastify: FastifyInstance, log: Pino): void {
+  if (!log.isLevelEnabled(REQUEST_LOG_LEVEL)) return;
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (!UNLOGGED_ROUTES.has(request.routeOptions.url ?? '')) {
+      log[REQUEST_LOG_LEVEL](
+        {
+          requestId: request.id,
+          method: request.method,
+          path: request.url.split('?', 1)[0],
+          statusCode: reply.statusCode,
+          responseTime: Math.round(reply.elapsedTime * 10) / 10,
         },
-        // A 5xx answer's error is logged once, by the exception filter, with its class and SQL state; this
-        // request line stays at info and carries no made-up "failed with status code" error of its own.
-        customLogLevel: (_req: IncomingMessage, _res: ServerResponse, err?: Error) => (err ? 'error' : 'info'),
-        customErrorObject: (_req: IncomingMessage, _res: ServerResponse, err: Error, value: Record<string, unknown>) =>
-          isStatusError(err) ? { res: value.res, responseTime: value.responseTime } : value,
-        customErrorMessage: (_req: IncomingMessage, _res: ServerResponse, err: Error) =>
-          isStatusError(err) ? 'request completed' : 'request errored',
-        autoLogging: { ignore: (req: IncomingMessage) => /^\/(health|metrics)/.test(req.url ?? '') },
-      },
-      // pino.destination: stdout for services, stderr for the CLI whose stdout is its JSON answer
-      pino.destination({ fd: destination, sync: false }),
-    ],
-  };
+        'request completed',
+      );
+    }
+    done();
+  });
 }
