@@ -21,7 +21,7 @@ import { RedisService } from '../redis/redis.service';
  * Answers { allowed (1/0), now (µs), then per window: count, microseconds until it frees a request or -1
  * when not computed }.
  */
-const SLIDING_WINDOW_LUA = `
+export const SLIDING_WINDOW_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local key = KEYS[1]

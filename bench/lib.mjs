@@ -1,0 +1,279 @@
+// What the bench scripts share: a fresh database and Redis prefix per run, the built CLI (migrations,
+// tenants), starting and stopping servers, realistic patients, autocannon runs, and what a run is measured
+// with besides req/s (load average, peak RSS, CPU time). Loopback only; every run is bounded in time.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const log = (line) => process.stderr.write(`${line}\n`);
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Every RATE_LIMIT_* variable set to `value` ('0': no limiter, no Redis call). */
+export function rateLimitEnv(value) {
+  return Object.fromEntries(
+    ['TEST', 'LIVE', 'IP'].flatMap((m) => ['SECOND', 'HOUR', 'DAY'].map((w) => [`RATE_LIMIT_${m}_PER_${w}`, value])),
+  );
+}
+
+/**
+ * A bench run: its own database (created here, dropped by `close`) and Redis prefix, and the environment
+ * the built API and CLI run with. `env` is merged over the defaults (LOG_LEVEL=warn, limits off).
+ */
+export async function openBench(name, env = {}) {
+  const run = Date.now().toString(36);
+  const database = `pm_bench_${name}_${run}`;
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  const prefix = `pmbench:${name}:${run}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const children = [];
+  const bench = {
+    database,
+    databaseUrl: url.toString(),
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: prefix,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      MIGRATIONS_RUN: 'false',
+      ...rateLimitEnv('0'),
+      ...env,
+    },
+    /** Applies the migrations with the built CLI. */
+    migrate() {
+      execFileSync(process.execPath, ['dist/cli.js', 'migrations:run'], { env: bench.env, stdio: ['ignore', 'ignore', 'inherit'] });
+    },
+    /** A tenant with one OWNER key per mode: { tenantId, keys: { test, live } }. */
+    createTenant(tenantName = 'Bench Clinic') {
+      const created = JSON.parse(
+        execFileSync(process.execPath, ['dist/cli.js', 'tenants:create', '--name', tenantName], { env: bench.env }).toString(),
+      );
+      const keys = Object.fromEntries(created.apiKeys.map((k) => [k.mode, k.key]));
+      return { tenantId: created.tenant.id, keys };
+    },
+    /** Starts `node script` with the bench environment plus `env`; stopped by `stop` or `close`. */
+    start(script, env = {}, args = []) {
+      const child = spawn(process.execPath, [...args, script], { env: { ...bench.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+      children.push(child);
+      return child;
+    },
+    async stop(child) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000)]);
+    },
+    /** A client on the bench database (the caller ends it). */
+    async sql() {
+      const client = new pg.Client({ connectionString: bench.databaseUrl });
+      await client.connect();
+      return client;
+    },
+    async close() {
+      await Promise.all(children.map((c) => bench.stop(c)));
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
+      cleanRedis(prefix);
+    },
+  };
+  return bench;
+}
+
+/** Runs `work(bench)` on a fresh bench and always cleans up; exits non-zero on failure. */
+export async function withBench(name, env, work) {
+  const bench = await openBench(name, env);
+  const onSignal = () => void bench.close().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  try {
+    return await work(bench);
+  } catch (err) {
+    log(err.stack ?? String(err));
+    process.exitCode = 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    await bench.close();
+  }
+}
+
+function cleanRedis(prefix) {
+  try {
+    const keys = execFileSync('redis-cli', ['--scan', '--pattern', `${prefix}:*`])
+      .toString()
+      .split('\n')
+      .filter(Boolean);
+    for (let i = 0; i < keys.length; i += 500) execFileSync('redis-cli', ['del', ...keys.slice(i, i + 500)]);
+  } catch {
+    log('could not clean the Redis keys (redis-cli missing?)');
+  }
+}
+
+/** Resolves once `url` answers below 500. */
+export async function waitFor(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await sleep(100);
+  }
+}
+
+const FIRST = [
+  'Ada',
+  'Ben',
+  'Chloé',
+  'Dmitri',
+  'Eve',
+  'Farah',
+  'Gus',
+  'Hana',
+  'Ivan',
+  'Jules',
+  'Kofi',
+  'Lena',
+  'Mateo',
+  'Noor',
+  'Omar',
+  'Priya',
+];
+const LAST = ['Okafor', 'Smith', 'García', 'Müller', 'Nakamura', 'Rossi', 'Kowalski', 'Dubois', 'Olsen', 'Haddad', 'Silva', 'Nguyen'];
+const STREETS = ['Main St', 'Oak Ave', 'Mission St', 'Valencia St', 'Market St', 'Pine St'];
+const TYPES = ['prospect', 'patient', 'patient', 'lead'];
+const STATUSES = ['active', 'active', 'active', 'inactive'];
+
+/** `n` realistic patients for a bulk import: varied names, emails, valid phones, birth dates, addresses and tags. */
+export function patientRows(n, prefix = 'bench') {
+  return Array.from({ length: n }, (_, i) => ({
+    externalId: `${prefix}-${i}`,
+    firstName: FIRST[i % FIRST.length],
+    lastName: `${LAST[(i * 7) % LAST.length]}${i % 3 === 0 ? '-Lee' : ''}`,
+    email: `${FIRST[i % FIRST.length].toLowerCase()}.${i}@example.com`,
+    phone: `+1415555${String(i % 10_000).padStart(4, '0')}`,
+    dateOfBirth: `${1940 + (i % 70)}-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`,
+    gender: i % 2 ? 'female' : 'male',
+    address: `${1 + (i % 999)} ${STREETS[i % STREETS.length]}, San Francisco, CA`,
+    patientType: TYPES[i % TYPES.length],
+    patientStatus: STATUSES[i % STATUSES.length],
+    tags: [`cohort-${i % 20}`, ...(i % 5 === 0 ? ['vip'] : [])],
+  }));
+}
+
+/** Bulk-imports `rows` through the API and waits for the job; answers the job's report and how long it took. */
+export async function bulkImport(base, headers, rows) {
+  const t0 = performance.now();
+  const accepted = await fetch(`${base}/api/v1/patients/bulk-import`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ patients: rows }),
+  }).then((r) => r.json());
+  if (!accepted.jobId) throw new Error(`bulk import refused: ${JSON.stringify(accepted)}`);
+  let job;
+  do {
+    await sleep(25);
+    job = await fetch(`${base}/api/v1/patients/bulk-import/${accepted.jobId}`, { headers }).then((r) => r.json());
+  } while (job.status === 'queued' || job.status === 'running');
+  return { job, ms: performance.now() - t0 };
+}
+
+/**
+ * One autocannon run (32 connections by default). `paths`, when given, is a function answering each
+ * request's path (random ids). Answers req/s, p50/p99 latency in ms, errors (including non-2xx), and the
+ * 1-minute load average when the run started.
+ */
+export async function cannon({ paths, ...opts }) {
+  const load = loadavg()[0];
+  const options = { connections: 32, ...opts };
+  if (paths) {
+    options.requests = [
+      {
+        setupRequest: (req) => {
+          req.path = paths();
+          return req;
+        },
+      },
+    ];
+  }
+  const r = await new Promise((resolve, reject) => autocannon(options, (err, result) => (err ? reject(err) : resolve(result))));
+  return {
+    rps: r.requests.average,
+    total: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    load,
+  };
+}
+
+function statusMiB(pid, field) {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Peak resident set size of a process over its life so far, in MiB (VmHWM). */
+export const peakRssMiB = (pid) => statusMiB(pid, 'VmHWM');
+
+/** The highest resident set size of each process while sampling (every 100 ms) until `stop()`, in MiB. */
+export function sampleRss(pids) {
+  const peak = Object.fromEntries(Object.keys(pids).map((name) => [name, 0]));
+  const timer = setInterval(() => {
+    for (const [name, pid] of Object.entries(pids)) peak[name] = Math.max(peak[name], statusMiB(pid, 'VmRSS') || 0);
+  }, 100);
+  return {
+    peak,
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** CPU milliseconds (user + system) a process has used so far; 0 once it is gone. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time per request, which the machine's other load disturbs far less than req/s: `start()` before a
+ * run, `stop(requests)` after answers µs per request of each named process and of the PostgreSQL backends
+ * serving the bench database, split by application_name (`pgApps` maps a name to one; the rest go to
+ * `others`).
+ */
+export function cpuMeter(db, database, processes, pgApps = {}) {
+  let before;
+  const snapshot = async () => {
+    const { rows } = await db.query('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1', [database]);
+    const byName = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+    const backends = rows.map((r) => ({ pid: r.pid, app: r.application_name, ms: cpuMs(r.pid) }));
+    return { byName, backends };
+  };
+  return {
+    async start() {
+      before = await snapshot();
+    },
+    async stop(requests) {
+      const after = await snapshot();
+      const out = {};
+      for (const name of Object.keys(processes)) out[name] = ((after.byName[name] - before.byName[name]) * 1000) / requests;
+      for (const name of [...Object.keys(pgApps), 'others']) out[`pg:${name}`] = 0;
+      for (const b of after.backends) {
+        const was = before.backends.find((x) => x.pid === b.pid)?.ms ?? 0;
+        const name = Object.keys(pgApps).find((n) => pgApps[n] === b.app) ?? 'others';
+        out[`pg:${name}`] += ((b.ms - was) * 1000) / requests;
+      }
+      return out;
+    },
+  };
+}
