@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -10,8 +9,9 @@ import { registerJsonBodyParser } from './common/http/json-body';
 import { parseQuery } from './common/http/query';
 import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
 import { requestIdFor } from './common/http/request-id';
-import { API_PREFIX } from './common/http/response-headers';
-import { SECURITY_HEADERS_OPTIONS } from './common/http/security-headers';
+import { addResponseHeadersHooks, API_PREFIX } from './common/http/response-headers';
+import { bindRoutes } from './common/http/route-bindings';
+import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { AppLogger, logRequests } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
@@ -50,6 +50,8 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   registerJsonBodyParser(fastify);
   fastify.addHook('onRoute', (route) => {
     if (route.config?.bodyLimit) route.bodyLimit = route.config.bodyLimit;
+    // Set by bindRoutes below: hooks of this route only, so that other routes pay nothing for them.
+    if (route.config?.responseHeaders) addResponseHeadersHooks(route, route.config.responseHeaders);
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
@@ -63,24 +65,32 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   setGlobalPrefix(app);
   app.useGlobalPipes(createValidationPipe());
 
-  await app.register(helmet, SECURITY_HEADERS_OPTIONS);
+  // Helmet's headers, computed once (helmet itself would rebuild them, CSP included, on every request),
+  // and the request id: on every answer, the framework's own (404, 415 …) included.
+  const security = Object.entries(securityHeaders());
+  fastify.addHook('onRequest', (request, reply, done) => {
+    for (const [name, value] of security) reply.raw.setHeader(name, value as string);
+    reply.raw.setHeader('x-request-id', request.id);
+    done();
+  });
 
-  // Hostile queries and headers are refused once here (after helmet, whose headers every answer carries),
+  // Hostile queries and headers are refused once here (after the security headers, which every answer carries),
   // before routes, guards and modules see them.
   checkRequests(fastify);
 
   const metrics = app.get(MetricsService);
   const idempotency = app.get(IdempotencyInterceptor);
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    void reply.header('x-request-id', request.id);
-    // Keeps the final response (errors included) of a POST that claimed an Idempotency-Key.
-    await idempotency.onSend(request, reply, payload);
-    return payload;
+  bindRoutes(app, idempotency);
+  // Keeps the final response (errors included) of a POST that claimed an Idempotency-Key; no promise otherwise.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotency) return done(null, payload);
+    idempotency.onSend(request, reply, payload).then(() => done(null, payload), done);
   });
   logRequests(fastify, logger.pino);
   limitUnmatchedRoutes(fastify, app.get(RateLimiter), app.get(Authenticator));
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   setupOpenApi(app, config);

@@ -1,11 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
-import { ResponseHeadersInterceptor } from './common/http/response-headers';
 import { MetricsController } from './common/observability/metrics.controller';
 import { MetricsService } from './common/observability/metrics.service';
-import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
@@ -46,10 +44,8 @@ export class AppModule {
       providers: [
         MetricsService,
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // The same instance as the onSend hook of app.factory.ts, which stores what this interceptor claimed.
-        { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
-        // After the line above, so inside it: Location, ETag and Cache-Control from each route's decorators.
-        { provide: APP_INTERCEPTOR, useClass: ResponseHeadersInterceptor },
+        // No global interceptor: app.factory.ts binds the Idempotency-Key interceptor to the POST routes and
+        // each route's response headers to hooks of that route (common/http/route-bindings.ts).
       ],
     };
   }

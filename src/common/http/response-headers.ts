@@ -1,7 +1,5 @@
-import { applyDecorators, CallHandler, ExecutionContext, HttpCode, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { map, Observable } from 'rxjs';
+import { applyDecorators, HttpCode, SetMetadata } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
 /** Every API route lives under this prefix (health and metrics excepted); Location headers are built on it. */
 export const API_PREFIX = 'api/v1';
@@ -22,7 +20,7 @@ export type LocationOf<B = never> = (body: B, params: Record<string, string>) =>
 
 /**
  * How a route's response headers derive from what its handler returns; set by the decorators below and
- * read by ResponseHeadersInterceptor. `renderResponse` is a pure function of this and the handler's
+ * applied by addResponseHeadersHooks. `renderResponse` is a pure function of this and the handler's
  * result, so anything that must rebuild a response (an idempotent replay) gets the same headers.
  */
 export interface ResponseHeadersSpec {
@@ -53,13 +51,12 @@ export const WithETag = (): MethodDecorator => SetMetadata(ETAG, true);
 /** `Cache-Control: no-store` on every response of the route (or of every route of the controller), errors included. */
 export const NoStore = (): MethodDecorator & ClassDecorator => SetMetadata(NO_STORE, true);
 
-/** The route's response-headers spec, or undefined when it declares none. */
-export function responseHeadersSpec(reflector: Reflector, context: ExecutionContext): ResponseHeadersSpec | undefined {
-  const targets = [context.getHandler(), context.getClass()];
+/** The response-headers spec of a route (its handler, then its controller for @NoStore), or undefined when it declares none. */
+export function responseHeadersSpec(handler: object, controller: object): ResponseHeadersSpec | undefined {
   const spec: ResponseHeadersSpec = {
-    location: reflector.get<LocationOf | undefined>(LOCATION, context.getHandler()),
-    etag: reflector.get<boolean | undefined>(ETAG, context.getHandler()),
-    noStore: reflector.getAllAndOverride<boolean | undefined>(NO_STORE, targets),
+    location: Reflect.getMetadata(LOCATION, handler) as LocationOf | undefined,
+    etag: Reflect.getMetadata(ETAG, handler) as boolean | undefined,
+    noStore: (Reflect.getMetadata(NO_STORE, handler) ?? Reflect.getMetadata(NO_STORE, controller)) as boolean | undefined,
   };
   return spec.location || spec.etag || spec.noStore ? spec : undefined;
 }
@@ -84,27 +81,33 @@ export function renderResponse(
 }
 
 /**
- * Applies the route's response-headers spec. Registered after the Idempotency-Key interceptor, so it
- * sits inside it: a replayed answer (already serialised, headers kept) does not pass through here.
- * `Cache-Control: no-store` is set before the handler runs, so error answers of the route carry it too.
+ * Applies a route's response-headers spec with hooks of that route alone (see bindRoutes), so a route
+ * without one pays nothing. `Cache-Control: no-store` is set when the request arrives, so every answer of
+ * the route carries it, errors included; ETag and Location are derived from the handler's result just
+ * before it is serialised. A replayed idempotent answer (a string, already serialised, its headers kept)
+ * is not serialised again and so does not pass through here.
  */
-@Injectable()
-export class ResponseHeadersInterceptor implements NestInterceptor {
-  constructor(private readonly reflector: Reflector) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const spec = responseHeadersSpec(this.reflector, context);
-    if (!spec) return next.handle();
-    const http = context.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
-    if (spec.noStore) void reply.header('cache-control', 'no-store');
-    const params = (http.getRequest<FastifyRequest>().params ?? {}) as Record<string, string>;
-    return next.handle().pipe(
-      map((result) => {
-        const { body, headers } = renderResponse(spec, result, params);
-        void reply.headers(headers);
-        return body;
-      }),
-    );
+export function addResponseHeadersHooks(route: RouteOptions, spec: ResponseHeadersSpec): void {
+  if (spec.noStore) {
+    addRouteHook(route, 'onRequest', (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      void reply.header('cache-control', 'no-store');
+      done();
+    });
   }
+  if (spec.location || spec.etag) {
+    addRouteHook(route, 'preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) => {
+      if (reply.statusCode >= 400) return done(null, payload); // a problem+json answer
+      const { body, headers } = renderResponse(spec, payload, request.params as Record<string, string>);
+      void reply.headers(headers);
+      done(null, body);
+    });
+  }
+}
+
+type Done = (err: Error | null, payload: unknown) => void;
+
+function addRouteHook(route: RouteOptions, name: 'onRequest' | 'preSerialization', hook: unknown): void {
+  const existing = route[name] as unknown;
+  const hooks: unknown[] = existing === undefined ? [] : Array.isArray(existing) ? (existing as unknown[]) : [existing];
+  (route as unknown as Record<string, unknown>)[name] = [...hooks, hook];
 }

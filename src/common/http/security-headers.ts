@@ -2,7 +2,7 @@ import type { FastifyHelmetOptions } from '@fastify/helmet';
 import { createRequire } from 'node:module';
 import type { OutgoingHttpHeaders } from 'node:http';
 
-/** The options of @fastify/helmet, which sets these headers on every response. */
+/** The options of helmet; its headers are computed once (securityHeaders) and set on every response (app.factory.ts). */
 export const SECURITY_HEADERS_OPTIONS: FastifyHelmetOptions = {
   contentSecurityPolicy: {
     directives: {
@@ -23,8 +23,9 @@ type HelmetMiddleware = (
 let computed: OutgoingHttpHeaders | undefined;
 
 /**
- * The same headers as a plain object, for the few answers written to the socket without a response
- * object (clientError). Computed once by the helmet that @fastify/helmet itself loads, so both agree.
+ * Helmet's headers as a plain object, computed once by the helmet that @fastify/helmet ships: set on every
+ * response by an onRequest hook, and written as they are on the few answers sent without a response object
+ * (clientError). Helmet's middleware would rebuild them, CSP included, on every request.
  */
 export function securityHeaders(): OutgoingHttpHeaders {
   if (computed) return computed;

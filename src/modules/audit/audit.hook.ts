@@ -26,7 +26,10 @@ export class AuditHook implements OnModuleInit {
     this.assertSpecsReachRoutes();
     if (!this.config.audit.enabled) return;
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('onResponse', async (request, reply) => this.record(request, reply));
+    fastify?.addHook('onResponse', (request, reply, done) => {
+      this.record(request, reply);
+      done();
+    });
   }
 
   record(request: FastifyRequest, reply: FastifyReply): void {
