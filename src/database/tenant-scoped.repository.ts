@@ -1,7 +1,19 @@
 import { v7 as uuidv7 } from 'uuid';
 import { DeepPartial, EntityManager, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import { Cursor, encodeCursor, PageRequest } from '../common/http/pagination';
+import { runStatement } from './prepared';
 import { TenantOwnedEntity, TenantScope } from './tenant-owned.entity';
+
+const scopedStatements = new Set<string>();
+
+/** Refuses a raw statement that does not bind the scope's tenant ($1) and mode ($2); each text is checked once. */
+function assertScoped(statement: string): void {
+  if (scopedStatements.has(statement)) return;
+  if (!/\$1(?!\d)/.test(statement) || !/\$2(?!\d)/.test(statement)) {
+    throw new Error('A tenant-scoped statement must use $1 (tenant_id) and $2 (mode)');
+  }
+  if (scopedStatements.size < 10_000) scopedStatements.add(statement);
+}
 
 export interface Page<T> {
   items: T[];
@@ -38,10 +50,23 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
    * statement that does not use both is refused: raw SQL cannot forget the scope either.
    */
   protected sql<R = unknown>(scope: TenantScope, statement: string, params: unknown[] = [], tx?: EntityManager): Promise<R> {
-    if (!/\$1(?!\d)/.test(statement) || !/\$2(?!\d)/.test(statement)) {
-      throw new Error('A tenant-scoped statement must use $1 (tenant_id) and $2 (mode)');
-    }
+    assertScoped(statement);
     return (tx ?? this.repository.manager).query<R>(statement, [scope.tenantId, scope.mode, ...params]);
+  }
+
+  /**
+   * As `sql()`, straight on the driver, answering the rows: a named prepared statement when `prepared`
+   * (parsed and planned once per connection: for the hot paths), else planned on each run (for statements
+   * whose text or best plan varies with the request, such as filtered lists). See database/prepared.ts.
+   */
+  protected raw<R>(
+    scope: TenantScope,
+    statement: string,
+    params: unknown[],
+    options: { tx?: EntityManager; prepared: boolean },
+  ): Promise<R[]> {
+    assertScoped(statement);
+    return runStatement<R>(options.tx ?? this.repository.manager, statement, [scope.tenantId, scope.mode, ...params], options.prepared);
   }
 
   /** A query builder that already filters on the scope. */
@@ -131,7 +156,12 @@ export async function newestFirstPage<T extends ObjectLiteral & { id: string }>(
     .addOrderBy(`${alias}.id`, 'DESC')
     .take(page.limit + 1)
     .getMany();
-  const items = rows.slice(0, page.limit);
+  return keysetPage(rows, page, valueOf);
+}
+
+/** The page of `rows` (fetched newest first, `page.limit + 1` of them) and the cursor after its last row. */
+export function keysetPage<T extends { id: string }>(rows: T[], page: PageRequest, valueOf: (row: T) => Date): Page<T> {
+  const items = rows.length > page.limit ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const next: Cursor | undefined = rows.length > page.limit && last ? { value: valueOf(last).toISOString(), id: last.id } : undefined;
   return { items, nextCursor: next ? encodeCursor(next) : null };

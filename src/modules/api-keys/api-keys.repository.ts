@@ -4,13 +4,20 @@ import { EntityManager, IsNull, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
-import { TenantEntity } from '../tenants/entities/tenant.entity';
 import { ApiKeyEntity } from './entities/api-key.entity';
+import { runStatement } from '../../database/prepared';
+
+/** What authentication needs of a key. */
+export type AuthenticatedKey = Pick<ApiKeyEntity, 'id' | 'tenantId' | 'mode' | 'name' | 'role' | 'scopes' | 'expiresAt' | 'revokedAt'>;
 
 export interface KeyWithTenant {
-  key: ApiKeyEntity;
+  key: AuthenticatedKey;
   tenantName: string;
 }
+
+const FIND_FOR_AUTHENTICATION = `SELECT k.id, k.tenant_id AS "tenantId", k.mode, k.name, k.role, k.scopes, k.expires_at AS "expiresAt",
+    k.revoked_at AS "revokedAt", t.name AS "tenantName"
+  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`;
 
 @Injectable()
 export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
@@ -20,17 +27,18 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
 
   /**
    * The one lookup that is not tenant-scoped: authentication, which is how the tenant becomes known.
-   * One indexed query by the key's hash, joined to its tenant.
+   * One indexed query by the key's hash, joined to its tenant (a prepared statement).
    */
   async findForAuthentication(keyHash: string): Promise<KeyWithTenant | null> {
-    const row = await this.repository
-      .createQueryBuilder('k')
-      .innerJoin(TenantEntity, 't', 't.id = k.tenant_id')
-      .addSelect('t.name', 'tenant_name')
-      .where('k.key_hash = :keyHash', { keyHash })
-      .getRawAndEntities();
-    const key = row.entities[0];
-    return key ? { key, tenantName: String((row.raw[0] as { tenant_name: string }).tenant_name) } : null;
+    const [row] = await runStatement<AuthenticatedKey & { tenantName: string }>(
+      this.repository.manager,
+      FIND_FOR_AUTHENTICATION,
+      [keyHash],
+      true,
+    );
+    if (!row) return null;
+    const { tenantName, ...key } = row;
+    return { key, tenantName };
   }
 
   list(scope: TenantScope, page: PageRequest, tx?: EntityManager): Promise<Page<ApiKeyEntity>> {

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { keysetPage, Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
 import type { PatientStatus, PatientType } from './patient-rules';
 
@@ -148,6 +148,8 @@ const UPSERT_PATIENTS = (() => {
     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`;
 })();
 
+const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`;
+
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
@@ -161,12 +163,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   async get(scope: TenantScope, id: string, tx?: EntityManager): Promise<PatientEntity | null> {
-    const rows = await this.sql<PatientEntity[]>(
-      scope,
-      `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
-      [id],
-      tx,
-    );
+    const rows = await this.raw<PatientEntity>(scope, GET_PATIENT, [id], { tx, prepared: true });
     return rows[0] ?? null;
   }
 
@@ -178,7 +175,8 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   /** Inserts a new patient; a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
   async create(scope: TenantScope, values: PatientValues, joiningCode: string, tx?: EntityManager): Promise<PatientEntity> {
     const row = this.build(scope, { ...values, joiningCode, version: 1 });
-    await this.sql(scope, INSERT_PATIENT, [row.id, joiningCode, ...FIELDS.map((f) => asParam(f, values[f])), row.createdAt], tx);
+    const params = [row.id, joiningCode, ...FIELDS.map((f) => asParam(f, values[f])), row.createdAt];
+    await this.raw(scope, INSERT_PATIENT, params, { tx, prepared: true });
     return row;
   }
 
@@ -223,31 +221,46 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     return rows[0][0] ?? null;
   }
 
-  /** One page of patients, newest first, narrowed by the filters (each served by an index; see the migration). */
-  list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const q = this.query(scope, 'p', tx);
+  /**
+   * One page of patients, newest first, narrowed by the filters (each served by an index; see the
+   * migrations). One raw statement, rows as they come (no entity hydration); the unfiltered list, the
+   * common case, is a named prepared statement. A filtered one is planned on each run: its best plan
+   * depends on the values (a rare tag, a common last name).
+   */
+  async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
+    const params: unknown[] = [];
+    const param = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length + 2}`; // the scope is $1 and $2
+    };
+    const where: string[] = [];
     if (filters.search !== undefined) {
-      const term = `%${likeEscape(filters.search.toLowerCase())}%`;
-      if (filters.searchDigits) {
-        q.andWhere('(p.search_text LIKE :term OR p.search_text LIKE :digits)', { term, digits: `%${filters.searchDigits}%` });
-      } else {
-        q.andWhere('p.search_text LIKE :term', { term });
-      }
+      const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
+      where.push(
+        filters.searchDigits
+          ? `(search_text LIKE ${term} OR search_text LIKE ${param(`%${filters.searchDigits}%`)})`
+          : `search_text LIKE ${term}`,
+      );
     }
-    if (filters.tags?.length) q.andWhere('p.tags && :tags::text[]', { tags: filters.tags });
-    if (filters.patientType) q.andWhere('p.patient_type = :patientType', { patientType: filters.patientType });
-    if (filters.patientStatus) q.andWhere('p.patient_status = :patientStatus', { patientStatus: filters.patientStatus });
-    if (filters.gender !== undefined) q.andWhere('lower(p.gender) = lower(:gender)', { gender: filters.gender });
-    if (filters.createdFrom) q.andWhere('p.created_at >= :createdFrom', { createdFrom: filters.createdFrom });
-    if (filters.createdTo) q.andWhere('p.created_at <= :createdTo', { createdTo: filters.createdTo });
-    if (filters.bornOnOrBefore) q.andWhere('p.date_of_birth <= :bornOnOrBefore', { bornOnOrBefore: filters.bornOnOrBefore });
-    if (filters.bornAfter) q.andWhere('p.date_of_birth > :bornAfter', { bornAfter: filters.bornAfter });
-    if (filters.hasEmail !== undefined) q.andWhere(filters.hasEmail ? 'p.email IS NOT NULL' : 'p.email IS NULL');
-    if (filters.hasPhone !== undefined) q.andWhere(filters.hasPhone ? 'p.phone IS NOT NULL' : 'p.phone IS NULL');
-    if (filters.email !== undefined) q.andWhere('lower(p.email) = lower(:email)', { email: filters.email });
-    if (filters.externalId !== undefined) q.andWhere('p.external_id = :externalId', { externalId: filters.externalId });
-    if (filters.updatedSince) q.andWhere('p.updated_at >= :updatedSince', { updatedSince: filters.updatedSince });
-    return this.paginate(q, page);
+    if (filters.tags?.length) where.push(`tags && ${param(filters.tags)}::text[]`);
+    if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
+    if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
+    if (filters.gender !== undefined) where.push(`lower(gender) = lower(${param(filters.gender)})`);
+    if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
+    if (filters.createdTo) where.push(`created_at <= ${param(filters.createdTo)}`);
+    if (filters.bornOnOrBefore) where.push(`date_of_birth <= ${param(filters.bornOnOrBefore)}::date`);
+    if (filters.bornAfter) where.push(`date_of_birth > ${param(filters.bornAfter)}::date`);
+    if (filters.hasEmail !== undefined) where.push(filters.hasEmail ? 'email IS NOT NULL' : 'email IS NULL');
+    if (filters.hasPhone !== undefined) where.push(filters.hasPhone ? 'phone IS NOT NULL' : 'phone IS NULL');
+    if (filters.email !== undefined) where.push(`lower(email) = lower(${param(filters.email)})`);
+    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+    if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
+    const filtered = where.length > 0;
+    if (page.after) where.push(`(created_at, id) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
+    const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
+      ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`;
+    const rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared: !filtered });
+    return keysetPage(rows, page, (row) => row.createdAt);
   }
 
   /** Tag counts from the trigger-maintained table: a few hundred rows, not a scan of every patient. */
