@@ -15,6 +15,12 @@ function assertScoped(statement: string): void {
   if (scopedStatements.size < 10_000) scopedStatements.add(statement);
 }
 
+/** A statement on a tenant-scoped table ($1 tenant, $2 mode) and its own parameters (from $3), not yet run. */
+export interface ScopedStatement {
+  statement: string;
+  params: unknown[];
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

@@ -44,6 +44,17 @@ export class Transactions {
     return this.runRecorded(log, work);
   }
 
+  /**
+   * For work that is a single statement (atomic on its own, such as a write and its event in one
+   * statement): no BEGIN and COMMIT round trips. Within a request holding an Idempotency-Key it runs as
+   * `run` does, in a transaction that also records its recovery point. `tx` is undefined outside one.
+   */
+  runOne<T>(work: (tx: EntityManager | undefined) => Promise<T>): Promise<T> {
+    const log = recoveryLog.getStore();
+    if (!log?.active) return work(undefined);
+    return this.runRecorded(log, work);
+  }
+
   private async runRecorded<T>(log: RecoveryLog, work: (tx: EntityManager) => Promise<T>): Promise<T> {
     const replayed = log.replay();
     if (replayed) return replayed.value as T;

@@ -4,7 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TimeRange } from '../../common/http/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { newestFirstPage, Page, TenantScopedRepository } from '../../database/tenant-scoped.repository';
+import { newestFirstPage, Page, ScopedStatement, TenantScopedRepository } from '../../database/tenant-scoped.repository';
 import { EventEntity } from './entities/event.entity';
 
 export interface NewEvent {
@@ -18,6 +18,23 @@ export interface NewEvent {
 export class EventsRepository extends TenantScopedRepository<EventEntity> {
   constructor(@InjectRepository(EventEntity) repository: Repository<EventEntity>) {
     super(repository);
+  }
+
+  /**
+   * Runs `write` (a data-modifying statement: $1 tenant, $2 mode, then its own parameters) and records
+   * `event` in the same statement: one round trip, atomic without a transaction, and the event is written
+   * only when the statement wrote a row. Prepared (every create runs it).
+   */
+  async insertWith(scope: TenantScope, write: ScopedStatement, event: NewEvent, tx?: EntityManager): Promise<void> {
+    const n = write.params.length + 2;
+    await this.raw(
+      scope,
+      `WITH written AS (${write.statement} RETURNING 1)
+       INSERT INTO events (id, tenant_id, mode, type, payload, created_at)
+       SELECT $${n + 1}::uuid, $1, $2, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::timestamptz FROM written`,
+      [...write.params, event.id, event.type, JSON.stringify(event.payload), event.createdAt],
+      { tx, prepared: true },
+    );
   }
 
   /** Inserts events of one scope in one statement, inside the caller's transaction. */

@@ -5,6 +5,7 @@ import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { ScopedStatement } from '../../database/tenant-scoped.repository';
 import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
 import { EventEntity } from './entities/event.entity';
 import { AnyEventType, EventType } from './event-types';
@@ -16,6 +17,8 @@ import { EventsRepository } from './events.repository';
  *
  *   await this.events.record(tx, auth, 'patient.created', patientDto);
  *
+ * or, for a change that is one statement, in that statement (`recordWith`, under Transactions.runOne).
+ *
  * A worker's relay later turns committed events into webhook deliveries (webhooks module).
  */
 @Injectable()
@@ -26,6 +29,22 @@ export class EventsService {
   async record(tx: EntityManager, scope: TenantScope, type: EventType, payload: object): Promise<string> {
     const [id] = await this.recordMany(tx, scope, type, [payload]);
     return id;
+  }
+
+  /**
+   * Runs `write` (see the repository's insertWith) and records the event in the same statement: the
+   * change and its event in one round trip, atomic without a transaction (Transactions.runOne).
+   */
+  async recordWith(
+    tx: EntityManager | undefined,
+    scope: TenantScope,
+    type: EventType,
+    payload: object,
+    write: ScopedStatement,
+  ): Promise<string> {
+    const event = { id: uuidv7(), type, payload, createdAt: new Date() };
+    await this.events.insertWith(scope, write, event, tx);
+    return event.id;
   }
 
   /** Records one event per payload, in one statement (bulk writes). */

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { keysetPage, Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { keysetPage, Page, ScopedStatement, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
 import type { PatientStatus, PatientType } from './patient-rules';
 
@@ -172,12 +172,23 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     return rows.length > 0;
   }
 
-  /** Inserts a new patient; a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
+  /** Inserts a new patient (without an event); a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
   async create(scope: TenantScope, values: PatientValues, joiningCode: string, tx?: EntityManager): Promise<PatientEntity> {
-    const row = this.build(scope, { ...values, joiningCode, version: 1 });
-    const params = [row.id, joiningCode, ...FIELDS.map((f) => asParam(f, values[f])), row.createdAt];
-    await this.raw(scope, INSERT_PATIENT, params, { tx, prepared: true });
+    const { row, insert } = this.insertion(scope, values, joiningCode);
+    await this.raw(scope, insert.statement, insert.params, { tx, prepared: true });
     return row;
+  }
+
+  /**
+   * A new patient's row and the INSERT that writes it (run by the caller, with its event); a unique
+   * violation (externalId, joining code) surfaces as a QueryFailedError.
+   */
+  insertion(scope: TenantScope, values: PatientValues, joiningCode: string): { row: PatientEntity; insert: ScopedStatement } {
+    const row = this.build(scope, { ...values, joiningCode, version: 1 });
+    return {
+      row,
+      insert: { statement: INSERT_PATIENT, params: [row.id, joiningCode, ...FIELDS.map((f) => asParam(f, values[f])), row.createdAt] },
+    };
   }
 
   /**
