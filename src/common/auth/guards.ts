@@ -15,8 +15,17 @@ import { ROUTE_POLICY, RoutePolicy } from './route-policy.decorator';
  *   4. RoleGuard      – the key's role must be one the route allows (403 insufficient_role)
  */
 
+const policies = new WeakMap<object, RoutePolicy | null>();
+
+/** The route's policy, read from its metadata once per handler (three guards ask on every request). */
 function policyOf(reflector: Reflector, context: ExecutionContext): RoutePolicy | undefined {
-  return reflector.getAllAndOverride<RoutePolicy | undefined>(ROUTE_POLICY, [context.getHandler(), context.getClass()]);
+  const handler = context.getHandler();
+  let policy = policies.get(handler);
+  if (policy === undefined) {
+    policy = reflector.getAllAndOverride<RoutePolicy | undefined>(ROUTE_POLICY, [handler, context.getClass()]) ?? null;
+    policies.set(handler, policy);
+  }
+  return policy ?? undefined;
 }
 
 function authOf(context: ExecutionContext): AuthContext | undefined {

@@ -4,6 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiter } from './rate-limiter';
 
 const SKIP_RATE_LIMIT = 'skipRateLimit';
+/** Per handler, read from its metadata once: whether the route is exempt. */
+const skipped = new WeakMap<object, boolean>();
 
 /** Not rate-limited: health checks and metrics, which orchestrators and scrapers poll. */
 export const SkipRateLimit = (): MethodDecorator & ClassDecorator => SetMetadata(SKIP_RATE_LIMIT, true);
@@ -25,7 +27,13 @@ export class RateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()])) return true;
+    const handler = context.getHandler();
+    let skip = skipped.get(handler);
+    if (skip === undefined) {
+      skip = this.reflector.getAllAndOverride<boolean | undefined>(SKIP_RATE_LIMIT, [handler, context.getClass()]) === true;
+      skipped.set(handler, skip);
+    }
+    if (skip) return true;
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const subject = request.auth ? this.limiter.forKey(request.auth) : this.limiter.forIp(request.ip);
