@@ -59,9 +59,13 @@ export async function openBench(name, env = {}) {
       const keys = Object.fromEntries(created.apiKeys.map((k) => [k.mode, k.key]));
       return { tenantId: created.tenant.id, keys };
     },
-    /** Starts `node script` with the bench environment plus `env`; stopped by `stop` or `close`. */
-    start(script, env = {}, args = []) {
-      const child = spawn(process.execPath, [...args, script], { env: { ...bench.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    /**
+     * Starts `node [args] script` with the bench environment plus `env` (under `wrapper`, e.g. valgrind,
+     * when given); stopped by `stop` or `close`.
+     */
+    start(script, env = {}, args = [], wrapper = []) {
+      const [command, ...rest] = [...wrapper, process.execPath, ...args, script];
+      const child = spawn(command, rest, { env: { ...bench.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
       children.push(child);
       return child;
     },
