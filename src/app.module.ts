@@ -14,6 +14,7 @@ import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { SettingsModule } from './modules/settings/settings.module';
+import { SmsModule } from './modules/sms/sms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { WorkersModule } from './workers.module';
@@ -35,6 +36,7 @@ export class AppModule {
         PatientsModule,
         SchedulingModule,
         FormsModule,
+        SmsModule,
         EventsModule,
         AuditModule,
         WebhooksModule,

@@ -17,6 +17,7 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
       'Providers with their working hours (IANA timezones) and time off, free slots, and appointments (booking, changes, iCalendar).',
   },
   { name: 'Forms', description: 'Intake forms with typed fields, and their submissions.' },
+  { name: 'SMS', description: 'SMS templates (Handlebars), previewed with their encoding and segment count.' },
   { name: 'Events', description: 'What happened in the tenant (`patient.created`, …), in order, for polling or webhooks.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, signed per the Standard Webhooks specification, and their deliveries.' },
   {

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { InsufficientScopeException } from '../../common/auth/auth.exceptions';
+import { AuthContext, hasScope } from '../../common/auth/auth.types';
+import { PageRequest } from '../../common/http/pagination';
+import { ValidationFailedException } from '../../common/http/problem';
+import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
+import { TemplateContextService } from '../templates/template-context.service';
+import {
+  CreateSmsTemplateDto,
+  PreviewSmsTemplateDto,
+  SmsPreviewDto,
+  SmsTemplateDto,
+  SmsTemplateListDto,
+  UpdateSmsTemplateDto,
+} from './dto/sms-template.dto';
+import { SmsTemplateEntity } from './entities/sms-template.entity';
+import { smsSegments } from './sms-segments';
+import { SmsTemplateNotFoundException } from './sms.exceptions';
+import { SmsTemplatesRepository } from './sms-templates.repository';
+
+/** SMS templates: written only when their body compiles; previewed with the encoding and segment count. */
+@Injectable()
+export class SmsTemplatesService {
+  constructor(
+    private readonly templates: SmsTemplatesRepository,
+    private readonly contexts: TemplateContextService,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreateSmsTemplateDto): Promise<SmsTemplateDto> {
+    assertTemplatesCompile({ body: ['text', dto.body] });
+    return toDto(await this.templates.create(auth, { name: dto.name.trim(), body: dto.body }));
+  }
+
+  async get(auth: AuthContext, id: string): Promise<SmsTemplateDto> {
+    return toDto(await this.require(auth, id));
+  }
+
+  async list(auth: AuthContext, page: PageRequest): Promise<SmsTemplateListDto> {
+    const result = await this.templates.list(auth, page);
+    return { templates: result.items.map(toDto), nextCursor: result.nextCursor };
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateSmsTemplateDto): Promise<SmsTemplateDto> {
+    assertTemplatesCompile({ body: ['text', dto.body] });
+    const row = await this.templates.patch(auth, id, { name: dto.name?.trim(), body: dto.body });
+    if (!row) throw new SmsTemplateNotFoundException();
+    return toDto(row);
+  }
+
+  /**
+   * Renders without sending. A patientId shows that patient's name, email and phone in the result, so
+   * it needs `patients:read` besides the route's `sms:write`: the SMS scope alone reads no patient data.
+   */
+  async preview(auth: AuthContext, id: string, dto: PreviewSmsTemplateDto): Promise<SmsPreviewDto> {
+    if (dto.patientId !== undefined && !hasScope(auth, 'patients:read')) {
+      throw new InsufficientScopeException('patients:read', "Previewing for a patient requires the 'patients:read' scope");
+    }
+    const template = await this.require(auth, id);
+    const context = await this.contexts.build(auth, { patient: dto.patientId, variables: dto.variables });
+    let body: string;
+    try {
+      body = renderTemplate(template.body, 'text', context);
+    } catch (err) {
+      if (err instanceof TemplateRenderError)
+        throw new ValidationFailedException([{ field: 'variables', message: `cannot be rendered: ${err.message}` }]);
+      throw err;
+    }
+    return { body, ...smsSegments(body) };
+  }
+
+  private async require(auth: AuthContext, id: string): Promise<SmsTemplateEntity> {
+    const row = await this.templates.get(auth, id);
+    if (!row) throw new SmsTemplateNotFoundException();
+    return row;
+  }
+}
+
+export function toDto(row: SmsTemplateEntity): SmsTemplateDto {
+  return { id: row.id, name: row.name, body: row.body, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
