@@ -15,6 +15,7 @@ import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { AppLogger, logRequests } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
+import { mountQueueDashboard } from './common/queue/queue-dashboard';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
@@ -94,6 +95,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   });
 
   setupOpenApi(app, config);
+  await mountQueueDashboard(app, config);
   await app.init();
   await fastify.ready();
   return app;

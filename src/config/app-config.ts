@@ -1,5 +1,18 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
 import type { Mode } from '../database/tenant-owned.entity';
 
 type Env = Record<string, string | undefined>;
@@ -165,9 +178,26 @@ class EnvironmentVariables {
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
   AUDIT_LOG_ENABLED = true;
+
+  /** Unset: no queue dashboard (/admin/queues is 404). Set: the dashboard, behind HTTP Basic auth. */
+  @IsOptional()
+  @IsString()
+  @MinLength(12, { message: 'must be at least 12 characters' })
+  @MaxLength(256)
+  QUEUE_DASHBOARD_PASSWORD?: string;
+
+  @Matches(/^[^:\s]{1,64}$/, { message: 'must be 1-64 characters without colons or spaces' })
+  QUEUE_DASHBOARD_USERNAME = 'admin';
+
+  /** false: the dashboard may also retry, promote, clean and remove jobs. */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  QUEUE_DASHBOARD_READ_ONLY = true;
 }
 
 export class ConfigError extends Error {}
+
+const SECRET_VARIABLES = new Set(['QUEUE_DASHBOARD_PASSWORD']);
 
 export interface WebhookSettings {
   allowPrivateUrls: boolean;
@@ -208,6 +238,8 @@ export class AppConfig {
       relayIntervalMs: 500,
     },
     readonly audit: { flushIntervalMs: number; enabled: boolean } = { flushIntervalMs: 1_000, enabled: true },
+    /** No password: no dashboard. */
+    readonly queueDashboard: { password?: string; username: string; readOnly: boolean } = { username: 'admin', readOnly: true },
   ) {}
 
   /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
@@ -249,9 +281,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     // Say what the value should be (an integer, a URL) before how big it may be.
     const typeCheck = ['isInt', 'isBoolean', 'matches', 'isIn', 'isEmail', 'isString'].find((c) => constraints[c]);
     const reason = (typeCheck && constraints[typeCheck]) ?? Object.values(constraints)[0] ?? 'is invalid';
-    throw new ConfigError(
-      `Invalid configuration: ${first.property} ${reason.replace(`${first.property} `, '')} (got "${String(raw[first.property])}")`,
-    );
+    // A secret is never echoed, not even a wrong one: start-up errors end up in logs.
+    const got = SECRET_VARIABLES.has(first.property) ? '' : ` (got "${String(raw[first.property])}")`;
+    throw new ConfigError(`Invalid configuration: ${first.property} ${reason.replace(`${first.property} `, '')}${got}`);
   }
   return new AppConfig(
     {
@@ -283,5 +315,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
     },
     { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
+    { password: vars.QUEUE_DASHBOARD_PASSWORD, username: vars.QUEUE_DASHBOARD_USERNAME, readOnly: vars.QUEUE_DASHBOARD_READ_ONLY },
   );
 }

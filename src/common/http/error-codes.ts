@@ -14,6 +14,11 @@ export const ERROR_CODES = {
   bad_request: { status: 400, title: 'Bad request', when: 'The HTTP request is malformed (body framing, ambiguous headers)' },
   missing_api_key: { status: 401, title: 'Missing API key', when: 'No usable Authorization header' },
   invalid_api_key: { status: 401, title: 'Invalid API key', when: 'Unknown, malformed, revoked or expired key' },
+  invalid_credentials: {
+    status: 401,
+    title: 'Invalid credentials',
+    when: 'The queue dashboard (/admin/queues) without its username and password (HTTP Basic)',
+  },
   insufficient_scope: { status: 403, title: 'Insufficient scope', when: 'The key lacks the scope this endpoint needs' },
   insufficient_role: { status: 403, title: 'Insufficient role', when: 'The key lacks the role this endpoint needs' },
   not_found: { status: 404, title: 'Not found', when: 'Unknown route, or an id the caller cannot see (malformed ids included)' },

@@ -1,0 +1,103 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { call, startApp } from '../helpers/app';
+import { QueueName } from '../../src/common/queue/queues';
+
+const PASSWORD = 'correct horse battery staple';
+const CHROMIUM = '/usr/bin/chromium';
+const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('Queue dashboard (/admin/queues)', () => {
+  it('is not there without QUEUE_DASHBOARD_PASSWORD', async () => {
+    const app = await startApp({ WORKERS: 'off' });
+    try {
+      for (const url of ['/admin/queues', '/admin/queues/api/queues']) {
+        const res = await call(app, 'GET', url, { headers: { authorization: basic('admin', PASSWORD) } });
+        expect([url, res.status, res.body.code]).toEqual([url, 404, 'not_found']);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('with a password', () => {
+    let app: NestFastifyApplication;
+    let origin: string;
+
+    beforeAll(async () => {
+      app = await startApp({
+        WORKERS: 'off',
+        QUEUE_DASHBOARD_PASSWORD: PASSWORD,
+        RATE_LIMIT_IP_PER_SECOND: '0',
+        RATE_LIMIT_IP_PER_HOUR: '0',
+      });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      origin = await app.getUrl();
+    });
+    afterAll(() => app.close());
+
+    it('answers 401 with a Basic challenge without credentials or with wrong ones', async () => {
+      const attempts: [string, Record<string, string>][] = [
+        ['none', {}],
+        ['wrong password', { authorization: basic('admin', 'wrong password!!') }],
+        ['wrong user', { authorization: basic('root', PASSWORD) }],
+        ['a bearer key', { authorization: 'Bearer sk_test_abc' }],
+        ['garbage', { authorization: 'Basic ???' }],
+      ];
+      for (const [what, headers] of attempts) {
+        for (const url of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/js/main.js']) {
+          const res = await call(app, 'GET', url, { headers });
+          expect([what, url, res.status, res.body?.code, res.headers['www-authenticate']]).toEqual([
+            what,
+            url,
+            401,
+            'invalid_credentials',
+            'Basic realm="Queue dashboard", charset="UTF-8"',
+          ]);
+        }
+      }
+    });
+
+    it('serves the dashboard and its API with the right credentials, and guards nothing else', async () => {
+      const headers = { authorization: basic('admin', PASSWORD) };
+      const page = await call(app, 'GET', '/admin/queues', { headers });
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      const api = await call(app, 'GET', '/admin/queues/api/queues', { headers });
+      expect(api.status).toBe(200);
+      expect(api.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(Object.values(QueueName).sort());
+      // The hook lives in the dashboard's plugin scope: the API's own routes do not ask for Basic auth.
+      expect((await call(app, 'GET', '/health/live')).status).toBe(200);
+      expect((await call(app, 'GET', '/api/v1/me')).body.code).toBe('missing_api_key');
+    });
+
+    it('renders every queue name in a real headless Chromium', async () => {
+      // No skipping: CI installs Chromium (.ci/run); without it this test fails and says so.
+      expect(existsSync(CHROMIUM) ? CHROMIUM : `Chromium missing at ${CHROMIUM}: apt-get install -y chromium`).toBe(CHROMIUM);
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      });
+      try {
+        const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD } });
+        const page = await context.newPage();
+        const response = await page.goto(`${origin}/admin/queues`);
+        expect(response?.status()).toBe(200);
+        for (const name of Object.values(QueueName)) {
+          await page.getByText(name, { exact: true }).first().waitFor({ timeout: 15_000 });
+        }
+        const text = await page.locator('body').innerText();
+        for (const name of Object.values(QueueName)) expect(text).toContain(name);
+      } finally {
+        await browser.close();
+      }
+    }, 60_000);
+  });
+
+  it('refuses to start with a password shorter than 12 characters, without echoing it', async () => {
+    await expect(startApp({ QUEUE_DASHBOARD_PASSWORD: 'short-pw' })).rejects.toThrow(
+      /^Invalid configuration: QUEUE_DASHBOARD_PASSWORD must be at least 12 characters$/,
+    );
+  });
+});
