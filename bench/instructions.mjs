@@ -5,7 +5,7 @@
 // `--requests` requests of each case (8 connections) and prints instructions per request and the floor's
 // share. The server process only: PostgreSQL's work is not in the count. Needs `npm run build` and
 // valgrind. Usage: node bench/instructions.mjs [--requests 1500] [--warmup 3000] [--cases get,post,list]
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,20 @@ const { values: opts } = parseArgs({
 });
 const PORT = 41421;
 const OUT_DIR = `/tmp/pm-callgrind-${process.pid}`;
+
+/** Runs callgrind_control on the server while nudging it with cheap requests until the command is taken. */
+async function control(pid, command) {
+  const done = new Promise((resolve, reject) =>
+    execFile('callgrind_control', [...command, String(pid)], (err) => (err ? reject(err) : resolve())),
+  );
+  let finished = false;
+  void done.finally(() => (finished = true)).catch(() => undefined);
+  while (!finished) {
+    await fetch(`http://127.0.0.1:${PORT}/nudge`).catch(() => undefined);
+    await sleep(50);
+  }
+  await done;
+}
 
 const run = (opts) =>
   new Promise((resolve, reject) => autocannon({ connections: 8, ...opts }, (err, r) => (err ? reject(err) : resolve(r))));
@@ -80,18 +94,20 @@ await withBench('instr', { WORKERS: 'off' }, async (bench) => {
           : undefined,
       };
       await run({ ...target, amount: Number(opts.warmup) });
-      execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-      execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
+      // The commands reach the process at its next scheduling point; while it has nothing to do, a trickle
+      // of cheap requests (a 404, about 0.01% of the measured run) gets it there.
+      await control(child.pid, ['-i', 'on']);
+      await control(child.pid, ['-z']);
       const r = await run({ ...target, amount: Number(opts.requests) });
-      execFileSync('callgrind_control', ['--instr=off', String(child.pid)], { stdio: 'ignore' });
       const before = new Set(readdirSync(OUT_DIR));
-      execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+      await control(child.pid, ['-d']);
       let dump;
       for (let waited = 0; !dump && waited < 60_000; waited += 200) {
-        await sleep(200); // valgrind writes the dump at its next scheduling point
-        dump = readdirSync(OUT_DIR).find((f) => !before.has(f));
+        await sleep(200);
+        dump = readdirSync(OUT_DIR).find((f) => !before.has(f) && f !== 'cg.out');
       }
-      await sleep(500); // and finishes writing it
+      await sleep(500); // valgrind finishes writing it
+      await control(child.pid, ['-i', 'off']);
       const summary = /^(?:summary|totals):\s+(\d+)/m.exec(readFileSync(`${OUT_DIR}/${dump}`, 'utf8'));
       const perRequest = Number(summary[1]) / r.requests.total;
       results[`${name}:${server}`] = perRequest;

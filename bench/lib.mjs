@@ -120,7 +120,7 @@ function cleanRedis(prefix) {
 }
 
 /** Resolves once `url` answers below 500. */
-export async function waitFor(url, timeoutMs = 60_000) {
+export async function waitFor(url, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
