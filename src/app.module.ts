@@ -12,6 +12,7 @@ import { AuditModule } from './modules/audit/audit.module';
 import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
+import { SchedulersModule } from './modules/schedulers/schedulers.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { SmsModule } from './modules/sms/sms.module';
@@ -35,6 +36,7 @@ export class AppModule {
         SettingsModule,
         PatientsModule,
         SchedulingModule,
+        SchedulersModule,
         FormsModule,
         SmsModule,
         EventsModule,

@@ -16,6 +16,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     description:
       'Providers with their working hours (IANA timezones) and time off, free slots, and appointments (booking, changes, iCalendar).',
   },
+  {
+    name: 'Schedulers',
+    description:
+      'Public booking pages over providers: managed with a key (`/schedulers`), used without one (`/public/schedulers/{id}`, limited per client IP).',
+  },
   { name: 'Forms', description: 'Intake forms with typed fields, and their submissions.' },
   { name: 'SMS', description: 'SMS templates (Handlebars), previewed with their encoding and segment count.' },
   { name: 'Events', description: 'What happened in the tenant (`patient.created`, …), in order, for polling or webhooks.' },

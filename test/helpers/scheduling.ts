@@ -27,3 +27,17 @@ export async function createProvider(app: NestFastifyApplication, key: string, b
 
 /** The field names of a problem's errors[]. */
 export const fieldsOf = (body: { errors?: { field: string }[] }): string[] => (body.errors ?? []).map((e) => e.field);
+
+export const SCHEDULERS = '/api/v1/schedulers';
+
+/** Creates a scheduler through the API over these providers and answers its body; fails the test on anything but 201. */
+export async function createScheduler(
+  app: NestFastifyApplication,
+  key: string,
+  providerIds: string[],
+  body: Record<string, unknown> = {},
+): Promise<any> {
+  const res = await client(app, key).post(SCHEDULERS, { name: `Booking page ${++counter}`, providerIds, duration: 30, ...body });
+  if (res.status !== 201) throw new Error(`scheduler creation failed: ${res.status} ${res.text}`);
+  return res.body;
+}

@@ -2,7 +2,7 @@ import { isEmail } from 'class-validator';
 import { isCalendarDate, toE164 } from '../patients/patient-rules';
 
 /*
- * The pure rules of forms: field definitions, slugs and submitted values. No database, no HTTP;
+ * The pure rules of forms: field definitions and submitted values (slugs: common/slug.ts). No database, no HTTP;
  * unit-tested in form-rules.spec.ts. Email, phone and date answers follow the patient rules, so a value a
  * patient record accepts is accepted here too (and phones are stored in E.164 alike).
  */
@@ -17,8 +17,6 @@ export const TEXT_LIMITS: Partial<Record<FieldType, number>> = { text: 2000, tex
 export const MAX_FIELDS = 200;
 export const MAX_OPTIONS = 500;
 export const FIELD_ID = /^[a-z0-9_]{1,64}$/;
-export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_SLUG_LENGTH = 100;
 
 /** The types answered with a string, where a blank one means no answer. */
 const STRING_TYPES: readonly FieldType[] = ['text', 'textarea', 'email', 'phone', 'date', 'select'];
@@ -43,21 +41,6 @@ export interface FieldDefinition {
 export interface FieldProblem {
   field: string;
   message: string;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Slugs
-
-/** A URL slug from a form name: ASCII letters and digits joined by `-`; `form` when nothing is left. */
-export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '') // the accents NFKD split off
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, MAX_SLUG_LENGTH)
-    .replace(/^-+|-+$/g, '');
-  return slug || 'form';
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -17,11 +17,3 @@ export class FormInactiveException extends ConflictException {
     super('form_inactive', 'Form inactive', 'This form is not active and accepts no submissions');
   }
 }
-
-export class SlugTakenException extends ConflictException {
-  constructor(slug: string) {
-    super('slug_taken', 'Slug taken', `Another form of this tenant and mode has the slug '${slug}'; send a different slug`, {
-      errors: [{ field: 'slug', message: 'is already used by another form' }],
-    });
-  }
-}

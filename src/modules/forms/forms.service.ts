@@ -9,8 +9,9 @@ import { FormDto, FormListDto, ListFormsQueryDto } from './dto/form.dto';
 import { FormFieldDto } from './dto/form-field.dto';
 import { UpdateFormDto } from './dto/update-form.dto';
 import { FormEntity } from './entities/form.entity';
-import { FieldDefinition, fieldDefinitionProblems, normalizeField, sameFields, slugify } from './form-rules';
-import { FormNotFoundException, SlugTakenException } from './forms.exceptions';
+import { SlugTakenException, slugify } from '../../common/slug';
+import { FieldDefinition, fieldDefinitionProblems, normalizeField, sameFields } from './form-rules';
+import { FormNotFoundException } from './forms.exceptions';
 import { FormPatch, FormsRepository, FormVersionsRepository } from './forms.repository';
 
 /** Form definitions: create, read, list and change them; each change of `fields` is a new version. */
@@ -26,7 +27,7 @@ export class FormsService {
   async create(auth: AuthContext, dto: CreateFormDto): Promise<FormDto> {
     const fields = checkedFields(dto.fields);
     const name = dto.name.trim();
-    const slug = dto.slug ?? slugify(name);
+    const slug = dto.slug ?? slugify(name, 'form');
     try {
       // Transactions answer DTOs (plain data): a retry under the same Idempotency-Key may replay them.
       return await this.transactions.run(async (tx) => {
@@ -39,7 +40,7 @@ export class FormsService {
         return toDto(form);
       });
     } catch (err) {
-      if (violates(err, 'UQ_FORMS_TENANT_MODE_SLUG')) throw new SlugTakenException(slug);
+      if (violates(err, 'UQ_FORMS_TENANT_MODE_SLUG')) throw new SlugTakenException('form', slug);
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
@@ -24,5 +24,12 @@ export class ProvidersRepository extends TenantEntityRepository<ProviderEntity> 
   /** Every active provider (oldest first), for availability across providers. */
   active(scope: TenantScope): Promise<ProviderEntity[]> {
     return this.find(scope, { isActive: true }, { createdAt: 'ASC', id: 'ASC' }, AVAILABILITY_PROVIDER_LIMIT);
+  }
+
+  /** The providers with these ids in the scope (those that exist), in the order of `ids`. */
+  async byIds(scope: TenantScope, ids: string[], tx?: EntityManager): Promise<ProviderEntity[]> {
+    const rows = await this.repo(tx).find({ where: this.scoped(scope, { id: In(ids) }) });
+    const byId = new Map(rows.map((p) => [p.id, p]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
 import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
 import { ProviderEntity } from './entities/provider.entity';
@@ -45,6 +46,11 @@ export class ProvidersService {
     const row = await this.providers.findById(auth, id);
     if (!row) throw new ProviderNotFoundException();
     return row;
+  }
+
+  /** The providers with these ids in the scope (unknown ids left out), in the order given. */
+  findMany(scope: TenantScope, ids: string[]): Promise<ProviderEntity[]> {
+    return this.providers.byIds(scope, ids);
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateProviderDto): Promise<ProviderDto> {

@@ -12,7 +12,8 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { MAX_FIELDS, MAX_SLUG_LENGTH, SLUG } from '../form-rules';
+import { IsSlug } from '../../../common/slug';
+import { MAX_FIELDS } from '../form-rules';
 import { FormFieldDto } from './form-field.dto';
 
 const NOT_BLANK = /\S/;
@@ -37,8 +38,7 @@ export class CreateFormDto {
   @ApiPropertyOptional({ example: 'new-patient-intake' })
   @IsOptional()
   @IsString()
-  @Length(1, MAX_SLUG_LENGTH)
-  @Matches(SLUG, { message: 'must be lower-case letters and digits separated by single hyphens' })
+  @IsSlug()
   slug?: string;
 
   @ApiPropertyOptional({ example: 'Sent to every new patient before the first appointment.' })

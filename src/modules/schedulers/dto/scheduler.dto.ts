@@ -1,0 +1,195 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination';
+import { IsSlug } from '../../../common/slug';
+
+const NOT_BLANK = /\S/;
+export const MAX_SCHEDULER_PROVIDERS = 20;
+/** Validated when present; `null` is validated too (and so refused) for members that cannot be cleared. */
+const present = (): PropertyDecorator => ValidateIf((_, value) => value !== undefined);
+/** Validated when present and not null; `null` clears the member. */
+const clearable = (): PropertyDecorator => ValidateIf((_, value) => value !== undefined && value !== null);
+
+const PROVIDER_IDS_EXAMPLE = ['0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b'];
+
+/** The body of POST /schedulers. */
+export class CreateSchedulerDto {
+  @ApiProperty({ example: 'New patient consultation' })
+  @IsString()
+  @Length(1, 200)
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
+  name!: string;
+
+  /** Unique per tenant and mode (409 slug_taken); derived from the name when absent. */
+  @ApiPropertyOptional({ example: 'new-patient-consultation' })
+  @IsOptional()
+  @IsString()
+  @IsSlug()
+  slug?: string;
+
+  @ApiPropertyOptional({ example: 'A 30-minute first visit with one of our GPs.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+
+  /** The providers this page books, 1–20 of this tenant and mode; a booking goes to the first one free at that time. */
+  @ApiProperty({ type: [String], format: 'uuid', example: PROVIDER_IDS_EXAMPLE })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_SCHEDULER_PROVIDERS)
+  @ArrayUnique({ message: 'must not repeat a provider' })
+  @IsUUID('all', { each: true, message: 'each provider id must be a UUID' })
+  providerIds!: string[];
+
+  /** Minutes of each appointment booked through the page. */
+  @ApiProperty({ minimum: 5, maximum: 480, example: 30 })
+  @IsInt()
+  @Min(5)
+  @Max(480)
+  duration!: number;
+
+  /** The appointment type of its bookings (free text). */
+  @ApiPropertyOptional({ example: 'consultation' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  type?: string;
+
+  /** An inactive page answers 404 publicly. */
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+/** PATCH /schedulers/{id}: omitted members are unchanged; `null` clears description and type. */
+export class UpdateSchedulerDto {
+  @ApiPropertyOptional({ example: 'New patient consultation (45 min)' })
+  @present()
+  @IsString()
+  @Length(1, 200)
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
+  name?: string;
+
+  /** Unique per tenant and mode (409 slug_taken). */
+  @ApiPropertyOptional({ example: 'new-patient-consultation-45' })
+  @present()
+  @IsString()
+  @IsSlug()
+  slug?: string;
+
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'A 45-minute first visit.' })
+  @clearable()
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', example: PROVIDER_IDS_EXAMPLE })
+  @present()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_SCHEDULER_PROVIDERS)
+  @ArrayUnique({ message: 'must not repeat a provider' })
+  @IsUUID('all', { each: true, message: 'each provider id must be a UUID' })
+  providerIds?: string[];
+
+  @ApiPropertyOptional({ minimum: 5, maximum: 480, example: 45 })
+  @present()
+  @IsInt()
+  @Min(5)
+  @Max(480)
+  duration?: number;
+
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'consultation' })
+  @clearable()
+  @IsString()
+  @MaxLength(100)
+  type?: string | null;
+
+  @ApiPropertyOptional({ example: false })
+  @present()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+export class SchedulerDto {
+  @ApiProperty({ format: 'uuid', example: '0193a5b2-9e10-7c3d-b2a1-5f6e7d8c9b0a' })
+  id!: string;
+
+  @ApiProperty({ example: 'New patient consultation' })
+  name!: string;
+
+  @ApiProperty({ example: 'new-patient-consultation' })
+  slug!: string;
+
+  @ApiProperty({ nullable: true, type: String, example: 'A 30-minute first visit with one of our GPs.' })
+  description!: string | null;
+
+  @ApiProperty({ type: [String], format: 'uuid', example: PROVIDER_IDS_EXAMPLE })
+  providerIds!: string[];
+
+  /** Minutes. */
+  @ApiProperty({ type: 'integer', example: 30 })
+  duration!: number;
+
+  @ApiProperty({ nullable: true, type: String, example: 'consultation' })
+  type!: string | null;
+
+  @ApiProperty({ example: true })
+  isActive!: boolean;
+
+  /** Public page views (GET /public/schedulers/{id}). */
+  @ApiProperty({ type: 'integer', example: 120 })
+  viewsCount!: number;
+
+  /** Bookings made through the public page. */
+  @ApiProperty({ type: 'integer', example: 18 })
+  bookingsCount!: number;
+
+  /** bookingsCount / viewsCount, 0 with no views (4 decimals). */
+  @ApiProperty({ example: 0.15 })
+  conversionRate!: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T14:00:00.000Z' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T14:00:00.000Z' })
+  updatedAt!: string;
+}
+
+export class SchedulerListDto {
+  @ApiProperty({ type: [SchedulerDto] })
+  schedulers!: SchedulerDto[];
+
+  @ApiProperty({ nullable: true, type: String, example: null })
+  nextCursor!: string | null;
+}
+
+const toBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+
+/** GET /schedulers: a page, newest first. */
+export class ListSchedulersQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: Boolean })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  isActive?: boolean;
+}

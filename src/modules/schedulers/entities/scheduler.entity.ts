@@ -1,0 +1,44 @@
+import { Check, Column, Entity, Index } from 'typeorm';
+import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+
+/**
+ * A public booking page: a slug, the providers it books and the length of its appointments. The public
+ * routes find it by id alone (the id is the page's address), and everything they do runs in its tenant
+ * and mode.
+ */
+@Entity('schedulers')
+@Index('IDX_SCHEDULERS_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
+@Index('UQ_SCHEDULERS_TENANT_MODE_SLUG', ['tenantId', 'mode', 'slug'], { unique: true })
+@Check(`"duration" BETWEEN 5 AND 480`)
+export class SchedulerEntity extends TenantOwnedEntity {
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  slug!: string;
+
+  @Column({ type: 'varchar', length: 2000, nullable: true })
+  description!: string | null;
+
+  /** Providers of the same tenant and mode, checked when written. */
+  @Column({ type: 'uuid', array: true })
+  providerIds!: string[];
+
+  /** Minutes. */
+  @Column({ type: 'integer' })
+  duration!: number;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  type!: string | null;
+
+  @Column({ type: 'boolean' })
+  isActive!: boolean;
+
+  /** Incremented by one statement per public view. */
+  @Column({ type: 'integer', default: 0 })
+  viewsCount!: number;
+
+  /** Incremented by one statement in each public booking's transaction. */
+  @Column({ type: 'integer', default: 0 })
+  bookingsCount!: number;
+}

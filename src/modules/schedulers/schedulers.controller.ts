@@ -1,0 +1,71 @@
+import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { pageRequest } from '../../common/http/pagination';
+import { Created } from '../../common/http/response-headers';
+import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
+import { SchedulersService } from './schedulers.service';
+
+const COUNTERS =
+  'viewsCount counts views of the public page (GET /public/schedulers/{id}), bookingsCount bookings made through it; conversionRate = bookingsCount / viewsCount (0 with no views).';
+
+@ApiTags('Schedulers')
+@Controller('schedulers')
+export class SchedulersController {
+  constructor(private readonly schedulers: SchedulersService) {}
+
+  @Post()
+  @Created((scheduler: SchedulerDto) => ['schedulers', scheduler.id])
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    operationId: 'createScheduler',
+    summary: 'Create a scheduler (public booking page)',
+    description:
+      '201 with the scheduler and Location. The slug, derived from the name when absent, is unique per tenant and mode (409 slug_taken). Every providerIds entry must name a provider of this tenant and mode (400 naming providerIds.<index>). Its public page is /api/v1/public/schedulers/{id}.',
+  })
+  @ApiCreatedResponse({ type: SchedulerDto, headers: { Location: { description: 'The scheduler URL', schema: { type: 'string' } } } })
+  @ApiProblemResponses(400, 409)
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateSchedulerDto): Promise<SchedulerDto> {
+    return this.schedulers.create(auth, body);
+  }
+
+  @Get()
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({
+    operationId: 'listSchedulers',
+    summary: 'List schedulers, newest first',
+    description: `Cursor pagination: pass nextCursor as cursor. Filter by isActive. ${COUNTERS}`,
+  })
+  @ApiOkResponse({ type: SchedulerListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: ListSchedulersQueryDto): Promise<SchedulerListDto> {
+    return this.schedulers.list(auth, query, pageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'scheduling:read' })
+  @ApiOperation({ operationId: 'getScheduler', summary: 'Read a scheduler', description: COUNTERS })
+  @ApiOkResponse({ type: SchedulerDto })
+  @ApiProblemResponses(404)
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<SchedulerDto> {
+    return this.schedulers.get(auth, id);
+  }
+
+  @Patch(':id')
+  @Authenticated({ scope: 'scheduling:write' })
+  @ApiOperation({
+    operationId: 'updateScheduler',
+    summary: 'Change a scheduler',
+    description:
+      'Omitted members are unchanged; `null` clears description and type. A new slug must be free (409 slug_taken). providerIds replaces the list. An inactive scheduler answers 404 on its public routes; the counters are kept.',
+  })
+  @ApiOkResponse({ type: SchedulerDto })
+  @ApiProblemResponses(400, 404, 409)
+  update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSchedulerDto): Promise<SchedulerDto> {
+    return this.schedulers.update(auth, id, body);
+  }
+}
