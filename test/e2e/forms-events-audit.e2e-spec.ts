@@ -1,7 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AuditWriter } from '../../src/modules/audit/audit.writer';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
-import { eventually } from '../helpers/eventually';
+import { auditEntries } from '../helpers/audit';
 import { createForm, FORMS, submit } from '../helpers/forms';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -48,13 +47,7 @@ describe('Forms: form.submitted events and the audit of submissions', () => {
     await api.get(`${FORMS}/${form.id}/submissions`);
     await api.get(sent.headers.location as string);
 
-    const entries = async (query: string, expected: number): Promise<any[]> =>
-      eventually(async () => {
-        await app.get(AuditWriter).flush();
-        const res = await api.get(`/api/v1/settings/audit-log?${query}`);
-        expect(res.body.entries).toHaveLength(expected);
-        return res.body.entries;
-      });
+    const entries = (query: string, expected: number) => auditEntries(app, tenant.testKey, query, expected);
     const ofSubmission = await entries(`resourceId=${submissionId}`, 2);
     expect(ofSubmission.map((e) => [e.action, e.resourceType, e.status])).toEqual([
       ['form_submission.read', 'form_submission', 200],

@@ -1,4 +1,6 @@
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import type { FastifyRequest } from 'fastify';
+import type { TenantScope } from '../../database/tenant-owned.entity';
 
 /** What an audited route records besides who, when, from where and the outcome. */
 export interface AuditSpec {
@@ -18,6 +20,19 @@ declare module 'fastify' {
     /** Set by @Audited; read by the audit log's onResponse hook. */
     audit?: AuditSpec;
   }
+  interface FastifyRequest {
+    /** The tenant and mode a keyless request acted in, once its route knows them (see auditAs). */
+    auditScope?: TenantScope;
+  }
+}
+
+/**
+ * Records a keyless (public) request's audit entry in this tenant and mode, with no API key. An audited
+ * public route calls it as soon as it knows whose resource it serves; answers before that (a malformed
+ * body, an unknown id) name no tenant and leave no entry.
+ */
+export function auditAs(request: FastifyRequest, scope: TenantScope): void {
+  request.auditScope = { tenantId: scope.tenantId, mode: scope.mode };
 }
 
 /**

@@ -10,7 +10,7 @@ import { AuditWriter } from './audit.writer';
 /**
  * Turns every answered request to an `@Audited` route into an audit entry. An `onResponse` hook sees the
  * final status of every outcome, the guards' 403 and 429 included; requests without a verified key
- * (401) have no tenant to record them for. The entry is buffered, never awaited by the request.
+ * (401) have no tenant to record them for, except on public routes that name theirs (auditAs). The entry is buffered, never awaited by the request.
  */
 @Injectable()
 export class AuditHook implements OnModuleInit {
@@ -35,13 +35,14 @@ export class AuditHook implements OnModuleInit {
   record(request: FastifyRequest, reply: FastifyReply): void {
     const spec = request.routeOptions.config?.audit;
     const auth = request.auth;
-    if (!spec || !auth) return;
+    const scope = auth ?? request.auditScope;
+    if (!spec || !scope) return;
     this.writer.write({
       id: uuidv7(),
-      tenantId: auth.tenantId,
-      mode: auth.mode,
+      tenantId: scope.tenantId,
+      mode: scope.mode,
       at: new Date(),
-      apiKeyId: auth.apiKeyId,
+      apiKeyId: auth?.apiKeyId ?? null,
       action: spec.action,
       resourceType: spec.resourceType,
       resourceId: spec.resourceId ?? resourceIdOf(request, reply, spec.idParam),

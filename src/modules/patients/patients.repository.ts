@@ -172,6 +172,32 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     return rows.length > 0;
   }
 
+  /**
+   * Serialises, until the transaction ends, everyone finding or creating a patient by this email in the
+   * scope (a transaction-level advisory lock on the scope and the lower-cased email): of two concurrent
+   * public bookings with one email, the second finds the lead the first created.
+   */
+  async lockEmail(scope: TenantScope, email: string, tx: EntityManager): Promise<void> {
+    await this.sql(
+      scope,
+      `SELECT pg_advisory_xact_lock(hashtextextended(concat_ws(':', $1::text, $2::text, lower($3::text)), 0))`,
+      [email],
+      tx,
+    );
+  }
+
+  /** The oldest patient with this email (case-insensitive), or null. */
+  async oldestByEmail(scope: TenantScope, email: string, tx?: EntityManager): Promise<PatientEntity | null> {
+    const rows = await this.sql<PatientEntity[]>(
+      scope,
+      `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND email IS NOT NULL AND lower(email) = lower($3)
+        ORDER BY created_at, id LIMIT 1`,
+      [email],
+      tx,
+    );
+    return rows[0] ?? null;
+  }
+
   /** Inserts a new patient (without an event); a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
   async create(scope: TenantScope, values: PatientValues, joiningCode: string, tx?: EntityManager): Promise<PatientEntity> {
     const { row, insert } = this.insertion(scope, values, joiningCode);

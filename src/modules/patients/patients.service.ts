@@ -6,6 +6,7 @@ import { PageRequest } from '../../common/http/pagination';
 import { Tagged } from '../../common/http/response-headers';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
 import { violates } from '../../database/database-errors';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events/events.service';
 import { CustomFieldsService } from './custom-fields.service';
@@ -18,6 +19,14 @@ import { newPatientValues, normalizePatientInput } from './patient-input';
 import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, todayUtc } from './patient-rules';
 import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
 import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
+
+/** What a public booking knows of its patient. */
+export interface LeadInput {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone?: string;
+}
 
 /** A patient and its current ETag (sent as a header by the controller's @WithETag()). */
 export type PatientWithTag = Tagged<PatientDto>;
@@ -51,6 +60,32 @@ export class PatientsService {
         });
       } catch (err) {
         if (violates(err, PatientConstraint.ExternalId)) throw new ExternalIdTakenException();
+        if (!violates(err, PatientConstraint.JoiningCode) || attempt >= JOINING_CODE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /**
+   * The patient a public booking is for, in the booking's transaction: the oldest with this email in the
+   * scope, else a new `lead` (patient.created recorded with it). Concurrent calls with one email take
+   * turns on an advisory lock, so they create one lead. An existing patient is returned as it is: a
+   * request without a key never changes a patient's record.
+   */
+  async findOrCreateLead(scope: TenantScope, lead: LeadInput, tx: EntityManager): Promise<PatientDto> {
+    await this.patients.lockEmail(scope, lead.email, tx);
+    const existing = await this.patients.oldestByEmail(scope, lead.email, tx);
+    if (existing) return toDto(existing);
+    const values = newPatientValues(normalizePatientInput({ ...lead, patientType: 'lead' }));
+    // A joining-code collision must not abort the booking's transaction: each attempt runs in a savepoint.
+    for (let attempt = 1; ; attempt++) {
+      await tx.query('SAVEPOINT new_lead');
+      try {
+        const created = toDto(await this.patients.create(scope, values, generateJoiningCode(), tx));
+        await tx.query('RELEASE SAVEPOINT new_lead');
+        await this.events.record(tx, scope, 'patient.created', created);
+        return created;
+      } catch (err) {
+        await tx.query('ROLLBACK TO SAVEPOINT new_lead');
         if (!violates(err, PatientConstraint.JoiningCode) || attempt >= JOINING_CODE_ATTEMPTS) throw err;
       }
     }

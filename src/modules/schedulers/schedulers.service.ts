@@ -49,6 +49,11 @@ export class SchedulersService {
     return schedulerDto(row);
   }
 
+  async findBySlug(auth: AuthContext, slug: string): Promise<SchedulerDto | null> {
+    const row = await this.schedulers.findOne(auth, { slug });
+    return row && schedulerDto(row);
+  }
+
   async update(auth: AuthContext, id: string, dto: UpdateSchedulerDto): Promise<SchedulerDto> {
     if (dto.providerIds) await this.checkProviders(auth, dto.providerIds);
     const patch: Partial<SchedulerValues> = {

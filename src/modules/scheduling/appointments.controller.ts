@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
@@ -20,12 +21,13 @@ import {
 
 @ApiTags('Scheduling')
 @Controller('scheduling')
-// Appointments embed their patient.
+// Appointments embed their patient; every route is audited (patient data).
 @NoStore()
 export class AppointmentsController {
   constructor(private readonly appointments: AppointmentsService) {}
 
   @Post('book')
+  @Audited('appointment.create')
   @Created((appointment: AppointmentDto) => ['scheduling', 'appointments', appointment.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
@@ -41,6 +43,7 @@ export class AppointmentsController {
   }
 
   @Get('appointments')
+  @Audited('appointment.list')
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({
     operationId: 'listAppointments',
@@ -55,6 +58,7 @@ export class AppointmentsController {
   }
 
   @Get('appointments/:id.ics')
+  @Audited('appointment.calendar')
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({
     operationId: 'getAppointmentCalendar',
@@ -77,6 +81,7 @@ export class AppointmentsController {
   }
 
   @Get('appointments/:id')
+  @Audited('appointment.read')
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'getAppointment', summary: 'Read an appointment' })
   @ApiOkResponse({ type: AppointmentDto })
@@ -86,6 +91,7 @@ export class AppointmentsController {
   }
 
   @Patch('appointments/:id')
+  @Audited('appointment.update')
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
     operationId: 'updateAppointment',

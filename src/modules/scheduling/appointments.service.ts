@@ -6,6 +6,7 @@ import { FieldError, ValidationFailedException } from '../../common/http/problem
 import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
+import { EventsService } from '../events/events.service';
 import { ClinicalService } from '../patients/clinical.service';
 import { PatientDto } from '../patients/dto/patient.dto';
 import { PatientNotFoundException } from '../patients/patients.exceptions';
@@ -36,10 +37,8 @@ const REASONS: Record<Unbookable | 'overlap', string> = {
   overlap: 'The provider has another appointment at the requested time',
 };
 
-/** What a booking needs beyond the body: who books, for which patient, with which provider. */
+/** The time and kind of a booking (the provider and the patient are passed beside it). */
 export interface BookingRequest {
-  patientId: string;
-  providerId: string;
   start: number;
   duration: number;
   type: string | null;
@@ -55,6 +54,7 @@ export class AppointmentsService {
     private readonly patients: PatientsService,
     private readonly clinical: ClinicalService,
     private readonly transactions: Transactions,
+    private readonly events: EventsService,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -65,38 +65,38 @@ export class AppointmentsService {
     if (!provider) errors.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
     if (errors.length) throw new ValidationFailedException(errors);
     const request: BookingRequest = {
-      patientId: patient!.id,
-      providerId: provider!.id,
       start: Date.parse(dto.datetime),
       duration: dto.duration ?? DEFAULT_DURATION,
       type: dto.type?.trim() || null,
       notes: dto.notes ?? null,
     };
-    const row = await this.insert(auth, provider!, request);
-    return appointmentDto(row, patient!);
+    return this.insert(auth, provider!, request, () => Promise.resolve(patient!));
   }
 
   /**
    * Books a checked request: refused unless inside working hours, outside time off and in the future; the
    * exclusion constraint refuses an overlap with another active appointment, race-free (two concurrent
    * bookings of one slot: one INSERT commits, the other fails with 23P01). Both refusals are 409
-   * slot_unavailable with the next free slots. `afterInsert` runs in the same transaction (a public
-   * booking counts it there).
+   * slot_unavailable with the next free slots. The patient is resolved inside the booking's transaction
+   * (a public booking finds or creates its lead there), `appointment.booked` is recorded in it, and
+   * `afterInsert` runs in it too (a public booking counts itself there).
    */
   async insert(
     scope: TenantScope,
     provider: ProviderEntity,
     request: BookingRequest,
-    afterInsert?: (row: AppointmentEntity, tx: EntityManager) => Promise<void>,
-  ): Promise<AppointmentEntity> {
+    patientOf: (tx: EntityManager) => Promise<PatientDto>,
+    afterInsert?: (appointment: AppointmentDto, tx: EntityManager) => Promise<void>,
+  ): Promise<AppointmentDto> {
     const refused = await this.availability.unbookable(scope, provider, request.start, request.duration);
     if (refused) throw await this.unavailable(scope, provider, request.start, request.duration, refused);
     try {
       return await this.transactions.run(async (tx) => {
+        const patient = await patientOf(tx);
         const row = await this.appointments.insert(
           scope,
           {
-            patientId: request.patientId,
+            patientId: patient.id,
             providerId: provider.id,
             startsAt: new Date(request.start),
             endsAt: new Date(request.start + request.duration * MINUTE),
@@ -107,8 +107,10 @@ export class AppointmentsService {
           },
           tx,
         );
-        await afterInsert?.(row, tx);
-        return row;
+        const appointment = appointmentDto(row, patient);
+        await this.events.record(tx, scope, 'appointment.booked', appointment);
+        await afterInsert?.(appointment, tx);
+        return appointment;
       });
     } catch (err) {
       if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
@@ -145,12 +147,13 @@ export class AppointmentsService {
   /**
    * PATCH: status per the transition table, a reschedule (only while scheduled or confirmed; checked like a
    * booking, and by the same constraint), notes and type. The row is locked for the change, and completing
-   * records an encounter in the patient's clinical data in the same transaction.
+   * records an encounter in the patient's clinical data in the same transaction. A PATCH that changes
+   * anything records `appointment.updated` (the appointment after it) in that transaction too.
    */
   async update(auth: AuthContext, id: string, dto: UpdateAppointmentDto): Promise<AppointmentDto> {
     let rescheduled: { provider: ProviderEntity; start: number; duration: number } | undefined;
     try {
-      await this.transactions.run(async (tx) => {
+      return await this.transactions.run(async (tx) => {
         const current = await this.appointments.lock(auth, id, tx);
         if (!current) throw new AppointmentNotFoundException();
         const status = dto.status ?? current.status;
@@ -192,6 +195,10 @@ export class AppointmentsService {
           };
           await this.clinical.recordAppointmentEncounter(auth, values, tx);
         }
+        const updated = await this.appointments.withPatient(auth, id, tx);
+        const appointment = appointmentDto(updated!, patientDto(updated!.patient!));
+        if (changes(current, updated!)) await this.events.record(tx, auth, 'appointment.updated', appointment);
+        return appointment;
       });
     } catch (err) {
       if (rescheduled && violates(err, SchedulingConstraint.ProviderActiveTime)) {
@@ -199,7 +206,6 @@ export class AppointmentsService {
       }
       throw err;
     }
-    return this.get(auth, id);
   }
 
   private async unavailable(
@@ -220,6 +226,17 @@ export class AppointmentsService {
       throw err;
     }
   }
+}
+
+/** Whether a PATCH changed anything a client sees (updatedAt aside). */
+function changes(before: AppointmentEntity, after: AppointmentEntity): boolean {
+  return (
+    before.status !== after.status ||
+    before.startsAt.getTime() !== after.startsAt.getTime() ||
+    before.duration !== after.duration ||
+    before.type !== after.type ||
+    before.notes !== after.notes
+  );
 }
 
 export function appointmentDto(row: AppointmentEntity, patient: PatientDto): AppointmentDto {

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AppointmentsRepository } from './appointments.repository';
-import { boundInstant, parseRange } from './date-range';
+import { boundInstant, DateRange, parseRange } from './date-range';
 import { AvailabilityDto, AvailabilityQueryDto, SlotDto } from './dto/availability.dto';
 import { ProviderEntity } from './entities/provider.entity';
 import { ProvidersRepository } from './providers.repository';
@@ -35,6 +35,14 @@ export class AvailabilityService {
     const range = parseRange(query.startDate, query.endDate);
     const duration = query.duration ?? DEFAULT_DURATION;
     const providers = query.providerId ? [await this.providersService.require(auth, query.providerId)] : await this.providers.active(auth);
+    return { slots: await this.slotsFor(auth, providers, range, duration) };
+  }
+
+  /**
+   * The free slots of these providers (inactive ones have none) in a checked range, each naming its
+   * provider, ascending by start then provider. A date bound is read in each provider's timezone.
+   */
+  async slotsFor(scope: TenantScope, providers: ProviderEntity[], range: DateRange, duration: number): Promise<SlotDto[]> {
     const spans = providers
       .filter((p) => p.isActive)
       .map((provider) => ({
@@ -43,9 +51,9 @@ export class AvailabilityService {
         to: boundInstant(range.end, provider.timezone, true),
       }))
       .filter((s) => s.to > s.from);
-    if (!spans.length) return { slots: [] };
+    if (!spans.length) return [];
     const busy = await this.busy(
-      auth,
+      scope,
       spans.map((s) => s.provider.id),
       Math.min(...spans.map((s) => s.from)),
       Math.max(...spans.map((s) => s.to)),
@@ -55,7 +63,7 @@ export class AvailabilityService {
       toSlots(provider.id, freeSlots({ ...schedule(provider), from, to, duration, busy: busy.get(provider.id) ?? [], now })),
     );
     slots.sort((a, b) => a.start.localeCompare(b.start) || a.providerId.localeCompare(b.providerId));
-    return { slots };
+    return slots;
   }
 
   /**

@@ -23,7 +23,12 @@ function approx(bound: Bound, end: boolean): number {
  * Parses and checks startDate/endDate: real dates, end after start, at most 31 days apart (a date as end
  * includes that whole day). 400 naming the fields otherwise.
  */
-export function parseRange(startDate: string, endDate: string): { start: Bound; end: Bound } {
+export interface DateRange {
+  start: Bound;
+  end: Bound;
+}
+
+export function parseRange(startDate: string, endDate: string): DateRange {
   const start = parse(startDate);
   const end = parse(endDate);
   const errors: FieldError[] = [];

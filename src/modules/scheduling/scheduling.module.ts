@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { PatientsModule } from '../patients/patients.module';
 import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
@@ -15,7 +16,7 @@ import { ProvidersService } from './providers.service';
 import { TimeOffRepository } from './time-off.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity]), PatientsModule],
+  imports: [TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity]), PatientsModule, EventsModule],
   controllers: [ProvidersController, AvailabilityController, AppointmentsController],
   providers: [ProvidersRepository, TimeOffRepository, AppointmentsRepository, ProvidersService, AvailabilityService, AppointmentsService],
   exports: [ProvidersService, AvailabilityService, AppointmentsService],

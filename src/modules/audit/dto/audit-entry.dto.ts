@@ -10,8 +10,13 @@ export class AuditEntryDto {
   @ApiProperty({ format: 'date-time' })
   at!: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The API key that made the request' })
-  apiKeyId!: string;
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'The API key that made the request; null for a public (keyless) route',
+  })
+  apiKeyId!: string | null;
 
   @ApiProperty({ example: 'patient.read' })
   action!: string;

@@ -16,8 +16,9 @@ export class AuditEntryEntity extends TenantOwned {
   @Column({ type: 'timestamptz', precision: 3 })
   at!: Date;
 
-  @Column('uuid')
-  apiKeyId!: string;
+  /** Null for a keyless request of a public route (a booking page). */
+  @Column({ type: 'uuid', nullable: true })
+  apiKeyId!: string | null;
 
   @Column({ type: 'varchar', length: 64 })
   action!: string;

@@ -6,13 +6,8 @@ import { IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-va
 export const DATE_OR_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 const DATE_OR_INSTANT_MESSAGE = 'must be a date (YYYY-MM-DD) or a date-time with Z or an offset';
 
-export class AvailabilityQueryDto {
-  /** Omit for every active provider's slots. */
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
-  providerId?: string;
-
+/** startDate and endDate of an availability query (at most 31 days apart). */
+export class DateRangeQueryDto {
   /** Start of the range: a date (its start in the provider's timezone) or a date-time. */
   @ApiProperty({ example: '2027-03-12' })
   @IsString()
@@ -24,6 +19,14 @@ export class AvailabilityQueryDto {
   @IsString()
   @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
   endDate!: string;
+}
+
+export class AvailabilityQueryDto extends DateRangeQueryDto {
+  /** Omit for every active provider's slots. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  providerId?: string;
 
   /** Minutes. */
   @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })

@@ -1,0 +1,82 @@
+import { ApiProperty, PickType } from '@nestjs/swagger';
+import { IsEmail, MaxLength } from 'class-validator';
+import { CreatePatientDto } from '../../patients/dto/create-patient.dto';
+import { DateRangeQueryDto } from '../../scheduling/dto/availability.dto';
+import { IsInstant } from '../../scheduling/dto/is-instant';
+import { SchedulerDto } from './scheduler.dto';
+
+/** Who a public page books with: a name and a timezone, never an id. */
+export class PublicProviderDto {
+  @ApiProperty({ example: 'Dr. Grace Hopper' })
+  name!: string;
+
+  @ApiProperty({ example: 'America/New_York' })
+  timezone!: string;
+}
+
+/** A booking page as anyone may see it: no counters, no internal ids but its own. */
+export class PublicSchedulerDto extends PickType(SchedulerDto, ['id', 'name', 'slug', 'description', 'duration', 'type'] as const) {
+  /** The page's active providers. */
+  @ApiProperty({ type: [PublicProviderDto] })
+  providers!: PublicProviderDto[];
+}
+
+/** startDate and endDate (dates read in each provider's timezone, or date-times), at most 31 days apart. */
+export class PublicAvailabilityQueryDto extends DateRangeQueryDto {}
+
+export class PublicSlotDto {
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:00:00.000Z' })
+  start!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:30:00.000Z' })
+  end!: string;
+}
+
+export class PublicAvailabilityDto {
+  /** Free slots of the page's duration, ascending; a time any of its providers has free appears once. */
+  @ApiProperty({ type: [PublicSlotDto] })
+  slots!: PublicSlotDto[];
+}
+
+/** The body of POST /public/schedulers/{id}/book: names and phone as a patient's. */
+export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', 'lastName', 'phone'] as const) {
+  /** The patient is found by this email in the practice, or created as a lead. */
+  @ApiProperty({ format: 'email', example: 'ada.lovelace@example.com' })
+  @IsEmail({}, { message: 'must be an email address' })
+  @MaxLength(320)
+  email!: string;
+
+  /** The start: one of the page's free slots. */
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:00:00Z' })
+  @IsInstant()
+  datetime!: string;
+}
+
+/** A public booking as the booker sees it: the appointment's id and time, the provider's name. */
+export class PublicBookingResultDto {
+  /** The appointment's id. */
+  @ApiProperty({ format: 'uuid', example: '0193a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f' })
+  id!: string;
+
+  @ApiProperty({ format: 'uuid', example: '0193a5b2-9e10-7c3d-b2a1-5f6e7d8c9b0a' })
+  schedulerId!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:00:00.000Z' })
+  datetime!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:30:00.000Z' })
+  end!: string;
+
+  /** Minutes. */
+  @ApiProperty({ type: 'integer', example: 30 })
+  duration!: number;
+
+  @ApiProperty({ enum: ['scheduled'], example: 'scheduled' })
+  status!: 'scheduled';
+
+  @ApiProperty({ nullable: true, type: String, example: 'consultation' })
+  type!: string | null;
+
+  @ApiProperty({ type: PublicProviderDto })
+  provider!: PublicProviderDto;
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { auditAs, Audited } from '../../common/audit/audited.decorator';
+import { Public } from '../../common/auth/route-policy.decorator';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { Created, NoStore } from '../../common/http/response-headers';
+import {
+  PublicAvailabilityDto,
+  PublicAvailabilityQueryDto,
+  PublicBookingDto,
+  PublicBookingResultDto,
+  PublicSchedulerDto,
+} from './dto/public-scheduler.dto';
+import { PublicBookingService } from './public-booking.service';
+
+const PUBLIC =
+  'No API key. Limited per client IP (RATE_LIMIT_IP_PER_SECOND / _PER_HOUR; 429 with Retry-After). An unknown or inactive scheduler answers 404.';
+
+/** The public booking page of a scheduler: no key, limited per client IP by the global RateLimitGuard. */
+@ApiTags('Schedulers')
+@Controller('public/schedulers')
+@Public()
+// Each view is counted, so nothing in between may answer it from a cache.
+@NoStore()
+export class PublicSchedulersController {
+  constructor(private readonly booking: PublicBookingService) {}
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'getPublicScheduler',
+    summary: 'A booking page (counts a view)',
+    description: `The page's name, description, appointment length and type, and its active providers (name and timezone only). Each answer counts one view. ${PUBLIC}`,
+  })
+  @ApiOkResponse({ type: PublicSchedulerDto })
+  @ApiProblemResponses(404, 429)
+  view(@IdParam() id: string): Promise<PublicSchedulerDto> {
+    return this.booking.view(id);
+  }
+
+  @Get(':id/availability')
+  @ApiOperation({
+    operationId: 'getPublicSchedulerAvailability',
+    summary: "A booking page's free slots",
+    description: `Slots of the page's duration in which at least one of its active providers is free, by the rules of GET /scheduling/availability (working hours in each provider's timezone, no past, no time off, no overlap); a date bound is read in each provider's timezone; at most 31 days. ${PUBLIC}`,
+  })
+  @ApiOkResponse({ type: PublicAvailabilityDto })
+  @ApiProblemResponses(400, 404, 429)
+  async availability(@IdParam() id: string, @Query() query: PublicAvailabilityQueryDto): Promise<PublicAvailabilityDto> {
+    return this.booking.slots(await this.booking.require(id), query);
+  }
+
+  @Post(':id/book')
+  @Audited('appointment.public_book', { idParam: 'appointmentId' })
+  @Created((booking: PublicBookingResultDto) => ['scheduling', 'appointments', booking.id])
+  @ApiOperation({
+    operationId: 'bookPublicScheduler',
+    summary: 'Book through a booking page',
+    description: `201 with the appointment's id and time and the provider's name (Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. ${PUBLIC}`,
+  })
+  @ApiCreatedResponse({
+    type: PublicBookingResultDto,
+    headers: { Location: { description: 'The appointment URL (needs a key)', schema: { type: 'string' } } },
+  })
+  @ApiProblemResponses(400, 404, 409, 429)
+  async book(@IdParam() id: string, @Body() body: PublicBookingDto, @Req() request: FastifyRequest): Promise<PublicBookingResultDto> {
+    const scheduler = await this.booking.require(id);
+    // Keyless: the audit entry is recorded in the scheduler's tenant and mode, without an API key.
+    auditAs(request, scheduler);
+    return this.booking.book(scheduler, body);
+  }
+}
