@@ -12,13 +12,23 @@ import { TenantsService } from './modules/tenants/tenants.service';
 import { SettingsModule } from './modules/settings/settings.module';
 import { PatientsModule } from './modules/patients/patients.module';
 import { FormsModule } from './modules/forms/forms.module';
+import { SchedulersModule } from './modules/schedulers/schedulers.module';
+import { SchedulingModule } from './modules/scheduling/scheduling.module';
 
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [CoreModule.forRoot(config, { logDestination: 2 }), TenantsModule, SettingsModule, PatientsModule, FormsModule],
+      imports: [
+        CoreModule.forRoot(config, { logDestination: 2 }),
+        TenantsModule,
+        SettingsModule,
+        PatientsModule,
+        FormsModule,
+        SchedulingModule,
+        SchedulersModule,
+      ],
       providers: [DemoSeeder],
     };
   }

@@ -9,7 +9,12 @@ import type { CreateCustomFieldDto } from '../modules/patients/dto/custom-field.
 import { PatientImportsService } from '../modules/patients/patient-imports.service';
 import { PatientsService } from '../modules/patients/patients.service';
 import { SettingsService } from '../modules/settings/settings.service';
+import { SchedulersService } from '../modules/schedulers/schedulers.service';
+import { AppointmentsService } from '../modules/scheduling/appointments.service';
+import { AvailabilityService } from '../modules/scheduling/availability.service';
+import { ProvidersService } from '../modules/scheduling/providers.service';
 import { seedDemoForms } from './demo-forms';
+import { seedDemoScheduling } from './demo-scheduling';
 
 const FIRST_NAMES = [
   'Olivia',
@@ -97,6 +102,10 @@ export class DemoSeeder {
     private readonly clinical: ClinicalService,
     private readonly forms: FormsService,
     private readonly formSubmissions: FormSubmissionsService,
+    private readonly providers: ProvidersService,
+    private readonly availability: AvailabilityService,
+    private readonly appointments: AppointmentsService,
+    private readonly schedulers: SchedulersService,
   ) {}
 
   async seed(tenantId: string): Promise<Record<string, unknown>> {
@@ -159,6 +168,11 @@ export class DemoSeeder {
 
     const intakePatients = (await this.patients.list(auth, { hasEmail: true }, { limit: WITH_INTAKE_FORM })).patients;
     const forms = await seedDemoForms(auth, this.forms, this.formSubmissions, intakePatients);
+    const scheduling = await seedDemoScheduling(
+      auth,
+      { providers: this.providers, availability: this.availability, appointments: this.appointments, schedulers: this.schedulers },
+      intakePatients.map((p) => p.id),
+    );
 
     return {
       tenantId,
@@ -170,6 +184,7 @@ export class DemoSeeder {
         patientsWithNewClinicalData: clinicalAdded,
         forms: forms.forms,
         formSubmissions: forms.submissions,
+        scheduling,
       },
     };
   }

@@ -1,0 +1,107 @@
+import type { AuthContext } from '../common/auth/auth.types';
+import { SchedulersService } from '../modules/schedulers/schedulers.service';
+import { AppointmentsService } from '../modules/scheduling/appointments.service';
+import { AvailabilityService } from '../modules/scheduling/availability.service';
+import type { AvailabilityQueryDto } from '../modules/scheduling/dto/availability.dto';
+import type { CreateProviderDto } from '../modules/scheduling/dto/provider.dto';
+import { ProvidersService } from '../modules/scheduling/providers.service';
+import { APPOINTMENT_STATUSES } from '../modules/scheduling/transitions';
+
+export const DEMO_SCHEDULER_SLUG = 'new-patient-consultation';
+
+const weekdays = (start: string, end: string) => [1, 2, 3, 4, 5].map((weekday) => ({ weekday, start, end }));
+
+/** Two providers, an ocean apart: availability is computed in each one's own timezone. */
+export const DEMO_PROVIDERS: CreateProviderDto[] = [
+  {
+    name: 'Dr. Maya Chen',
+    email: 'maya.chen@riverside.example',
+    timezone: 'America/New_York',
+    // A lunch break: two intervals a day.
+    workingHours: [...weekdays('09:00', '12:00'), ...weekdays('13:00', '17:00')],
+  },
+  {
+    name: 'Dr. Tom Okafor',
+    email: 'tom.okafor@riverside.example',
+    timezone: 'Europe/London',
+    workingHours: [...weekdays('08:30', '16:30'), { weekday: 6, start: '09:00', end: '12:00' }],
+  },
+];
+
+export interface DemoSchedulingServices {
+  providers: ProvidersService;
+  availability: AvailabilityService;
+  appointments: AppointmentsService;
+  schedulers: SchedulersService;
+}
+
+const DAY = 86_400_000;
+const dateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Providers with working hours and time off, appointments in every status spread over the next two
+ * weeks, and an active scheduler (public booking page) over both providers. Safe to run twice: the
+ * scheduler's slug marks a seeded tenant, and a second run adds nothing.
+ */
+export async function seedDemoScheduling(
+  auth: AuthContext,
+  services: DemoSchedulingServices,
+  patientIds: string[],
+): Promise<{ providers: number; timeOff: number; appointments: Record<string, number>; schedulers: number }> {
+  const none = { providers: 0, timeOff: 0, appointments: {}, schedulers: 0 };
+  if (!patientIds.length || (await services.schedulers.findBySlug(auth, DEMO_SCHEDULER_SLUG))) return none;
+
+  const providers = [];
+  for (const dto of DEMO_PROVIDERS) providers.push(await services.providers.create(auth, dto));
+
+  // Time off from three weeks on, so that it never hides the seeded appointments: a week's holiday and a training day.
+  const start = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) + DAY;
+  await services.providers.addTimeOff(auth, providers[0].id, {
+    start: new Date(start + 21 * DAY).toISOString(),
+    end: new Date(start + 28 * DAY).toISOString(),
+    reason: 'Annual leave',
+  });
+  await services.providers.addTimeOff(auth, providers[1].id, {
+    start: new Date(start + 22 * DAY).toISOString(),
+    end: new Date(start + 23 * DAY).toISOString(),
+    reason: 'Training day',
+  });
+
+  // Two appointments in each status, on free slots of the next two weeks, alternating between providers.
+  const counts: Record<string, number> = {};
+  let n = 0;
+  for (const [p, provider] of providers.entries()) {
+    const query = {
+      providerId: provider.id,
+      startDate: dateOf(start),
+      endDate: dateOf(start + 13 * DAY),
+      duration: 30,
+    } as AvailabilityQueryDto;
+    const { slots } = await services.availability.availability(auth, query);
+    for (const [s, status] of APPOINTMENT_STATUSES.entries()) {
+      const slot = slots[(s * 11 + p * 5) % slots.length];
+      const booked = await services.appointments.book(auth, {
+        patientId: patientIds[n++ % patientIds.length],
+        providerId: provider.id,
+        datetime: slot.start,
+        duration: 30,
+        type: s % 2 ? 'follow-up' : 'consultation',
+        notes: status === 'cancelled' ? 'Cancelled by the patient by phone.' : undefined,
+      });
+      // Each status by an allowed transition from scheduled (completing records an encounter).
+      if (status !== 'scheduled') await services.appointments.update(auth, booked.id, { status });
+      counts[status] = (counts[status] ?? 0) + 1;
+    }
+  }
+
+  await services.schedulers.create(auth, {
+    name: 'New patient consultation',
+    slug: DEMO_SCHEDULER_SLUG,
+    description: 'A 30-minute first visit with one of our doctors, in New York or London.',
+    providerIds: providers.map((p) => p.id),
+    duration: 30,
+    type: 'consultation',
+    isActive: true,
+  });
+  return { providers: providers.length, timeOff: 2, appointments: counts, schedulers: 1 };
+}

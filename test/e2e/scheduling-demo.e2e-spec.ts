@@ -1,0 +1,53 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from '../../src/cli/demo-scheduling';
+import type { AuthContext } from '../../src/common/auth/auth.types';
+import { SchedulersService } from '../../src/modules/schedulers/schedulers.service';
+import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
+import { AvailabilityService } from '../../src/modules/scheduling/availability.service';
+import { ProvidersService } from '../../src/modules/scheduling/providers.service';
+import { call, client, createTenant, startApp } from '../helpers/app';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
+
+describe('seed:demo scheduling', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+  });
+  afterAll(() => app.close());
+
+  it('adds providers in New York and London, time off, appointments in every status and an active scheduler, once', async () => {
+    const tenant = await createTenant(app);
+    const auth = { tenantId: tenant.id, mode: 'test', role: 'OWNER', scopes: null } as AuthContext;
+    const patients = [await createPatient(app, tenant.testKey), await createPatient(app, tenant.testKey)];
+    const services = {
+      providers: app.get(ProvidersService),
+      availability: app.get(AvailabilityService),
+      appointments: app.get(AppointmentsService),
+      schedulers: app.get(SchedulersService),
+    };
+    const seed = () =>
+      seedDemoScheduling(
+        auth,
+        services,
+        patients.map((p) => p.id),
+      );
+    const all = { scheduled: 2, confirmed: 2, completed: 2, cancelled: 2, no_show: 2 };
+    expect(await seed()).toEqual({ providers: 2, timeOff: 2, appointments: all, schedulers: 1 });
+    expect(await seed()).toEqual({ providers: 0, timeOff: 0, appointments: {}, schedulers: 0 });
+
+    const api = client(app, tenant.testKey);
+    const providers = (await api.get(`${SCHEDULING}/providers`)).body.providers;
+    expect(providers.map((p: any) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
+    for (const p of providers) expect((await api.get(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
+    const appointments = (await api.get(`${SCHEDULING}/appointments?limit=100`)).body.appointments;
+    const statuses: Record<string, number> = {};
+    for (const a of appointments) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    expect(statuses).toEqual(all);
+    const [scheduler] = (await api.get(SCHEDULERS)).body.schedulers;
+    expect(scheduler).toMatchObject({ slug: DEMO_SCHEDULER_SLUG, isActive: true });
+    expect(scheduler.providerIds.sort()).toEqual(providers.map((p: any) => p.id).sort());
+    expect((await call(app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).status).toBe(200);
+  });
+});
