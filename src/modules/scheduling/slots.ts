@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 
 /** One weekly working interval in the provider's local time: weekday 1 (Monday) to 7, "HH:MM" (end may be "24:00"). */
 export interface WorkingInterval {
@@ -44,30 +44,77 @@ export function minutesOf(hhmm: string): number {
   return h * 60 + m;
 }
 
+/** A working window; `offsetChanges` when a day it covers has a UTC-offset change (a wall-clock time may repeat). */
+export interface WorkingWindow extends Interval {
+  offsetChanges: boolean;
+}
+
 /**
  * The provider's working windows overlapping [from, to), as instants, in order; touching or overlapping
  * intervals of one day are merged (09:00–12:00 and 12:00–17:00 allow a slot across noon).
  * Each window is computed from its local date and wall-clock times by Luxon, so 09:00 stays 09:00 local
- * on both sides of a daylight-saving change.
+ * on both sides of a daylight-saving change. Days are memoized (see localDay): Luxon's zone arithmetic is
+ * what an availability request over a month of days would otherwise spend most of its time on.
  */
-export function workingWindows(timezone: string, hours: WorkingInterval[], from: number, to: number): Interval[] {
-  const windows: Interval[] = [];
-  const sorted = [...hours].sort((a, b) => a.weekday - b.weekday || minutesOf(a.start) - minutesOf(b.start));
-  let day = DateTime.fromMillis(from, { zone: timezone }).startOf('day');
-  while (day.toMillis() < to) {
-    const { year, month, day: date } = day;
-    for (const interval of sorted) {
-      if (interval.weekday !== day.weekday) continue;
-      const start = localInstant(timezone, year, month, date, minutesOf(interval.start));
-      const end = localInstant(timezone, year, month, date, minutesOf(interval.end));
-      if (end <= start || end <= from || start >= to) continue;
+export function workingWindows(timezone: string, hours: WorkingInterval[], from: number, to: number): WorkingWindow[] {
+  const windows: WorkingWindow[] = [];
+  const first = DateTime.fromMillis(from, { zone: timezone });
+  // Calendar dates step in UTC arithmetic (a date has no zone); each date's instants come from localDay.
+  for (let date = Date.UTC(first.year, first.month - 1, first.day); ; date += DAY) {
+    const day = localDay(timezone, hours, date);
+    if (day.start >= to) break;
+    for (const w of day.windows) {
+      if (w.end <= from || w.start >= to) continue;
       const last = windows[windows.length - 1];
-      if (last && start <= last.end) last.end = Math.max(last.end, end);
-      else windows.push({ start, end });
+      if (last && w.start <= last.end) {
+        last.end = Math.max(last.end, w.end);
+        last.offsetChanges ||= day.offsetChanges;
+      } else windows.push({ start: w.start, end: w.end, offsetChanges: day.offsetChanges });
     }
-    day = day.plus({ days: 1 });
   }
   return windows;
+}
+
+interface LocalDay {
+  /** The first instant of the local date. */
+  start: number;
+  /** The date's working intervals as instants, in order, touching ones merged. */
+  windows: Interval[];
+  /** The UTC offset differs between the start of this date and the next. */
+  offsetChanges: boolean;
+}
+
+/** Memo of localDay: a zone's rules do not change while the process runs. Cleared whole when full. */
+const LOCAL_DAYS = new Map<string, LocalDay>();
+const LOCAL_DAYS_MAX = 50_000;
+
+/** One local date (`date`: its midnight in UTC arithmetic) of a timezone with the weekly hours, memoized. */
+function localDay(timezone: string, hours: WorkingInterval[], date: number): LocalDay {
+  const utc = new Date(date);
+  const weekday = ((utc.getUTCDay() + 6) % 7) + 1;
+  const today = hours
+    .filter((h) => h.weekday === weekday)
+    .map((h) => [minutesOf(h.start), minutesOf(h.end)] as const)
+    .sort((a, b) => a[0] - b[0]);
+  const key = `${timezone}|${date}|${today.join(';')}`;
+  const known = LOCAL_DAYS.get(key);
+  if (known) return known;
+  const [year, month, day] = [utc.getUTCFullYear(), utc.getUTCMonth() + 1, utc.getUTCDate()];
+  const start = DateTime.fromObject({ year, month, day }, { zone: timezone }).startOf('day');
+  const next = start.plus({ days: 1 });
+  const windows: Interval[] = [];
+  for (const [startMinutes, endMinutes] of today) {
+    const from = localInstant(timezone, year, month, day, startMinutes);
+    const to = localInstant(timezone, year, month, day, endMinutes);
+    if (to <= from) continue;
+    const last = windows[windows.length - 1];
+    if (last && from <= last.end) last.end = Math.max(last.end, to);
+    else windows.push({ start: from, end: to });
+  }
+  const result = { start: start.toMillis(), windows, offsetChanges: start.offset !== next.offset };
+  if (LOCAL_DAYS.size >= LOCAL_DAYS_MAX) LOCAL_DAYS.clear();
+  LOCAL_DAYS.set(key, result);
+  return result;
 }
 
 /**
@@ -104,12 +151,11 @@ export function freeSlots(q: SlotQuery): Interval[] {
   const length = q.duration * MINUTE;
   const step = gridStep(q.duration) * MINUTE;
   const busy = mergeIntervals(q.busy);
-  const zone = IANAZone.create(q.timezone);
   const slots: Interval[] = [];
   let b = 0;
   for (const window of workingWindows(q.timezone, q.workingHours, q.from, q.to)) {
-    // Only a window spanning an offset change can repeat a wall-clock time; the others skip the lookup.
-    const seen = zone.offset(window.start) === zone.offset(window.end) ? undefined : new Set<string>();
+    // Only a window on a day with an offset change can repeat a wall-clock time; the others skip the lookup.
+    const seen = window.offsetChanges ? new Set<string>() : undefined;
     for (let start = window.start; start + length <= window.end; start += step) {
       const end = start + length;
       if (start < q.now || start < q.from || end > q.to) continue;
