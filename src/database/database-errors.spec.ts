@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { constraintViolation, violates } from './database-errors';
+import { constraintViolation, isDeadlock, violates } from './database-errors';
 
 const failed = (code: string, constraint?: string): QueryFailedError =>
   new QueryFailedError('INSERT …', [], Object.assign(new Error('violation'), { code, constraint }));
@@ -19,5 +19,13 @@ describe('constraintViolation', () => {
     expect(constraintViolation(failed('23502', 'NN_X'))).toBeUndefined(); // not null: a bug, not a conflict
     expect(constraintViolation(failed('23505'))).toBeUndefined();
     expect(constraintViolation(Object.assign(new Error('x'), { code: '23505', constraint: 'UQ_X' }))).toBeUndefined();
+  });
+});
+
+describe('isDeadlock', () => {
+  it('is true only for a failed statement with SQLSTATE 40P01', () => {
+    expect(isDeadlock(failed('40P01'))).toBe(true);
+    expect(isDeadlock(failed('23P01', 'EX_X'))).toBe(false);
+    expect(isDeadlock(Object.assign(new Error('x'), { code: '40P01' }))).toBe(false);
   });
 });

@@ -32,3 +32,13 @@ export function constraintViolation(error: unknown): ConstraintViolation | undef
 export function violates(error: unknown, constraint: string): boolean {
   return constraintViolation(error)?.constraint === constraint;
 }
+
+/**
+ * True when PostgreSQL aborted the statement's transaction to break a deadlock (40P01). Two transactions
+ * inserting rows that conflict under one exclusion constraint can each wait for the other (both index
+ * their row, then each checks and finds the other's uncommitted one); the one aborted may run again.
+ */
+export function isDeadlock(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  return (error as QueryFailedError & { driverError?: { code?: unknown } }).driverError?.code === '40P01';
+}

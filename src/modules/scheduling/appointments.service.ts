@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
-import { violates } from '../../database/database-errors';
+import { isDeadlock, violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events/events.service';
@@ -28,6 +28,8 @@ import { AppointmentNotFoundException, InvalidTransitionException, SlotUnavailab
 import { canTransition, isActive } from './transitions';
 
 const MINUTE = 60_000;
+/** Tries of a booking aborted to break a deadlock (see insert). */
+const DEADLOCK_ATTEMPTS = 3;
 
 const REASONS: Record<Unbookable | 'overlap', string> = {
   in_the_past: 'The requested time is in the past',
@@ -90,34 +92,49 @@ export class AppointmentsService {
   ): Promise<AppointmentDto> {
     const refused = await this.availability.unbookable(scope, provider, request.start, request.duration);
     if (refused) throw await this.unavailable(scope, provider, request.start, request.duration, refused);
-    try {
-      return await this.transactions.run(async (tx) => {
-        const patient = await patientOf(tx);
-        const row = await this.appointments.insert(
-          scope,
-          {
-            patientId: patient.id,
-            providerId: provider.id,
-            startsAt: new Date(request.start),
-            endsAt: new Date(request.start + request.duration * MINUTE),
-            duration: request.duration,
-            status: 'scheduled',
-            type: request.type,
-            notes: request.notes,
-          },
-          tx,
-        );
-        const appointment = appointmentDto(row, patient);
-        await this.events.record(tx, scope, 'appointment.booked', appointment);
-        await afterInsert?.(appointment, tx);
-        return appointment;
-      });
-    } catch (err) {
-      if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
-        throw await this.unavailable(scope, provider, request.start, request.duration, 'overlap');
+    // Racing bookings of one slot may deadlock on the exclusion constraint; the aborted one runs again
+    // and then meets the winner's committed row (a plain 23P01).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.bookIn(scope, provider, request, patientOf, afterInsert);
+      } catch (err) {
+        if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
+          throw await this.unavailable(scope, provider, request.start, request.duration, 'overlap');
+        }
+        if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw err;
       }
-      throw err;
     }
+  }
+
+  /** The booking's transaction: the patient, the appointment, its event and `afterInsert`. */
+  private bookIn(
+    scope: TenantScope,
+    provider: ProviderEntity,
+    request: BookingRequest,
+    patientOf: (tx: EntityManager) => Promise<PatientDto>,
+    afterInsert?: (appointment: AppointmentDto, tx: EntityManager) => Promise<void>,
+  ): Promise<AppointmentDto> {
+    return this.transactions.run(async (tx) => {
+      const patient = await patientOf(tx);
+      const row = await this.appointments.insert(
+        scope,
+        {
+          patientId: patient.id,
+          providerId: provider.id,
+          startsAt: new Date(request.start),
+          endsAt: new Date(request.start + request.duration * MINUTE),
+          duration: request.duration,
+          status: 'scheduled',
+          type: request.type,
+          notes: request.notes,
+        },
+        tx,
+      );
+      const appointment = appointmentDto(row, patient);
+      await this.events.record(tx, scope, 'appointment.booked', appointment);
+      await afterInsert?.(appointment, tx);
+      return appointment;
+    });
   }
 
   async list(auth: AuthContext, query: ListAppointmentsQueryDto, page: PageRequest): Promise<AppointmentListDto> {
