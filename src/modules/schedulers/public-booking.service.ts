@@ -82,16 +82,13 @@ export class PublicBookingService {
     const refusals: SlotUnavailableException[] = [];
     for (const provider of await this.activeProviders(scheduler)) {
       try {
-        const appointment = await this.appointments.insert(
-          scope,
-          provider,
-          request,
-          (tx) => this.patients.findOrCreateLead(scope, lead, tx),
-          async (_booked, tx) => {
+        const appointment = await this.appointments.insert(scope, provider, request, {
+          patientOf: (tx) => this.patients.findOrCreateLead(scope, lead, tx),
+          afterInsert: async (_booked, tx) => {
             // Deactivated since it was read: the booking rolls back with the count.
             if (!(await this.schedulers.countBooking(scope, scheduler.id, tx))) throw new SchedulerNotFoundException();
           },
-        );
+        });
         return {
           id: appointment.id,
           schedulerId: scheduler.id,

@@ -47,6 +47,14 @@ export interface BookingRequest {
   notes: string | null;
 }
 
+/** What runs inside a booking's transaction besides the insert and its event. */
+export interface BookingSteps {
+  /** The appointment's patient (a public booking finds or creates its lead here). */
+  patientOf: (tx: EntityManager) => Promise<PatientDto>;
+  /** After the insert (a public booking counts itself here). */
+  afterInsert?: (appointment: AppointmentDto, tx: EntityManager) => Promise<void>;
+}
+
 @Injectable()
 export class AppointmentsService {
   constructor(
@@ -72,7 +80,7 @@ export class AppointmentsService {
       type: dto.type?.trim() || null,
       notes: dto.notes ?? null,
     };
-    return this.insert(auth, provider!, request, () => Promise.resolve(patient!));
+    return this.insert(auth, provider!, request, { patientOf: () => Promise.resolve(patient!) });
   }
 
   /**
@@ -83,20 +91,14 @@ export class AppointmentsService {
    * (a public booking finds or creates its lead there), `appointment.booked` is recorded in it, and
    * `afterInsert` runs in it too (a public booking counts itself there).
    */
-  async insert(
-    scope: TenantScope,
-    provider: ProviderEntity,
-    request: BookingRequest,
-    patientOf: (tx: EntityManager) => Promise<PatientDto>,
-    afterInsert?: (appointment: AppointmentDto, tx: EntityManager) => Promise<void>,
-  ): Promise<AppointmentDto> {
+  async insert(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, steps: BookingSteps): Promise<AppointmentDto> {
     const refused = await this.availability.unbookable(scope, provider, request.start, request.duration);
     if (refused) throw await this.unavailable(scope, provider, request.start, request.duration, refused);
     // Racing bookings of one slot may deadlock on the exclusion constraint; the aborted one runs again
     // and then meets the winner's committed row (a plain 23P01).
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.bookIn(scope, provider, request, patientOf, afterInsert);
+        return await this.bookIn(scope, provider, request, steps);
       } catch (err) {
         if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
           throw await this.unavailable(scope, provider, request.start, request.duration, 'overlap');
@@ -107,15 +109,9 @@ export class AppointmentsService {
   }
 
   /** The booking's transaction: the patient, the appointment, its event and `afterInsert`. */
-  private bookIn(
-    scope: TenantScope,
-    provider: ProviderEntity,
-    request: BookingRequest,
-    patientOf: (tx: EntityManager) => Promise<PatientDto>,
-    afterInsert?: (appointment: AppointmentDto, tx: EntityManager) => Promise<void>,
-  ): Promise<AppointmentDto> {
+  private bookIn(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, steps: BookingSteps): Promise<AppointmentDto> {
     return this.transactions.run(async (tx) => {
-      const patient = await patientOf(tx);
+      const patient = await steps.patientOf(tx);
       const row = await this.appointments.insert(
         scope,
         {
@@ -132,7 +128,7 @@ export class AppointmentsService {
       );
       const appointment = appointmentDto(row, patient);
       await this.events.record(tx, scope, 'appointment.booked', appointment);
-      await afterInsert?.(appointment, tx);
+      await steps.afterInsert?.(appointment, tx);
       return appointment;
     });
   }
