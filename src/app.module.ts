@@ -7,6 +7,7 @@ import { MetricsService } from './common/observability/metrics.service';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { EmailModule } from './modules/email/email.module';
 import { FormsModule } from './modules/forms/forms.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { EventsModule } from './modules/events/events.module';
@@ -42,6 +43,7 @@ export class AppModule {
         EventsModule,
         AuditModule,
         WebhooksModule,
+        EmailModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

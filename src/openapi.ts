@@ -23,6 +23,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   },
   { name: 'Forms', description: 'Intake forms with typed fields, and their submissions.' },
   { name: 'SMS', description: 'SMS templates (Handlebars), previewed with their encoding and segment count.' },
+  {
+    name: 'Email',
+    description:
+      'Email templates (Handlebars), sending over SMTP through a queue (retried, never twice), the messages sent and their status.',
+  },
   { name: 'Events', description: 'What happened in the tenant (`patient.created`, …), in order, for polling or webhooks.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, signed per the Standard Webhooks specification, and their deliveries.' },
   {

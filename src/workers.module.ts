@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { QueueWorkersModule } from './common/queue/queue-workers.module';
+import { EmailWorkersModule } from './modules/email/email-workers.module';
 import { PatientsWorkersModule } from './modules/patients/patients-workers.module';
 import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.module';
 
@@ -8,5 +9,5 @@ import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.modul
  * Each domain module that owns jobs adds its processor module here (its queue and jobs go in
  * src/common/queue/queues.ts).
  */
-@Module({ imports: [QueueWorkersModule, PatientsWorkersModule, WebhooksWorkersModule] })
+@Module({ imports: [QueueWorkersModule, PatientsWorkersModule, WebhooksWorkersModule, EmailWorkersModule] })
 export class WorkersModule {}

@@ -62,6 +62,20 @@ class EnvironmentVariables {
   @IsEmail({ allow_display_name: true }, { message: 'must be an email address' })
   EMAIL_FROM = 'Practice <no-reply@practice.local>';
 
+  /** Tries per email before it ends `failed` (a failure before the message reached the server). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(20)
+  EMAIL_MAX_ATTEMPTS = 6;
+
+  /** The first retry's delay; each later one doubles (5 s, 10 s, … 80 s by default: about 2.5 minutes in all). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(3_600_000)
+  EMAIL_RETRY_BASE_MS = 5_000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -207,6 +221,14 @@ export interface WebhookSettings {
   relayIntervalMs: number;
 }
 
+export interface EmailSettings {
+  /** Unset: messages go to the log transport (marked sent, `transport: "log"`). */
+  smtpUrl?: string;
+  from: string;
+  maxAttempts: number;
+  retryBaseMs: number;
+}
+
 export interface RateLimitWindow {
   name: 'second' | 'hour' | 'day';
   seconds: number;
@@ -222,7 +244,7 @@ export class AppConfig {
     readonly http: { host: string; port: number; publicUrl: string },
     readonly database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number },
     readonly redis: { url?: string; prefix: string },
-    readonly email: { smtpUrl?: string; from: string },
+    readonly email: EmailSettings,
     readonly log: { level: string; format: LogFormat },
     readonly workers: { enabled: boolean },
     readonly auth: { cacheTtlMs: number },
@@ -293,7 +315,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     { url: vars.DATABASE_URL, migrationsRun: vars.MIGRATIONS_RUN, dataDir: vars.DATA_DIR, embeddedPort: vars.EMBEDDED_POSTGRES_PORT },
     { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
-    { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM },
+    { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM, maxAttempts: vars.EMAIL_MAX_ATTEMPTS, retryBaseMs: vars.EMAIL_RETRY_BASE_MS },
     { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
     { enabled: vars.WORKERS },
     { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },

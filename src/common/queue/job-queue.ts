@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { Job, Queue } from 'bullmq';
+import type { Job, JobsOptions, Queue } from 'bullmq';
 import { JobName, JobPayloads, QueueName, queueOf, QUEUES } from './queues';
 
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
@@ -30,8 +30,15 @@ export class JobQueue implements OnModuleInit {
     for (const name of Object.values(QueueName)) this.queues.set(name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
   }
 
-  /** Adds a job (after `delay` ms if given); a `jobId` makes a second add of the same id a no-op. */
-  async add<N extends JobName>(name: N, payload: JobPayloads[N], options: { jobId?: string; delay?: number } = {}): Promise<void> {
+  /**
+   * Adds a job (after `delay` ms if given); a `jobId` makes a second add of the same id a no-op.
+   * `attempts` and `backoff` override the queue's policy (for a policy read from the configuration).
+   */
+  async add<N extends JobName>(
+    name: N,
+    payload: JobPayloads[N],
+    options: Pick<JobsOptions, 'jobId' | 'delay' | 'attempts' | 'backoff'> = {},
+  ): Promise<void> {
     const queue = queueOf(name);
     await this.queue(queue).add(name, payload, { ...QUEUES[queue].jobOptions, ...options });
   }

@@ -9,6 +9,7 @@ import type { Mode } from '../../database/tenant-owned.entity';
 export enum QueueName {
   PatientImports = 'patient-imports',
   WebhookDeliveries = 'webhook-deliveries',
+  EmailSends = 'email-sends',
 }
 
 /** Job names, unique across queues (a handler is found by its job's name). */
@@ -20,6 +21,11 @@ export enum JobName {
    * PostgreSQL by its number, so a duplicated job sends nothing.
    */
   WebhookDelivery = 'webhook-delivery',
+  /**
+   * Send one email message; jobId = the message id, so a message is one job. Its row is claimed in
+   * PostgreSQL at the hand-over (see EmailSender), so a duplicated or re-run job never sends it twice.
+   */
+  EmailSend = 'email-send',
 }
 
 /** Each job's payload carries the tenant and mode it works for. */
@@ -39,9 +45,16 @@ export interface WebhookDeliveryPayload {
   manual: boolean;
 }
 
+export interface EmailSendPayload {
+  messageId: string;
+  tenantId: string;
+  mode: Mode;
+}
+
 export interface JobPayloads {
   [JobName.PatientImport]: PatientImportPayload;
   [JobName.WebhookDelivery]: WebhookDeliveryPayload;
+  [JobName.EmailSend]: EmailSendPayload;
 }
 
 /**
@@ -107,6 +120,30 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
       // The delivery and its attempts are recorded in PostgreSQL; finished jobs need not stay in Redis.
       removeOnComplete: true,
       removeOnFail: { count: 5_000 },
+    },
+  },
+  [QueueName.EmailSends]: {
+    jobs: [JobName.EmailSend],
+    worker: {
+      // A send mostly waits on the SMTP server and PostgreSQL; each worker keeps this many SMTP
+      // connections open (one per concurrent job), which a relay's per-client limit must allow.
+      concurrency: 16,
+      // Longer than the SMTP timeouts (10 s to connect or greet, 20 s per reply) plus the database writes.
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      // A re-run after a crash is harmless: a message already handed to the server is resolved from its
+      // row, not sent again. The count only stops a message whose sends keep killing their worker.
+      maxStalledCount: 3,
+    },
+    jobOptions: {
+      // Failures before the hand-over (server down, 4xx) are retried 5, 10, 20, 40, 80 s apart: six tries
+      // over 2.5 minutes ride out a relay's restart, then the message ends `failed` with the last error.
+      // EMAIL_MAX_ATTEMPTS and EMAIL_RETRY_BASE_MS override both (EmailMessagesService adds the jobs).
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 5_000 },
+      // The message's row is its record; Redis keeps only failed jobs, briefly, for inspection.
+      removeOnComplete: true,
+      removeOnFail: { count: 1_000 },
     },
   },
 };

@@ -126,6 +126,31 @@ export class PatientsService {
     return { patients: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 
+  /**
+   * The patient as the email module sees it, for a worker that has a scope and no key: null when the
+   * caller's tenant and mode have no such patient.
+   */
+  async find(scope: TenantScope, id: string): Promise<PatientDto | null> {
+    const row = await this.patients.get(scope, id);
+    return row && toDto(row);
+  }
+
+  /**
+   * Sets `emailOptOut` (an unsubscribe link was followed): one statement, and `patient.updated` when it
+   * changed something. Answers false when the patient no longer exists.
+   */
+  async optOutOfEmail(scope: TenantScope, id: string): Promise<boolean> {
+    return this.transactions.run(async (tx) => {
+      const current = await this.patients.get(scope, id, tx);
+      if (!current) return false;
+      if (current.emailOptOut) return true;
+      const patch: PatientPatch = { set: { emailOptOut: true }, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: false };
+      const row = await this.patients.applyPatch(scope, id, patch, undefined, tx);
+      if (row) await this.events.record(tx, scope, 'patient.updated', toDto(row));
+      return true;
+    });
+  }
+
   async tags(auth: AuthContext): Promise<TagListDto> {
     return { tags: await this.patients.tagCounts(auth, TAG_LIST_LIMIT) };
   }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { OutboxRelayRepository } from './outbox-relay.repository';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
@@ -17,24 +18,26 @@ const OVERDUE_GRACE_MS = 60_000;
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(EventRelay.name);
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> = Promise.resolve();
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly config: AppConfig,
     private readonly relay: OutboxRelayRepository,
     private readonly jobs: WebhookDeliveryJobs,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(
+      config.webhooks.relayIntervalMs,
+      () => this.runOnce(),
+      (err) => this.logger.warn(`event relay pass failed: ${(err as Error).name}`),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.task.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** One pass: fans out every undispatched event, then re-enqueues overdue deliveries. */
@@ -48,15 +51,5 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     // A new jobId per minute: the lost job's id may still be taken by a finished job.
     const tag = `s${Math.floor(Date.now() / 60_000)}`;
     await Promise.all(overdue.map((d) => this.jobs.enqueue(d, { tag })));
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((err: Error) => this.logger.warn(`event relay pass failed: ${err.name}`))
-        .finally(() => this.schedule());
-    }, this.config.webhooks.relayIntervalMs);
-    this.timer.unref();
   }
 }

@@ -1,0 +1,37 @@
+/**
+ * Runs `pass` every `intervalMs` (measured from the end of the previous pass, so passes never overlap)
+ * until `stop()`, which waits for a running pass to finish. The timer does not keep the process alive.
+ * For the sweeps and relays that every worker process runs beside its queue workers.
+ */
+export class PeriodicTask {
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly pass: () => Promise<void>,
+    /** Told of a pass that threw; the next pass runs as planned. */
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.pass()
+        .catch((err: unknown) => this.onError(err))
+        .finally(() => this.schedule());
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+}

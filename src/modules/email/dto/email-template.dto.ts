@@ -1,0 +1,137 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsObject, IsOptional, IsString, IsUUID, Length, Matches, ValidateIf } from 'class-validator';
+
+const NOT_BLANK = /\S/;
+/** Validate when present; `null` is validated too (and so refused) for members that cannot be cleared. */
+const present = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined);
+/** Validate when present and not null; `null` removes the part. */
+const clearable = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined && o[member] !== null);
+/** Long enough for a designed HTML email; the body limit (1 MiB) bounds the request anyway. */
+export const MAX_CONTENT_LENGTH = 100_000;
+
+const EXAMPLE = {
+  name: 'Appointment reminder',
+  subject: 'See you soon, {{patient.firstName}}',
+  htmlContent: '<p>Hello {{patient.firstName}},</p><p>Your appointment at {{practice.name}} is on {{appointmentDate}}.</p>',
+  textContent: 'Hello {{patient.firstName}}, your appointment at {{practice.name}} is on {{appointmentDate}}.',
+};
+
+/** The body of POST /emails/templates. */
+export class CreateEmailTemplateDto {
+  @ApiProperty({ example: EXAMPLE.name })
+  @IsString()
+  @Length(1, 200)
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
+  name!: string;
+
+  /** Handlebars; printed as it is (no HTML escaping), on one line. */
+  @ApiProperty({ example: EXAMPLE.subject })
+  @IsString()
+  @Length(1, 998)
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
+  subject!: string;
+
+  /** Handlebars; every `{{value}}` is HTML-escaped. At least one of htmlContent and textContent. */
+  @ApiPropertyOptional({ example: EXAMPLE.htmlContent })
+  @IsOptional()
+  @IsString()
+  @Length(1, MAX_CONTENT_LENGTH)
+  htmlContent?: string;
+
+  /** Handlebars; the plain-text part. */
+  @ApiPropertyOptional({ example: EXAMPLE.textContent })
+  @IsOptional()
+  @IsString()
+  @Length(1, MAX_CONTENT_LENGTH)
+  textContent?: string;
+}
+
+/** The body of PATCH /emails/templates/{id}: omitted members are unchanged; `null` removes a part (one must remain). */
+export class UpdateEmailTemplateDto {
+  @ApiPropertyOptional({ example: EXAMPLE.name })
+  @present('name')
+  @IsString()
+  @Length(1, 200)
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
+  name?: string;
+
+  @ApiPropertyOptional({ example: EXAMPLE.subject })
+  @present('subject')
+  @IsString()
+  @Length(1, 998)
+  @Matches(NOT_BLANK, { message: 'must not be blank' })
+  subject?: string;
+
+  @ApiPropertyOptional({ example: EXAMPLE.htmlContent, nullable: true, type: String })
+  @clearable('htmlContent')
+  @IsString()
+  @Length(1, MAX_CONTENT_LENGTH)
+  htmlContent?: string | null;
+
+  @ApiPropertyOptional({ example: EXAMPLE.textContent, nullable: true, type: String })
+  @clearable('textContent')
+  @IsString()
+  @Length(1, MAX_CONTENT_LENGTH)
+  textContent?: string | null;
+}
+
+export class EmailTemplateDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: EXAMPLE.name })
+  name!: string;
+
+  @ApiProperty({ example: EXAMPLE.subject })
+  subject!: string;
+
+  @ApiProperty({ nullable: true, type: String, example: EXAMPLE.htmlContent })
+  htmlContent!: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: EXAMPLE.textContent })
+  textContent!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt!: string;
+}
+
+export class EmailTemplateListDto {
+  @ApiProperty({ type: [EmailTemplateDto] })
+  templates!: EmailTemplateDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  nextCursor!: string | null;
+}
+
+/** The body of POST /emails/templates/{id}/preview. */
+export class PreviewEmailTemplateDto {
+  /** Renders `{{patient.*}}` from this patient (of the caller's tenant and mode). */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a patient id' })
+  patientId?: string;
+
+  /** The caller's placeholders (`{{appointmentDate}}`). */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { appointmentDate: 'Monday 24 November, 09:30' } })
+  @IsOptional()
+  @IsObject()
+  variables?: Record<string, unknown>;
+}
+
+export class EmailPreviewDto {
+  @ApiProperty({ example: 'See you soon, Ada' })
+  subject!: string;
+
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '<p>Hello Ada,</p><p>Your appointment at Acme Clinic is on Monday 24 November, 09:30.</p>',
+  })
+  htmlContent!: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: 'Hello Ada, your appointment at Acme Clinic is on Monday 24 November, 09:30.' })
+  textContent!: string | null;
+}

@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { EntityManager, Repository } from 'typeorm';
+import { PageRequest } from '../../common/http/pagination';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { EmailMessageEntity, EmailStatus, EmailTransportName } from './entities/email-message.entity';
+
+/** A message as queued: rendered, addressed, and (for a sequence step) placed in its enrolment. */
+export interface NewEmailMessage {
+  patientId: string | null;
+  templateId: string | null;
+  sequenceId: string | null;
+  enrollmentId: string | null;
+  step: number | null;
+  toAddress: string;
+  subject: string;
+  htmlBody: string | null;
+  textBody: string | null;
+}
+
+export interface EmailMessageFilters {
+  patientId?: string;
+  status?: EmailStatus;
+  sequenceId?: string;
+}
+
+/**
+ * Messages, and the status changes of their sending. Every change is one conditional UPDATE on the
+ * status it expects, so two workers (or a worker and the sweep) can never both move a message on.
+ */
+@Injectable()
+export class EmailMessagesRepository extends TenantEntityRepository<EmailMessageEntity> {
+  constructor(@InjectRepository(EmailMessageEntity) repository: Repository<EmailMessageEntity>) {
+    super(repository);
+  }
+
+  /**
+   * Inserts a queued message; answers its id and whether it is new. A sequence step's message is unique
+   * per (enrolment, step): inserting it again answers the existing id, so a step job that runs twice
+   * queues one message.
+   */
+  async insertQueued(scope: TenantScope, values: NewEmailMessage, tx?: EntityManager): Promise<{ id: string; created: boolean }> {
+    const id = uuidv7();
+    const now = new Date();
+    const [row] = await this.sql<{ id: string }[]>(
+      scope,
+      `INSERT INTO email_messages (id, tenant_id, mode, patient_id, template_id, sequence_id, enrollment_id, step, to_address, subject,
+                                   html_body, text_body, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued', 0, $13, $13, $13)
+       ON CONFLICT (tenant_id, mode, enrollment_id, step) WHERE enrollment_id IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [
+        id,
+        values.patientId,
+        values.templateId,
+        values.sequenceId,
+        values.enrollmentId,
+        values.step,
+        values.toAddress,
+        values.subject,
+        values.htmlBody,
+        values.textBody,
+        now,
+      ],
+      tx,
+    );
+    if (row) return { id: row.id, created: true };
+    const existing = await this.findOne(scope, { enrollmentId: values.enrollmentId!, step: values.step! }, tx);
+    return { id: existing!.id, created: false };
+  }
+
+  list(scope: TenantScope, filters: EmailMessageFilters, page: PageRequest): Promise<Page<EmailMessageEntity>> {
+    const q = this.query(scope, 'm');
+    if (filters.patientId) q.andWhere('m.patient_id = :patientId', { patientId: filters.patientId });
+    if (filters.status) q.andWhere('m.status = :status', { status: filters.status });
+    if (filters.sequenceId) q.andWhere('m.sequence_id = :sequenceId', { sequenceId: filters.sequenceId });
+    return this.paginate(q, page);
+  }
+
+  /**
+   * The hand-over: queued → sending, in its own committed statement, before the final dot of DATA goes
+   * out. False when the message is no longer queued (another run took it, or it was settled).
+   */
+  async handOver(scope: TenantScope, id: string): Promise<boolean> {
+    const [rows] = await this.sql<[unknown[], number]>(
+      scope,
+      `UPDATE email_messages SET status = 'sending', attempts = attempts + 1, handed_over_at = now(), updated_at = now()
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'queued'
+        RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Settles a message as sent: from `sending` (SMTP, after the hand-over) or from `queued` (the log
+   * transport, which has no hand-over). Answers the row when this call settled it.
+   */
+  async markSent(
+    scope: TenantScope,
+    id: string,
+    from: 'queued' | 'sending',
+    values: { transport: EmailTransportName; smtpMessageId: string | null; lastError: string | null },
+    tx: EntityManager,
+  ): Promise<EmailMessageEntity | null> {
+    return this.settle(
+      scope,
+      id,
+      [from],
+      `status = 'sent', transport = $5, smtp_message_id = $6, last_error = $7, sent_at = now(),
+       attempts = attempts + CASE WHEN status = 'queued' THEN 1 ELSE 0 END`,
+      [values.transport, values.smtpMessageId, values.lastError],
+      tx,
+    );
+  }
+
+  /** Settles a message as failed for good, from either unsettled status. */
+  async markFailed(
+    scope: TenantScope,
+    id: string,
+    error: string,
+    tx: EntityManager,
+    countAttempt = false,
+  ): Promise<EmailMessageEntity | null> {
+    return this.settle(
+      scope,
+      id,
+      ['queued', 'sending'],
+      `status = 'failed', last_error = $5, attempts = attempts + $6`,
+      [error.slice(0, 500), countAttempt ? 1 : 0],
+      tx,
+    );
+  }
+
+  /** The patient opted out before the message went: it is not sent. */
+  async markSuppressed(scope: TenantScope, id: string): Promise<boolean> {
+    const [rows] = await this.sql<[unknown[], number]>(
+      scope,
+      `UPDATE email_messages SET status = 'suppressed', last_error = 'the patient unsubscribed from email', updated_at = now()
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'queued'
+        RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A try that did not deliver and may be repeated: the error is kept, the attempt counted (unless the
+   * hand-over counted it already), and a message the server answered with 4xx after its hand-over goes
+   * back to queued. `nextAttemptAt` tells the sweep when its retry is due.
+   */
+  async markRetry(scope: TenantScope, id: string, from: 'queued' | 'sending', error: string, nextAttemptAt: Date): Promise<void> {
+    await this.sql(
+      scope,
+      `UPDATE email_messages
+          SET status = 'queued', last_error = $5, next_attempt_at = $6, handed_over_at = NULL, updated_at = now(),
+              attempts = attempts + CASE WHEN status = 'queued' THEN 1 ELSE 0 END
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = $4`,
+      [id, from, error.slice(0, 500), nextAttemptAt],
+    );
+  }
+
+  private async settle(
+    scope: TenantScope,
+    id: string,
+    from: EmailStatus[],
+    set: string,
+    params: unknown[],
+    tx: EntityManager,
+  ): Promise<EmailMessageEntity | null> {
+    const [rows] = await this.sql<[Record<string, unknown>[], number]>(
+      scope,
+      `UPDATE email_messages SET ${set}, updated_at = now()
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = ANY($4::text[])
+        RETURNING *`,
+      [id, from, ...params],
+      tx,
+    );
+    return rows[0] ? this.fromRaw(rows[0]) : null;
+  }
+
+  private fromRaw(raw: Record<string, unknown>): EmailMessageEntity {
+    return this.repository.create({
+      id: raw.id,
+      tenantId: raw.tenant_id,
+      mode: raw.mode,
+      patientId: raw.patient_id,
+      templateId: raw.template_id,
+      sequenceId: raw.sequence_id,
+      enrollmentId: raw.enrollment_id,
+      step: raw.step,
+      toAddress: raw.to_address,
+      subject: raw.subject,
+      htmlBody: raw.html_body,
+      textBody: raw.text_body,
+      status: raw.status,
+      attempts: raw.attempts,
+      lastError: raw.last_error,
+      smtpMessageId: raw.smtp_message_id,
+      transport: raw.transport,
+      nextAttemptAt: raw.next_attempt_at,
+      handedOverAt: raw.handed_over_at,
+      sentAt: raw.sent_at,
+      createdAt: raw.created_at,
+      updatedAt: raw.updated_at,
+    } as Partial<EmailMessageEntity>);
+  }
+}

@@ -1,0 +1,172 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AuthContext } from '../../common/auth/auth.types';
+import { PageRequest } from '../../common/http/pagination';
+import { ValidationFailedException } from '../../common/http/problem';
+import { Transactions } from '../../database/transactions';
+import type { PatientDto } from '../patients/dto/patient.dto';
+import { EmailMessageDetailDto, EmailMessageDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
+import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';
+import { EmailContexts } from './email-contexts';
+import { assertEmailPartsCompile, EmailParts, renderEmailParts } from './email-rendering';
+import { EmailMessagesRepository } from './email-messages.repository';
+import { EmailSendJobs } from './email-send-jobs';
+import { EmailTemplatesService } from './email-templates.service';
+import { EmailMessageNotFoundException } from './email.exceptions';
+import { EmailMessageEntity } from './entities/email-message.entity';
+
+/** A sequence step's message (see EmailMessagesService.queue). */
+export interface QueueEmailInput {
+  patientId: string;
+  templateId: string;
+  variables?: Record<string, unknown>;
+  sequenceId?: string;
+  enrollmentId?: string;
+  step?: number;
+}
+
+interface Recipient {
+  to: string;
+  patient: PatientDto | null;
+}
+
+/**
+ * Queues messages and reads them back. A message is rendered when it is queued and stored as rendered;
+ * the row commits before its job exists (EmailSendJobs adds it after COMMIT), and the worker (EmailSender)
+ * takes it from there.
+ */
+@Injectable()
+export class EmailMessagesService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly messages: EmailMessagesRepository,
+    private readonly templates: EmailTemplatesService,
+    private readonly contexts: EmailContexts,
+    private readonly jobs: EmailSendJobs,
+  ) {}
+
+  /** POST /emails/send: checks and renders the message, stores it queued, and has it sent. */
+  async send(auth: AuthContext, dto: SendEmailDto): Promise<EmailSendAcceptedDto> {
+    const recipient = await this.recipient(auth, dto);
+    const { parts, templateId } = await this.content(auth, dto);
+    const rendered = renderEmailParts(
+      parts,
+      await this.contexts.build(auth, recipient.patient, dto.templateVariables),
+      'templateVariables',
+    );
+    return this.transactions.run(async (tx) => {
+      const { id } = await this.insert(tx, auth, recipient, rendered, { templateId });
+      return { messageId: id, status: 'queued' as const };
+    });
+  }
+
+  /**
+   * Queues one message from a template to a patient inside the caller's transaction `tx`: the row is
+   * written in it and its job is added once it commits (nothing is sent if it rolls back; if the process
+   * dies between the COMMIT and the add, the sweep adds the job within about a minute). For sequence
+   * steps: with `enrollmentId` and `step`, queueing the same step again answers the same message id.
+   * The patient must have an email address and the template must exist in the caller's tenant and mode
+   * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who has opted out gets
+   * a message that ends `suppressed`, so every step leaves a record.
+   */
+  async queue(tx: EntityManager, auth: AuthContext, input: QueueEmailInput): Promise<{ messageId: string }> {
+    const patient = await this.contexts.patient(auth, input.patientId, 'patientId', true);
+    const template = await this.templates.named(auth, input.templateId, 'templateId');
+    const rendered = renderEmailParts(template, await this.contexts.build(auth, patient, input.variables), 'variables');
+    const { id } = await this.insert(tx, auth, { to: patient.email!, patient }, rendered, {
+      templateId: template.id,
+      sequenceId: input.sequenceId ?? null,
+      enrollmentId: input.enrollmentId ?? null,
+      step: input.step ?? null,
+    });
+    return { messageId: id };
+  }
+
+  async list(auth: AuthContext, query: ListEmailMessagesQueryDto, page: PageRequest): Promise<EmailMessageListDto> {
+    const result = await this.messages.list(auth, { patientId: query.patientId, status: query.status, sequenceId: query.sequenceId }, page);
+    return { messages: result.items.map(toMessageDto), nextCursor: result.nextCursor };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<EmailMessageDetailDto> {
+    const row = await this.messages.findById(auth, id);
+    if (!row) throw new EmailMessageNotFoundException();
+    return { ...toMessageDto(row), htmlContent: row.htmlBody, textContent: row.textBody };
+  }
+
+  private async insert(
+    tx: EntityManager,
+    auth: AuthContext,
+    recipient: Recipient,
+    rendered: EmailParts,
+    refs: { templateId: string | null; sequenceId?: string | null; enrollmentId?: string | null; step?: number | null },
+  ): Promise<{ id: string }> {
+    const { id, created } = await this.messages.insertQueued(
+      auth,
+      {
+        patientId: recipient.patient?.id ?? null,
+        templateId: refs.templateId,
+        sequenceId: refs.sequenceId ?? null,
+        enrollmentId: refs.enrollmentId ?? null,
+        step: refs.step ?? null,
+        toAddress: recipient.to,
+        // A header: a line break from a variable must not start another one.
+        subject: rendered.subject.replace(/[\r\n]+/g, ' ').slice(0, 998),
+        htmlBody: rendered.htmlContent,
+        textBody: rendered.textContent,
+      },
+      tx,
+    );
+    if (created) await this.jobs.addAfterCommit(tx, { messageId: id, tenantId: auth.tenantId, mode: auth.mode });
+    return { id };
+  }
+
+  private async recipient(auth: AuthContext, dto: SendEmailDto): Promise<Recipient> {
+    const has = (v: unknown): boolean => v !== undefined && v !== null;
+    if (has(dto.patientId) === has(dto.to)) {
+      throw new ValidationFailedException([{ field: 'patientId', message: 'or to is required, and only one of them' }]);
+    }
+    if (dto.to) return { to: dto.to, patient: null };
+    const patient = await this.contexts.patient(auth, dto.patientId!, 'patientId', true);
+    return { to: patient.email!, patient };
+  }
+
+  private async content(auth: AuthContext, dto: SendEmailDto): Promise<{ parts: EmailParts; templateId: string | null }> {
+    const inline = [dto.subject, dto.htmlContent, dto.textContent].some((v) => v !== undefined && v !== null);
+    if (dto.templateId) {
+      if (inline) {
+        const field = dto.subject != null ? 'subject' : dto.htmlContent != null ? 'htmlContent' : 'textContent';
+        throw new ValidationFailedException([{ field, message: 'must not be sent with templateId' }]);
+      }
+      const template = await this.templates.named(auth, dto.templateId, 'templateId');
+      return { parts: template, templateId: template.id };
+    }
+    if (!dto.subject) throw new ValidationFailedException([{ field: 'subject', message: 'is required without templateId' }]);
+    if (!dto.htmlContent && !dto.textContent) {
+      throw new ValidationFailedException([{ field: 'htmlContent', message: 'or textContent is required without templateId' }]);
+    }
+    const parts = { subject: dto.subject, htmlContent: dto.htmlContent ?? null, textContent: dto.textContent ?? null };
+    assertEmailPartsCompile(parts);
+    return { parts, templateId: null };
+  }
+}
+
+export function toMessageDto(row: EmailMessageEntity): EmailMessageDto {
+  return {
+    id: row.id,
+    status: row.status,
+    to: row.toAddress,
+    patientId: row.patientId,
+    templateId: row.templateId,
+    sequenceId: row.sequenceId,
+    enrollmentId: row.enrollmentId,
+    step: row.step,
+    subject: row.subject,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    smtpMessageId: row.smtpMessageId,
+    transport: row.transport,
+    sentAt: row.sentAt ? row.sentAt.toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

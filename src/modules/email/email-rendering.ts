@@ -1,0 +1,38 @@
+import { ValidationFailedException } from '../../common/http/problem';
+import type { TemplateContext } from '../../common/templates/template-context';
+import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
+
+/** A template's parts, or a one-off message's. */
+export interface EmailParts {
+  subject: string;
+  htmlContent: string | null;
+  textContent: string | null;
+}
+
+/** Checks that each given part compiles; throws one 400 naming every part that does not. */
+export function assertEmailPartsCompile(parts: Partial<EmailParts>): void {
+  assertTemplatesCompile({
+    subject: ['text', parts.subject],
+    htmlContent: ['html', parts.htmlContent],
+    textContent: ['text', parts.textContent],
+  });
+}
+
+/**
+ * Renders the parts for one recipient: values HTML-escaped in the HTML part, as they are in the subject
+ * and the text part. A render that fails (output over the bound) is a 400 naming `variablesField`, the
+ * body member whose values made it fail.
+ */
+export function renderEmailParts(parts: EmailParts, context: TemplateContext, variablesField: string): EmailParts {
+  try {
+    return {
+      subject: renderTemplate(parts.subject, 'text', context),
+      htmlContent: parts.htmlContent === null ? null : renderTemplate(parts.htmlContent, 'html', context),
+      textContent: parts.textContent === null ? null : renderTemplate(parts.textContent, 'text', context),
+    };
+  } catch (err) {
+    if (err instanceof TemplateRenderError)
+      throw new ValidationFailedException([{ field: variablesField, message: `cannot be rendered: ${err.message}` }]);
+    throw err;
+  }
+}

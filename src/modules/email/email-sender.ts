@@ -1,0 +1,169 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { parseServerMessageId } from 'nodemailer/lib/smtp-connection/server-message-id';
+import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
+import { EmailSendPayload, JobName, QUEUES, QueueName } from '../../common/queue/queues';
+import { AppConfig } from '../../config/app-config';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
+import { EventsService } from '../events/events.service';
+import { PatientsService } from '../patients/patients.service';
+import { EmailHeaders } from './email-headers';
+import { toMessageDto } from './email-messages.service';
+import { EmailMessagesRepository } from './email-messages.repository';
+import { EmailSendJobs } from './email-send-jobs';
+import { EmailMessageEntity } from './entities/email-message.entity';
+import { HandOverRefused, SmtpMailer, SmtpSendError } from './smtp-mailer';
+
+/** Written as the last error of a message whose server reply never came after its hand-over. */
+const UNCONFIRMED = 'unconfirmed: the connection ended after the message was handed to the SMTP server; not sent again';
+
+/**
+ * Sends one message per job. The order of things is what makes "never twice" hold:
+ * 1. a settled row (sent, failed, suppressed) ends the job; a `sending` row was handed to the server by
+ *    a run that died before it recorded the answer: it is resolved as sent (unconfirmed), never re-sent;
+ * 2. a patient who opted out meanwhile makes it `suppressed`;
+ * 3. the envelope and the body go out, and the final dot of DATA only after `queued → sending` has
+ *    committed (SmtpMailer's hand-over); a run that loses that race sends nothing;
+ * 4. the server's answer settles the row (sent + `email.sent`, or failed + `email.failed`, or back to
+ *    queued for a retry when the server said 4xx).
+ * Logs carry message ids and SMTP codes only, never addresses or content.
+ */
+@Injectable()
+export class EmailSender implements OnApplicationShutdown {
+  private readonly logger = new Logger(EmailSender.name);
+  private readonly mailer?: SmtpMailer;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly messages: EmailMessagesRepository,
+    private readonly patients: PatientsService,
+    private readonly events: EventsService,
+    private readonly jobs: EmailSendJobs,
+    private readonly headers: EmailHeaders,
+  ) {
+    const url = config.email.smtpUrl;
+    // One connection per job a worker runs at once.
+    if (url) this.mailer = new SmtpMailer(url, QUEUES[QueueName.EmailSends].worker.concurrency);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.mailer?.close();
+  }
+
+  @OnJob(JobName.EmailSend)
+  async run(job: Job<EmailSendPayload>): Promise<void> {
+    const { messageId, tenantId, mode } = job.data;
+    const scope: TenantScope = { tenantId, mode };
+    const row = await this.messages.findById(scope, messageId);
+    if (!row) return; // its tenant was deleted
+    if (row.status === 'sending') return this.resolveHandedOver(scope, row);
+    if (row.status !== 'queued') return;
+
+    if (row.patientId) {
+      const patient = await this.patients.find(scope, row.patientId);
+      if (patient?.emailOptOut) {
+        await this.messages.markSuppressed(scope, row.id);
+        return;
+      }
+    }
+    if (!this.mailer) return this.sendToLog(scope, row);
+
+    const raw = await this.compose(row);
+    try {
+      const accepted = await this.mailer.send({ from: this.headers.envelopeFrom, to: row.toAddress }, raw, () =>
+        this.messages.handOver(scope, row.id),
+      );
+      const smtpId = parseServerMessageId(accepted.response) ?? accepted.serverMessageId ?? queuedAs(accepted.response);
+      await this.settleSent(scope, row.id, 'sending', smtpId, null);
+    } catch (err) {
+      if (err instanceof HandOverRefused) return; // another run has it, or it was settled meanwhile
+      if (!(err instanceof SmtpSendError)) throw err; // our own failure (database, Redis): retried as it is
+      await this.onSmtpError(job, scope, row, err);
+    }
+  }
+
+  /** BullMQ gave up on the job (attempts used up, or it stalled too often): the message ends failed. */
+  @OnJobFailed(JobName.EmailSend)
+  async failed(payload: EmailSendPayload, _jobId: string, reason: string): Promise<void> {
+    const scope: TenantScope = { tenantId: payload.tenantId, mode: payload.mode };
+    const row = await this.messages.findById(scope, payload.messageId);
+    if (row?.status === 'sending') return this.resolveHandedOver(scope, row);
+    if (row?.status === 'queued') await this.settleFailed(scope, row.id, row.lastError ?? reason);
+  }
+
+  private async onSmtpError(job: Job<EmailSendPayload>, scope: TenantScope, row: EmailMessageEntity, err: SmtpSendError): Promise<void> {
+    const code = err.responseCode ? `SMTP ${err.responseCode}` : 'SMTP connection error';
+    if (err.stage === 'unknown') {
+      // The dot went out and the answer did not come back: the server most likely has the message
+      // (RFC 1047). Sending it again is how duplicates happen; it is recorded as sent, unconfirmed.
+      this.logger.warn(`email ${row.id}: no reply after the hand-over; recorded as sent, unconfirmed`);
+      await this.settleSent(scope, row.id, 'sending', null, UNCONFIRMED);
+      return;
+    }
+    const from = err.stage === 'rejected' ? 'sending' : 'queued';
+    const attempts = job.opts.attempts ?? 1;
+    if (err.permanent || job.attemptsMade + 1 >= attempts) {
+      await this.settleFailed(scope, row.id, err.message, from === 'queued');
+      throw new JobFailure(`${code}: the message failed`, true);
+    }
+    await this.messages.markRetry(scope, row.id, from, err.message, new Date(Date.now() + this.jobs.retryDelayMs(job.attemptsMade + 1)));
+    throw new JobFailure(`${code}: retrying`);
+  }
+
+  /** A `sending` row after a crash: the dot may have reached the server, so it is never sent again. */
+  private async resolveHandedOver(scope: TenantScope, row: EmailMessageEntity): Promise<void> {
+    this.logger.warn(`email ${row.id} was handed to the SMTP server by a run that stopped; recorded as sent, unconfirmed`);
+    await this.settleSent(scope, row.id, 'sending', null, UNCONFIRMED.replace('the connection ended', 'the worker stopped'));
+  }
+
+  private async sendToLog(scope: TenantScope, row: EmailMessageEntity): Promise<void> {
+    const settled = await this.settleSent(scope, row.id, 'queued', null, null, 'log');
+    // Ids only: the address and the content are patient data.
+    if (settled) this.logger.log(`email ${row.id} delivered to the log transport (SMTP_URL is not set)`);
+  }
+
+  private async settleSent(
+    scope: TenantScope,
+    id: string,
+    from: 'queued' | 'sending',
+    smtpMessageId: string | null,
+    lastError: string | null,
+    transport: 'smtp' | 'log' = 'smtp',
+  ): Promise<boolean> {
+    return this.transactions.run(async (tx) => {
+      const row = await this.messages.markSent(scope, id, from, { transport, smtpMessageId, lastError }, tx);
+      if (row) await this.events.record(tx, scope, 'email.sent', toMessageDto(row));
+      return row !== null;
+    });
+  }
+
+  private async settleFailed(scope: TenantScope, id: string, error: string, countAttempt = false): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const row = await this.messages.markFailed(scope, id, error, tx, countAttempt);
+      if (row) await this.events.record(tx, scope, 'email.failed', toMessageDto(row));
+    });
+  }
+
+  private compose(row: EmailMessageEntity): Promise<Buffer> {
+    return new MailComposer({
+      from: this.config.email.from,
+      to: row.toAddress,
+      subject: row.subject,
+      html: row.htmlBody ?? undefined,
+      text: row.textBody ?? undefined,
+      messageId: this.headers.messageId(row.id),
+      date: new Date(),
+      headers: this.headers.forMessage(row),
+    })
+      .compile()
+      .build();
+  }
+}
+
+/** The id in a Postfix-style reply (`250 2.0.0 Ok: queued as 4BqVZS1xz1`), when nodemailer's parser found none. */
+function queuedAs(response: string): string | null {
+  return /queued as\s+<?([^\s>]+)>?/i.exec(response)?.[1]?.slice(0, 200) ?? null;
+}

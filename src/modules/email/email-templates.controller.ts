@@ -1,0 +1,94 @@
+import { Body, Controller, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../common/audit/audited.decorator';
+import { CurrentAuth } from '../../common/auth/current-auth.decorator';
+import { Authenticated } from '../../common/auth/route-policy.decorator';
+import type { AuthContext } from '../../common/auth/auth.types';
+import { IdParam } from '../../common/http/id-param';
+import { ApiProblemResponses } from '../../common/http/openapi';
+import { PageQueryDto, pageRequest } from '../../common/http/pagination';
+import { Created, NoStore } from '../../common/http/response-headers';
+import {
+  CreateEmailTemplateDto,
+  EmailPreviewDto,
+  EmailTemplateDto,
+  EmailTemplateListDto,
+  PreviewEmailTemplateDto,
+  UpdateEmailTemplateDto,
+} from './dto/email-template.dto';
+import { EmailTemplatesService } from './email-templates.service';
+
+const PLACEHOLDERS =
+  "Parts are Handlebars: `{{patient.firstName}}`, `{{patient.lastName}}`, `{{patient.fullName}}`, `{{patient.email}}`, `{{practice.name}}` (and any other practice setting) and the caller's own variables; `{{#if}}`, `{{#each}}`, `{{#unless}}` and `{{#with}}` blocks. Values are HTML-escaped in htmlContent and printed as they are in the subject and textContent. A part that does not compile is 400 validation_failed naming it.";
+
+@ApiTags('Email')
+@Controller('emails/templates')
+export class EmailTemplatesController {
+  constructor(private readonly templates: EmailTemplatesService) {}
+
+  @Post()
+  @Created((template: EmailTemplateDto) => ['emails', 'templates', template.id])
+  @Authenticated({ scope: 'emails:write' })
+  @ApiOperation({
+    operationId: 'createEmailTemplate',
+    summary: 'Create an email template',
+    description: `A subject and at least one of htmlContent and textContent. ${PLACEHOLDERS}`,
+  })
+  @ApiCreatedResponse({ type: EmailTemplateDto, headers: { Location: { description: 'The template URL', schema: { type: 'string' } } } })
+  @ApiProblemResponses(400)
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateEmailTemplateDto): Promise<EmailTemplateDto> {
+    return this.templates.create(auth, body);
+  }
+
+  @Get()
+  @Authenticated({ scope: 'emails:read' })
+  @ApiOperation({
+    operationId: 'listEmailTemplates',
+    summary: 'List email templates, newest first',
+    description: 'Cursor pagination: pass nextCursor as cursor.',
+  })
+  @ApiOkResponse({ type: EmailTemplateListDto })
+  @ApiProblemResponses(400)
+  list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<EmailTemplateListDto> {
+    return this.templates.list(auth, pageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'emails:read' })
+  @ApiOperation({ operationId: 'getEmailTemplate', summary: 'Read an email template' })
+  @ApiOkResponse({ type: EmailTemplateDto })
+  @ApiProblemResponses(404)
+  get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EmailTemplateDto> {
+    return this.templates.get(auth, id);
+  }
+
+  @Patch(':id')
+  @Authenticated({ scope: 'emails:write' })
+  @ApiOperation({
+    operationId: 'updateEmailTemplate',
+    summary: 'Change an email template',
+    description: `Omitted members are unchanged; \`null\` removes htmlContent or textContent (one must remain). Messages already queued keep the content they were rendered with. ${PLACEHOLDERS}`,
+  })
+  @ApiOkResponse({ type: EmailTemplateDto })
+  @ApiProblemResponses(400, 404)
+  update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateEmailTemplateDto): Promise<EmailTemplateDto> {
+    return this.templates.update(auth, id, body);
+  }
+
+  @Post(':id/preview')
+  @HttpCode(200)
+  @NoStore()
+  @Audited('email_template.preview')
+  @Authenticated({ scope: 'emails:write' })
+  @ApiOperation({
+    operationId: 'previewEmailTemplate',
+    summary: 'Render an email template without sending it',
+    description:
+      'Renders the template for a patient (patientId, of your tenant and mode: 400 naming it otherwise) and variables, exactly as a send would. Without patientId, `variables.patient` may supply sample values.',
+  })
+  @ApiOkResponse({ type: EmailPreviewDto })
+  @ApiProblemResponses(400, 404)
+  preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
+    return this.templates.preview(auth, id, body ?? {});
+  }
+}

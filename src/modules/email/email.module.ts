@@ -1,0 +1,45 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
+import { PatientsModule } from '../patients/patients.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { EmailContexts } from './email-contexts';
+import { EmailHeaders } from './email-headers';
+import { EmailMessagesController } from './email-messages.controller';
+import { EmailMessagesRepository } from './email-messages.repository';
+import { EmailMessagesService } from './email-messages.service';
+import { EmailSendJobs } from './email-send-jobs';
+import { EmailTemplatesController } from './email-templates.controller';
+import { EmailTemplatesRepository } from './email-templates.repository';
+import { EmailTemplatesService } from './email-templates.service';
+import { EmailMessageEntity } from './entities/email-message.entity';
+import { EmailTemplateEntity } from './entities/email-template.entity';
+
+/**
+ * Email templates, messages and sending. Other modules queue a message with EmailMessagesService.queue
+ * (inside their own transaction) and check template ids with EmailTemplatesService. The send worker and
+ * the sweep run in EmailWorkersModule.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), PatientsModule, TemplatesModule, EventsModule],
+  controllers: [EmailTemplatesController, EmailMessagesController],
+  providers: [
+    EmailTemplatesRepository,
+    EmailMessagesRepository,
+    EmailTemplatesService,
+    EmailMessagesService,
+    EmailContexts,
+    EmailSendJobs,
+    EmailHeaders,
+  ],
+  exports: [
+    EmailMessagesService,
+    EmailTemplatesService,
+    EmailMessagesRepository,
+    EmailSendJobs,
+    EmailHeaders,
+    PatientsModule,
+    EventsModule,
+  ],
+})
+export class EmailModule {}

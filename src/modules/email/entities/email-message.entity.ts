@@ -1,0 +1,90 @@
+import { Check, Column, Entity, Index } from 'typeorm';
+import { References } from '../../../database/references';
+import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+
+export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+export const EMAIL_TRANSPORTS = ['smtp', 'log'] as const;
+export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
+
+/**
+ * One message, rendered when it was queued (what was previewed is what goes out). Its id is the BullMQ
+ * job id. `sending` means handed to the SMTP server (see EmailSender): a row in that state is never
+ * sent again.
+ */
+@Entity('email_messages')
+@Check(`"status" IN ('queued', 'sending', 'sent', 'failed', 'suppressed')`)
+@Check(`"transport" IN ('smtp', 'log')`)
+@Check(`html_body IS NOT NULL OR text_body IS NOT NULL`)
+@Index('IDX_EMAIL_MESSAGES_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
+@Index('IDX_EMAIL_MESSAGES_TENANT_MODE_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt', 'id'], { where: 'patient_id IS NOT NULL' })
+@Index('IDX_EMAIL_MESSAGES_TENANT_MODE_SEQUENCE', ['tenantId', 'mode', 'sequenceId', 'createdAt', 'id'], {
+  where: 'sequence_id IS NOT NULL',
+})
+@Index('IDX_EMAIL_MESSAGES_TENANT_MODE_STATUS', ['tenantId', 'mode', 'status', 'createdAt', 'id'])
+@Index('UQ_EMAIL_MESSAGES_ENROLLMENT_STEP', ['tenantId', 'mode', 'enrollmentId', 'step'], {
+  unique: true,
+  where: 'enrollment_id IS NOT NULL',
+})
+@Index('IDX_EMAIL_MESSAGES_DUE', ['nextAttemptAt'], { where: `status IN ('queued', 'sending')` })
+export class EmailMessageEntity extends TenantOwnedEntity {
+  @Column({ type: 'uuid', nullable: true })
+  patientId!: string | null;
+
+  @References('PatientEntity', 'patient_id', 'SET NULL')
+  readonly patientFk?: never;
+
+  @Column({ type: 'uuid', nullable: true })
+  templateId!: string | null;
+
+  @References('EmailTemplateEntity', 'template_id', 'SET NULL')
+  readonly templateFk?: never;
+
+  @Column({ type: 'uuid', nullable: true })
+  sequenceId!: string | null;
+
+  @Column({ type: 'uuid', nullable: true })
+  enrollmentId!: string | null;
+
+  @Column({ type: 'integer', nullable: true })
+  step!: number | null;
+
+  @Column({ type: 'varchar', length: 320 })
+  toAddress!: string;
+
+  @Column({ type: 'varchar', length: 998 })
+  subject!: string;
+
+  @Column({ type: 'text', nullable: true })
+  htmlBody!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  textBody!: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: EmailStatus;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  lastError!: string | null;
+
+  @Column({ type: 'varchar', length: 998, nullable: true })
+  smtpMessageId!: string | null;
+
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  transport!: EmailTransportName | null;
+
+  /** When the message is due (again); the sweep re-enqueues queued rows long past it. */
+  @Column({ type: 'timestamptz', precision: 3 })
+  nextAttemptAt!: Date;
+
+  /** When the final dot of DATA was let out: from here on the message is never sent again. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  handedOverAt!: Date | null;
+
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  sentAt!: Date | null;
+}

@@ -1,0 +1,227 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { EmailMessagesService } from '../../src/modules/email/email-messages.service';
+import { EmailSweep } from '../../src/modules/email/email-sweep';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { SmtpReceiver } from '../helpers/smtp-receiver';
+
+const TEMPLATES = '/api/v1/emails/templates';
+const SEND = '/api/v1/emails/send';
+const MESSAGES = '/api/v1/emails/messages';
+
+/** Polls a message until its status is one of `statuses`. */
+async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<any> {
+  return eventually(async () => {
+    const res = await client(app, key).get(`${MESSAGES}/${id}`);
+    expect(res.status).toBe(200);
+    expect(statuses).toContain(res.body.status);
+    return res.body;
+  }, 20_000);
+}
+
+describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver)', () => {
+  let receiver: SmtpReceiver;
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    receiver = await new SmtpReceiver().start();
+    app = await startApp({
+      ...NO_RATE_LIMITS,
+      SMTP_URL: receiver.url,
+      EMAIL_FROM: 'Acme Clinic <clinic@acme.test>',
+      EMAIL_MAX_ATTEMPTS: '3',
+      EMAIL_RETRY_BASE_MS: '50',
+      // Its own queues: no other app of this run takes these jobs.
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-sending`,
+    });
+    tenant = await createTenant(app);
+  });
+  afterAll(async () => {
+    await app.close();
+    await receiver.stop();
+  });
+
+  beforeEach(() => {
+    receiver.answer = () => ({ accept: true });
+  });
+
+  it('delivers a templated send to the patient exactly once, placeholders rendered and HTML-escaped, and records it sent', async () => {
+    const api = client(app, tenant.testKey);
+    expect((await api.post('/api/v1/settings/practice', { name: 'Acme "Clinic"' })).status).toBe(200);
+    const patient = await createPatient(app, tenant.testKey, {
+      firstName: 'Ada <b>',
+      lastName: 'Lovelace & Co',
+      email: 'ada@example.test',
+    });
+    const template = await api.post(TEMPLATES, {
+      name: 'Reminder',
+      subject: 'Hello {{patient.firstName}}',
+      htmlContent: '<p>Hi {{patient.firstName}} {{patient.lastName}} from {{practice.name}}, {{when}}</p>',
+      textContent: 'Hi {{patient.firstName}} {{patient.lastName}} from {{practice.name}}, {{when}}',
+    });
+    expect(template.status).toBe(201);
+    expect(template.headers.location).toBe(`${TEMPLATES}/${template.body.id}`);
+
+    const sent = await api.post(SEND, {
+      patientId: patient.id,
+      templateId: template.body.id,
+      templateVariables: { when: 'Monday <09:30>' },
+    });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toEqual({ messageId: expect.any(String), status: 'queued' });
+    expect(sent.headers.location).toBe(`${MESSAGES}/${sent.body.messageId}`);
+
+    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    expect(message).toMatchObject({
+      status: 'sent',
+      transport: 'smtp',
+      to: 'ada@example.test',
+      patientId: patient.id,
+      templateId: template.body.id,
+      attempts: 1,
+      lastError: null,
+      smtpMessageId: expect.stringMatching(/^TEST\d+$/),
+    });
+    const got = receiver.byMessageId(sent.body.messageId);
+    expect(got).toHaveLength(1);
+    expect(got[0].to).toEqual(['ada@example.test']);
+    expect(got[0].from).toBe('clinic@acme.test');
+    expect(got[0].headers.from).toBe('Acme Clinic <clinic@acme.test>');
+    expect(got[0].headers.subject).toBe('Hello Ada <b>');
+    expect(got[0].html).toBe('<p>Hi Ada &lt;b&gt; Lovelace &amp; Co from Acme &quot;Clinic&quot;, Monday &lt;09:30&gt;</p>');
+    expect(got[0].text).toBe('Hi Ada <b> Lovelace & Co from Acme "Clinic", Monday <09:30>');
+    expect(message.subject).toBe('Hello Ada <b>');
+    // Nothing more arrives later (no retry of a message that was sent).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.byMessageId(sent.body.messageId)).toHaveLength(1);
+
+    const events = await api.get(`/api/v1/events?type=email.sent`);
+    expect(events.body.events.map((e: any) => e.data.id)).toContain(sent.body.messageId);
+  });
+
+  it('sends a one-off message to a bare address, and lists it by status', async () => {
+    const api = client(app, tenant.testKey);
+    const sent = await api.post(SEND, { to: 'someone@example.test', subject: 'Plain', textContent: 'Just text' });
+    expect(sent.status).toBe(202);
+    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    expect(message).toMatchObject({ status: 'sent', patientId: null, templateId: null, textContent: 'Just text', htmlContent: null });
+    expect(receiver.byMessageId(sent.body.messageId)[0].text).toBe('Just text');
+
+    const list = await api.get(`${MESSAGES}?status=sent&limit=100`);
+    expect(list.status).toBe(200);
+    expect(list.body.messages.map((m: any) => m.id)).toContain(sent.body.messageId);
+    expect(list.body.messages.every((m: any) => m.status === 'sent')).toBe(true);
+    expect(list.headers['cache-control']).toBe('no-store');
+  });
+
+  it('retries a message the server refuses with 4xx, then records it sent', async () => {
+    let refusals = 0;
+    receiver.answer = (email) =>
+      email.headers.subject === 'Flaky' && refusals++ < 2 ? { accept: false, code: 451, message: 'Try again later' } : { accept: true };
+    const sent = await client(app, tenant.testKey).post(SEND, { to: 'flaky@example.test', subject: 'Flaky', textContent: 'x' });
+    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    expect(message).toMatchObject({ status: 'sent', attempts: 3 });
+    // Two refused (and discarded by a real relay) plus the accepted one.
+    expect(receiver.byMessageId(sent.body.messageId)).toHaveLength(3);
+  });
+
+  it('ends failed with the error recorded when every try fails, and emits email.failed', async () => {
+    receiver.answer = (email) =>
+      email.headers.subject === 'Doomed' ? { accept: false, code: 452, message: 'Mailbox full' } : { accept: true };
+    const api = client(app, tenant.testKey);
+    const sent = await api.post(SEND, { to: 'full@example.test', subject: 'Doomed', textContent: 'x' });
+    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    expect(message).toMatchObject({ status: 'failed', attempts: 3, lastError: expect.stringContaining('Mailbox full') });
+    const events = await api.get(`/api/v1/events?type=email.failed`);
+    expect(events.body.events.map((e: any) => e.data.id)).toContain(sent.body.messageId);
+  });
+
+  it('fails at once, without retrying, when the server refuses with 5xx', async () => {
+    receiver.answer = (email) =>
+      email.headers.subject === 'Refused' ? { accept: false, code: 554, message: 'Rejected' } : { accept: true };
+    const sent = await client(app, tenant.testKey).post(SEND, { to: 'no@example.test', subject: 'Refused', textContent: 'x' });
+    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    expect(message).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining('Rejected') });
+  });
+
+  it('retries while the SMTP server is down, then fails with the connection error recorded', async () => {
+    const down = new SmtpReceiver();
+    await down.start();
+    const port = down.port;
+    await down.stop(); // nothing listens on this port now
+    const other = await startApp({
+      ...NO_RATE_LIMITS,
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      EMAIL_MAX_ATTEMPTS: '3',
+      EMAIL_RETRY_BASE_MS: '50',
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-down`,
+    });
+    try {
+      const otherTenant = await createTenant(other);
+      const sent = await client(other, otherTenant.testKey).post(SEND, { to: 'x@example.test', subject: 'Down', textContent: 'x' });
+      const message = await settled(other, otherTenant.testKey, sent.body.messageId);
+      expect(message).toMatchObject({ status: 'failed', attempts: 3, lastError: expect.stringMatching(/ECONNREFUSED|connect/i) });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('without SMTP_URL, marks messages sent through the log transport', async () => {
+    const logged = await startApp({ ...NO_RATE_LIMITS, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-log` });
+    try {
+      const t = await createTenant(logged);
+      const sent = await client(logged, t.testKey).post(SEND, { to: 'log@example.test', subject: 'Logged', textContent: 'x' });
+      expect(sent.status).toBe(202);
+      const message = await settled(logged, t.testKey, sent.body.messageId);
+      expect(message).toMatchObject({ status: 'sent', transport: 'log', attempts: 1 });
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it('queues a message written in a rolled-back transaction never, and one in a committed transaction once', async () => {
+    const service = app.get(EmailMessagesService);
+    const patient = await createPatient(app, tenant.testKey, { email: 'tx@example.test' });
+    const template = await client(app, tenant.testKey).post(TEMPLATES, { name: 'T', subject: 'Tx', textContent: 'x' });
+    const auth = { tenantId: tenant.id, mode: 'test' } as any;
+    const db = app.get(DataSource);
+    let rolledBack = '';
+    await db
+      .transaction(async (tx) => {
+        rolledBack = (await service.queue(tx, auth, { patientId: patient.id, templateId: template.body.id })).messageId;
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    const committed = await db.transaction(async (tx) => {
+      const input = { patientId: patient.id, templateId: template.body.id, enrollmentId: '0193a5a8-0000-7000-8000-000000000001', step: 1 };
+      const first = await service.queue(tx, auth, input);
+      // The same enrolment step again is the same message.
+      expect(await service.queue(tx, auth, input)).toEqual(first);
+      return first.messageId;
+    });
+    const message = await settled(app, tenant.testKey, committed);
+    expect(message).toMatchObject({ status: 'sent', enrollmentId: '0193a5a8-0000-7000-8000-000000000001', step: 1 });
+    expect(receiver.byMessageId(committed)).toHaveLength(1);
+    expect((await client(app, tenant.testKey).get(`${MESSAGES}/${rolledBack}`)).status).toBe(404);
+    expect(receiver.byMessageId(rolledBack)).toHaveLength(0);
+  });
+
+  it('the sweep adds the job of a committed message that never got one, which then sends it once', async () => {
+    const db = app.get(DataSource);
+    const [{ id }] = await db.query(
+      `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, now() - interval '2 minutes', now(), now())
+       RETURNING id`,
+      [tenant.id],
+    );
+    expect(await app.get(EmailSweep).runOnce()).toBeGreaterThanOrEqual(1);
+    const message = await settled(app, tenant.testKey, id);
+    expect(message).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(receiver.byMessageId(id)).toHaveLength(1);
+    // A message with a due time in the future is left alone.
+    expect(await app.get(EmailSweep).runOnce()).toBe(0);
+  });
+});
