@@ -84,7 +84,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
     // 1. SIGTERM with sends in flight (the server holds its answers): they finish and are recorded, confirmed.
     const first = startWorker(env);
     workers.push(first);
-    await eventually(() => Promise.resolve(expect(receiver.received.length).toBeGreaterThanOrEqual(5)), 30_000).catch((err) => {
+    await eventually(() => Promise.resolve(expect(receiver.received.length).toBeGreaterThanOrEqual(5)), 120_000).catch((err) => {
       throw new Error(`${String(err)}\nworker output: ${first.output()}`);
     });
     receiver.hold();
@@ -102,7 +102,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
     const second = startWorker(env);
     workers.push(second);
     const before = receiver.received.length;
-    await eventually(() => Promise.resolve(expect(receiver.received.length).toBeGreaterThanOrEqual(before + 5)), 30_000);
+    await eventually(() => Promise.resolve(expect(receiver.received.length).toBeGreaterThanOrEqual(before + 5)), 120_000);
     receiver.hold();
     await whenStill(() => receiver.received.length, 300);
     const handedOver = [...(await statusOf()).entries()].filter(([, s]) => s.status === 'sending').map(([id]) => id);
@@ -120,7 +120,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
       const statuses = await statusOf();
       expect([...statuses.values()].filter((s) => s.status !== 'sent')).toEqual([]);
       return statuses;
-    }, 60_000);
+    }, 120_000);
     third.child.kill('SIGTERM');
     expect(await third.exited).toBe(0);
 
@@ -131,5 +131,5 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
     });
     // The ones handed over when the worker died were not sent again: recorded as sent, unconfirmed.
     for (const id of handedOver) expect(final.get(id)!.lastError).toMatch(/^unconfirmed: the worker stopped/);
-  }, 180_000);
+  }, 420_000);
 });

@@ -18,7 +18,7 @@ async function settled(app: NestFastifyApplication, key: string, id: string, sta
     expect(res.status).toBe(200);
     expect(statuses).toContain(res.body.status);
     return res.body;
-  }, 20_000);
+  }, 60_000);
 }
 
 describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver)', () => {
