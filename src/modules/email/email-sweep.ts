@@ -28,8 +28,8 @@ export class EmailSweep implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly task = new PeriodicTask(
     INTERVAL_MS,
     async () => {
-      const added = await this.runOnce();
-      if (added) this.logger.log(`email sweep re-added ${added} job(s)`);
+      const swept = await this.runOnce();
+      if (swept.length) this.logger.log(`email sweep took up ${swept.length} message(s)`);
     },
     (err) => this.logger.warn(`email sweep failed: ${describeError(err)}`),
   );
@@ -49,8 +49,8 @@ export class EmailSweep implements OnApplicationBootstrap, OnApplicationShutdown
     await this.task.stop();
   }
 
-  /** One pass; answers how many jobs it (re-)added. Works across tenants by design: each row names its own. */
-  async runOnce(graceSeconds = GRACE_SECONDS): Promise<number> {
+  /** One pass; answers the ids of the messages it took up. Works across tenants by design: each row names its own. */
+  async runOnce(graceSeconds = GRACE_SECONDS): Promise<string[]> {
     const rows = await this.dataSource.query<{ id: string; tenantId: string; mode: Mode }[]>(
       `UPDATE email_messages SET next_attempt_at = now() + make_interval(secs => $1)
         WHERE id IN (SELECT id FROM email_messages
@@ -69,6 +69,6 @@ export class EmailSweep implements OnApplicationBootstrap, OnApplicationShutdown
         else await this.jobs.add(payload);
       }),
     );
-    return updated.length;
+    return updated.map((r) => r.id);
   }
 }
