@@ -14,7 +14,7 @@ import { SmtpReceiver } from '../helpers/smtp-receiver';
  * restart every message has reached the receiver exactly once. `npm run build` first.
  */
 const WORKER = join(__dirname, '..', '..', 'dist', 'worker.js');
-const MESSAGES = 60;
+const MESSAGES = 150;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
