@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CryptoModule } from './common/crypto/crypto.module';
 import { AppLogger, createLog } from './common/observability/logger';
 import { QueueModule } from './common/queue/queue.module';
 import { RedisModule } from './common/redis/redis.module';
@@ -14,7 +15,7 @@ export interface CoreOptions {
   logDestination?: 1 | 2;
 }
 
-/** What every entry point shares: config, logs, PostgreSQL (and its Transactions), Redis, the queues and the rate limiter. */
+/** What every entry point shares: config, logs, PostgreSQL (and its Transactions), encryption, Redis, the queues and the rate limiter. */
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig, options: CoreOptions = {}): DynamicModule {
@@ -27,6 +28,7 @@ export class CoreModule {
           useFactory: (c: AppConfig) => ({ ...dataSourceOptions(c.databaseUrl), retryAttempts: 3, retryDelay: 500 }),
         }),
         DatabaseModule,
+        CryptoModule,
         RedisModule,
         QueueModule,
         TrafficModule,

@@ -2,6 +2,7 @@ import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/database-options';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { resolveDefaultRedis } from './common/redis/redis-server';
+import { readOrCreateAppSecret } from './common/crypto/app-secret';
 
 export interface Infrastructure {
   config: AppConfig;
@@ -15,10 +16,12 @@ const say = (line: string): void => {
 
 /**
  * Validates the configuration, then makes sure PostgreSQL and Redis are there: the configured ones, or
- * the embedded defaults; then applies pending migrations unless MIGRATIONS_RUN=false.
+ * the embedded defaults; resolves the application secret (APP_SECRET, else the one generated in DATA_DIR);
+ * then applies pending migrations unless MIGRATIONS_RUN=false.
  */
 export async function prepareInfrastructure(options: { migrate?: boolean } = {}): Promise<Infrastructure> {
   const config = loadConfig();
+  config.secrets.appSecret ??= readOrCreateAppSecret(config.database.dataDir, say);
   const stops: (() => Promise<void> | void)[] = [];
   if (!config.database.url) {
     const embedded = await startEmbeddedPostgres(config.database.dataDir, config.database.embeddedPort, say);

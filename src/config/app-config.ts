@@ -188,6 +188,19 @@ class EnvironmentVariables {
   @Max(600_000)
   AUDIT_FLUSH_INTERVAL_MS = 1_000;
 
+  /**
+   * The application secret every encryption key and signature key is derived from (src/common/crypto).
+   * Unset: one is generated into DATA_DIR/app-secret on first start (development only; production sets it).
+   */
+  @IsOptional()
+  @Matches(/^\S{32,512}$/, { message: 'must be 32-512 characters without spaces (e.g. openssl rand -base64 32)' })
+  APP_SECRET?: string;
+
+  /** Earlier application secrets, comma-separated: what they encrypted still opens after a rotation. */
+  @IsOptional()
+  @Matches(/^\S{32,512}(,\S{32,512})*$/, { message: 'must be comma-separated secrets of 32-512 characters' })
+  APP_SECRET_PREVIOUS?: string;
+
   /** Benchmarks only (bench/audit.mjs measures the audit log's cost against it): false records nothing. */
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
@@ -211,7 +224,8 @@ class EnvironmentVariables {
 
 export class ConfigError extends Error {}
 
-const SECRET_VARIABLES = new Set(['QUEUE_DASHBOARD_PASSWORD']);
+/** Variables whose values an error message never repeats. */
+const SECRET_VARIABLES = new Set(['QUEUE_DASHBOARD_PASSWORD', 'APP_SECRET', 'APP_SECRET_PREVIOUS']);
 
 export interface WebhookSettings {
   allowPrivateUrls: boolean;
@@ -262,7 +276,15 @@ export class AppConfig {
     readonly audit: { flushIntervalMs: number; enabled: boolean } = { flushIntervalMs: 1_000, enabled: true },
     /** No password: no dashboard. */
     readonly queueDashboard: { password?: string; username: string; readOnly: boolean } = { username: 'admin', readOnly: true },
+    /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
+    readonly secrets: { appSecret?: string; previous: string[] } = { previous: [] },
   ) {}
+
+  /** The application secret; throws if start-up has not resolved it. */
+  get appSecret(): string {
+    if (!this.secrets.appSecret) throw new ConfigError('APP_SECRET has not been resolved');
+    return this.secrets.appSecret;
+  }
 
   /** The database URL; throws if start-up has not resolved it (embedded fallback not started). */
   get databaseUrl(): string {
@@ -292,7 +314,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  for (const key of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'SMTP_URL']) {
+  for (const key of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'SMTP_URL', 'APP_SECRET', 'APP_SECRET_PREVIOUS']) {
     if (env[key]) raw[key] = env[key];
   }
   const vars = plainToInstance(EnvironmentVariables, raw);
@@ -338,5 +360,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
     { password: vars.QUEUE_DASHBOARD_PASSWORD, username: vars.QUEUE_DASHBOARD_USERNAME, readOnly: vars.QUEUE_DASHBOARD_READ_ONLY },
+    { appSecret: vars.APP_SECRET, previous: vars.APP_SECRET_PREVIOUS?.split(',') ?? [] },
   );
 }

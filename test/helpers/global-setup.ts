@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
@@ -43,6 +44,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.REDIS_URL = redisUrl;
   process.env.REDIS_PREFIX = `pmtest:${run}`;
   process.env.MIGRATIONS_RUN = 'false';
+  // One secret for the run: test apps and the built servers they spawn open each other's ciphertexts.
+  process.env.APP_SECRET ??= randomBytes(32).toString('base64url');
   process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
   // Every suite shares one key per tenant and the IP 127.0.0.1: generous limits for the run, so that only
   // the rate-limit suites (which set small ones per app) meet a 429.
