@@ -5,6 +5,7 @@ import { MODES, Mode, ROLES, Role } from './common/auth/auth.types';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { runMigrations } from './database/database-options';
+import { appCryptoFor } from './common/crypto/crypto.module';
 import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
 import { DemoSeeder } from './cli/demo-seeder';
 import { TenantsModule } from './modules/tenants/tenants.module';
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
     // The command's whole point is to migrate: MIGRATIONS_RUN only governs what servers do at start-up.
     const infra = await prepareInfrastructure({ migrate: false });
     try {
-      print({ migrated: await runMigrations(infra.config.databaseUrl) });
+      print({ migrated: await runMigrations(infra.config.databaseUrl, appCryptoFor(infra.config)) });
     } finally {
       await infra.stop();
     }

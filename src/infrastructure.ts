@@ -3,6 +3,7 @@ import { runMigrations } from './database/database-options';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { resolveDefaultRedis } from './common/redis/redis-server';
 import { readOrCreateAppSecret } from './common/crypto/app-secret';
+import { appCryptoFor } from './common/crypto/crypto.module';
 
 export interface Infrastructure {
   config: AppConfig;
@@ -34,7 +35,7 @@ export async function prepareInfrastructure(options: { migrate?: boolean } = {})
     stops.push(() => redis.stop());
   }
   if (options.migrate !== false && config.database.migrationsRun) {
-    const applied = await runMigrations(config.databaseUrl);
+    const applied = await runMigrations(config.databaseUrl, appCryptoFor(config));
     if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
   }
   return {

@@ -23,9 +23,12 @@ export function dataSourceOptions(url: string): DataSourceOptions {
 // An arbitrary constant: the advisory lock that serialises migrations of concurrently starting processes.
 const MIGRATION_LOCK = 7_203_318_451;
 
-/** Applies pending migrations; API and worker processes may start together, so they take turns. */
-export async function runMigrations(url: string): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions(url));
+/**
+ * Applies pending migrations; API and worker processes may start together, so they take turns.
+ * `appCrypto` (AppCrypto under APP_SECRET) is lent to migrations that encrypt stored data.
+ */
+export async function runMigrations(url: string, appCrypto?: object): Promise<string[]> {
+  const dataSource = Object.assign(new DataSource(dataSourceOptions(url)), { appCrypto });
   await dataSource.initialize();
   const runner = dataSource.createQueryRunner();
   try {

@@ -26,7 +26,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-type Unscoped<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id' | 'createdAt' | 'updatedAt'>;
+export type Unscoped<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id' | 'createdAt' | 'updatedAt'>;
 type Patch<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id'>;
 
 /**

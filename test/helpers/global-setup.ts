@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { AppCrypto } from '../../src/common/crypto/app-crypto';
 import { runMigrations } from '../../src/database/database-options';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { resolveDefaultRedis } from '../../src/common/redis/redis-server';
@@ -54,5 +55,5 @@ export default async function globalSetup(): Promise<void> {
     process.env[`RATE_LIMIT_${name}_PER_HOUR`] ??= '10000000';
   }
   process.env.RATE_LIMIT_TEST_PER_DAY ??= '100000000';
-  await runMigrations(url.toString());
+  await runMigrations(url.toString(), new AppCrypto(process.env.APP_SECRET));
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { EntityManager, Repository } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
+import { AppCrypto } from '../crypto/app-crypto';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantScopedRepository } from '../../database/tenant-scoped.repository';
 import { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
@@ -22,6 +23,15 @@ export interface IdempotencyClaim {
 }
 
 export type ClaimOutcome = { claimed: IdempotencyClaim } | { existing: IdempotencyRecord };
+
+/**
+ * Stored answers and recovery points are encrypted (AppCrypto): an answer may carry a secret (a new API
+ * key) and stays 24 hours. Bound to the record, so a value copied into another key's row does not open.
+ */
+export const IDEMPOTENCY_RESPONSE_PURPOSE = 'idempotency-response';
+export const IDEMPOTENCY_RECOVERY_POINT_PURPOSE = 'idempotency-recovery-point';
+export const idempotencyRecordContext = (scope: IdempotencyScope, id: string): string =>
+  `idempotency_keys:${scope.tenantId}:${scope.mode}:${scope.apiKeyId}:${id}`;
 
 const ms = (param: string): string => `${param}::int * interval '1 millisecond'`;
 
@@ -58,6 +68,7 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
   constructor(
     @InjectRepository(IdempotencyKeyEntity) repository: Repository<IdempotencyKeyEntity>,
     private readonly config: AppConfig,
+    private readonly crypto: AppCrypto,
   ) {
     super(repository);
   }
@@ -78,12 +89,16 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
         lockMs,
         ttlMs,
       ]);
-      if (claimed) return { claimed: { id: claimed.id, token, recoveryPoints: claimed.recoveryPoints } };
+      if (claimed) {
+        const context = idempotencyRecordContext(scope, claimed.id);
+        const recoveryPoints = claimed.recoveryPoints.map((p) => this.crypto.decryptBytes(IDEMPOTENCY_RECOVERY_POINT_PURPOSE, p, context));
+        return { claimed: { id: claimed.id, token, recoveryPoints } };
+      }
       const [existing] = await this.sql<
-        Pick<IdempotencyKeyEntity, 'state' | 'fingerprint' | 'responseStatus' | 'responseBody' | 'responseHeaders'>[]
+        Pick<IdempotencyKeyEntity, 'id' | 'state' | 'fingerprint' | 'responseStatus' | 'responseBody' | 'responseHeaders'>[]
       >(
         scope,
-        `SELECT state, fingerprint, response_status AS "responseStatus", response_body AS "responseBody",
+        `SELECT id, state, fingerprint, response_status AS "responseStatus", response_body AS "responseBody",
                 response_headers AS "responseHeaders"
            FROM idempotency_keys WHERE tenant_id = $1 AND mode = $2 AND api_key_id = $3 AND key_hash = $4`,
         [scope.apiKeyId, keyHash],
@@ -92,7 +107,10 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
         if (existing.state === 'running') return { existing: { state: 'running', fingerprint: existing.fingerprint } };
         const response: StoredResponse = {
           status: existing.responseStatus!,
-          body: existing.responseBody ?? '',
+          body:
+            existing.responseBody === null
+              ? ''
+              : this.crypto.decrypt(IDEMPOTENCY_RESPONSE_PURPOSE, existing.responseBody, idempotencyRecordContext(scope, existing.id)),
           headers: existing.responseHeaders ?? {},
         };
         return { existing: { state: 'done', fingerprint: existing.fingerprint, response } };
@@ -102,26 +120,28 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
   }
 
   /** Appends a recovery point inside the guarded transaction; false if the claim is no longer this request's. */
-  async recordRecoveryPoint(scope: TenantScope, claim: IdempotencyClaim, point: Buffer, tx: EntityManager): Promise<boolean> {
+  async recordRecoveryPoint(scope: IdempotencyScope, claim: IdempotencyClaim, point: Buffer, tx: EntityManager): Promise<boolean> {
+    const sealed = this.crypto.encryptBytes(IDEMPOTENCY_RECOVERY_POINT_PURPOSE, point, idempotencyRecordContext(scope, claim.id));
     const [, count] = await this.sql<[unknown[], number]>(
       scope,
       `UPDATE idempotency_keys SET recovery_points = recovery_points || $5::bytea
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND token = $4`,
-      [claim.id, claim.token, point],
+      [claim.id, claim.token, sealed],
       tx,
     );
     return count === 1;
   }
 
   /** Keeps the final response for replays (the recovery points are no longer needed), if the claim is still ours. */
-  async complete(scope: TenantScope, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+  async complete(scope: IdempotencyScope, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    const body = this.crypto.encrypt(IDEMPOTENCY_RESPONSE_PURPOSE, response.body, idempotencyRecordContext(scope, claim.id));
     await this.sql(
       scope,
       `UPDATE idempotency_keys
           SET state = 'done', token = NULL, recovery_points = '{}', response_status = $5, response_body = $6,
               response_headers = $7::jsonb, expires_at = now() + ${ms('$8')}
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND token = $4`,
-      [claim.id, claim.token, response.status, response.body, JSON.stringify(response.headers), this.config.idempotency.ttlMs],
+      [claim.id, claim.token, response.status, body, JSON.stringify(response.headers), this.config.idempotency.ttlMs],
     );
   }
 

@@ -37,7 +37,7 @@ export class WebhooksService {
   async create(scope: TenantScope, dto: CreateWebhookDto): Promise<WebhookWithSecretDto> {
     await this.checkUrl(dto.url);
     const secret = newWebhookSecret();
-    const row = await this.endpoints.insert(scope, {
+    const row = await this.endpoints.insertWithSecret(scope, {
       url: dto.url,
       events: dto.events,
       description: dto.description?.trim() || null,
@@ -89,10 +89,11 @@ export class WebhooksService {
     const updated = await this.transactions.run(async (tx) => {
       const current = await this.endpoints.secrets(scope, id, tx);
       if (!current) return false;
-      await this.endpoints.update(
+      await this.endpoints.setSecrets(
         scope,
-        { id },
-        { secret, previousSecret: current.secret, previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS), updatedAt: now },
+        id,
+        { secret, previousSecret: current.secret, previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS) },
+        now,
         tx,
       );
       return true;

@@ -30,12 +30,14 @@ export class IdempotencyKeyEntity extends TenantOwned {
   @Column({ type: 'timestamptz', precision: 3 })
   lockedUntil!: Date;
 
+  /** Each one encrypted (AppCrypto, bound to this record): a result may carry a secret. */
   @Column({ type: 'bytea', array: true, default: () => "'{}'" })
   recoveryPoints!: Buffer[];
 
   @Column({ type: 'smallint', nullable: true })
   responseStatus!: number | null;
 
+  /** The serialised body, encrypted (AppCrypto, bound to this record): it may carry a new API key. */
   @Column({ type: 'text', nullable: true })
   responseBody!: string | null;
 

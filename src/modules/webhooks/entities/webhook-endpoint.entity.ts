@@ -18,10 +18,11 @@ export class WebhookEndpointEntity extends TenantOwnedEntity {
   @Column({ type: 'text', array: true })
   events!: string[];
 
-  @Column({ type: 'varchar', length: 100, select: false })
+  /** Encrypted (WebhookEndpointsRepository; AppCrypto, bound to this row). */
+  @Column({ type: 'text', select: false })
   secret!: string;
 
-  @Column({ type: 'varchar', length: 100, nullable: true, select: false })
+  @Column({ type: 'text', nullable: true, select: false })
   previousSecret!: string | null;
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
