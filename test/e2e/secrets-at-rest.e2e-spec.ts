@@ -1,9 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { serialize, deserialize } from 'node:v8';
 import { Webhook } from 'standardwebhooks';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { client, dataSource, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { NO_RATE_LIMITS } from '../helpers/patients';
+import { useApp } from '../helpers/use-app';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { AppCrypto } from '../../src/common/crypto/app-crypto';
 import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
@@ -22,25 +23,19 @@ async function rawRow(app: NestFastifyApplication, table: string, where: string,
 }
 
 describe('Secrets at rest', () => {
+  const suite = useApp({
+    ...NO_RATE_LIMITS,
+    WORKERS: 'on',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    EVENTS_RELAY_INTERVAL_MS: '50',
+    IDEMPOTENCY_LOCK_SECONDS: '1',
+  });
+  const receiver = new WebhookReceiver();
+  beforeAll(() => receiver.start());
+  suite.onClose(() => receiver.close());
   let app: NestFastifyApplication;
   let tenant: TestTenant;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      WORKERS: 'on',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      EVENTS_RELAY_INTERVAL_MS: '50',
-      IDEMPOTENCY_LOCK_SECONDS: '1',
-    });
-    tenant = await createTenant(app);
-    receiver = await new WebhookReceiver().start();
-  });
-  afterAll(async () => {
-    await app.close();
-    await receiver.close();
-  });
+  beforeAll(() => ({ app, tenant } = suite));
 
   it('keeps a stored idempotent answer that carries an API key encrypted, and still replays it to its creator', async () => {
     const owner = client(app, tenant.testKey);

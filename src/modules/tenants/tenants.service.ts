@@ -4,6 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { MODES, Mode, Role } from '../../common/auth/auth.types';
+import { Transactions } from '../../database/transactions';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { TenantEntity } from './entities/tenant.entity';
 
@@ -16,20 +17,21 @@ export interface CreatedTenant {
 export class TenantsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly apiKeys: ApiKeysService,
   ) {}
 
   /** A tenant with one OWNER key per mode, all in one transaction. */
   async create(name: string): Promise<CreatedTenant> {
-    return this.dataSource.transaction(async (manager) => {
-      const tenant = manager.create(TenantEntity, { id: uuidv7(), name, createdAt: new Date() });
-      await manager.insert(TenantEntity, tenant);
+    return this.transactions.run(async (tx) => {
+      const tenant = tx.create(TenantEntity, { id: uuidv7(), name, createdAt: new Date() });
+      await tx.insert(TenantEntity, tenant);
       const apiKeys = [];
       for (const mode of MODES) {
         const key = await this.apiKeys.issue(
           { tenantId: tenant.id, mode },
           { name: `Default ${mode} key`, role: 'OWNER', scopes: null },
-          manager,
+          tx,
         );
         apiKeys.push({ id: key.id, mode, role: key.role, key: key.key });
       }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
+import { Transactions } from '../../database/transactions';
 import { OutboxRelayRepository } from './outbox-relay.repository';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
 
@@ -22,6 +23,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     private readonly config: AppConfig,
+    private readonly transactions: Transactions,
     private readonly relay: OutboxRelayRepository,
     private readonly jobs: WebhookDeliveryJobs,
   ) {
@@ -43,7 +45,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   /** One pass: fans out every undispatched event, then re-enqueues overdue deliveries. */
   async runOnce(): Promise<void> {
     for (;;) {
-      const { events, deliveries } = await this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts);
+      const { events, deliveries } = await this.transactions.run((tx) => this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts, tx));
       await Promise.all(deliveries.map((d) => this.jobs.enqueue(d)));
       if (events < BATCH) break;
     }

@@ -23,21 +23,20 @@ export class OutboxRelayRepository {
 
   /**
    * Fans up to `limit` committed, undispatched events out into deliveries, one per subscribed enabled
-   * endpoint, and marks them dispatched, in one transaction. FOR UPDATE SKIP LOCKED hands each event to
-   * one relay; the unique (event, endpoint) index makes a second delivery impossible anyway.
+   * endpoint, and marks them dispatched. Runs in the caller's transaction (`Transactions.run`), which
+   * holds the events' row locks until it commits: FOR UPDATE SKIP LOCKED hands each event to one relay;
+   * the unique (event, endpoint) index makes a second delivery impossible anyway.
    */
-  async dispatch(limit: number, maxAttempts: number): Promise<{ events: number; deliveries: DueDelivery[] }> {
-    return this.dataSource.transaction(async (tx) => {
-      const events = await tx.query<{ id: string }[]>(
-        `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
-      );
-      if (!events.length) return { events: 0, deliveries: [] };
-      const ids = events.map((e) => e.id);
-      const deliveries = await this.createDeliveries(tx, ids, maxAttempts);
-      await tx.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-      return { events: events.length, deliveries };
-    });
+  async dispatch(limit: number, maxAttempts: number, tx: EntityManager): Promise<{ events: number; deliveries: DueDelivery[] }> {
+    const events = await tx.query<{ id: string }[]>(
+      `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    if (!events.length) return { events: 0, deliveries: [] };
+    const ids = events.map((e) => e.id);
+    const deliveries = await this.createDeliveries(tx, ids, maxAttempts);
+    await tx.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+    return { events: events.length, deliveries };
   }
 
   private async createDeliveries(tx: EntityManager, eventIds: string[], maxAttempts: number): Promise<DueDelivery[]> {

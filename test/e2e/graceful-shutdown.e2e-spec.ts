@@ -1,0 +1,104 @@
+import { dataSource } from '../helpers/app';
+import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+import { BuiltProcess, sleep } from '../helpers/processes';
+import { useApp } from '../helpers/use-app';
+
+const IMPORT = `${PATIENTS}/bulk-import`;
+// The platform helper's port range (41300-41399); the suite's own app listens on none.
+const PORT = 41300 + (process.pid % 50);
+const BASE = `http://127.0.0.1:${PORT}`;
+
+/**
+ * Issue 8 §2, README "Running the workers separately": SIGTERM stops accepting, finishes in-flight
+ * requests and jobs, and exits 0 — for the built API and the built worker.
+ */
+describe('Graceful shutdown of the built processes (SIGTERM)', () => {
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+  const children: BuiltProcess[] = [];
+  suite.onClose(() => Promise.all(children.map((c) => c.stop('SIGKILL'))));
+
+  const start = (entry: 'main.js' | 'worker.js', env: Record<string, string> = {}): BuiltProcess => {
+    const child = BuiltProcess.start(entry, { ...NO_RATE_LIMITS, ...env });
+    children.push(child);
+    return child;
+  };
+
+  const post = (path: string, body: unknown): Promise<{ status: number; body: any; at: number }> =>
+    fetch(`${BASE}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${suite.tenant.testKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: await res.json(), at: Date.now() }));
+
+  it('dist/main.js answers every request in flight, then exits 0', async () => {
+    const api = start('main.js', { HOST: '127.0.0.1', PORT: String(PORT), WORKERS: 'off' });
+    await api.waitUntilLive(BASE);
+    const run = Date.now().toString(36);
+    // A dry run of 5,000 rows takes a while to validate: it is surely still running when the signal comes.
+    const slow = post(`${IMPORT}?dryRun=true`, {
+      patients: Array.from({ length: 5_000 }, (_, i) => ({ firstName: 'Dry', lastName: `Run ${i}`, email: `dry${i}@example.com` })),
+    });
+    const creates = Array.from({ length: 20 }, (_, i) => post(PATIENTS, { firstName: 'Term', lastName: `${run}-${i}` }));
+    await sleep(150);
+    const signalledAt = Date.now();
+    api.child.kill('SIGTERM');
+
+    const answers = await Promise.all([slow, ...creates]);
+    const exit = await api.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    const [dryRun, ...created] = answers;
+    expect(dryRun.status).toBe(200);
+    expect(dryRun.body).toMatchObject({ dryRun: true, total: 5_000, wouldCreate: 5_000, failed: 0 });
+    expect(dryRun.at).toBeGreaterThan(signalledAt); // it was in flight when SIGTERM arrived
+    expect(created.map((c) => c.status)).toEqual(created.map(() => 201));
+    const [{ n }] = await dataSource(suite.app).query(
+      `SELECT count(*)::int AS n FROM patients WHERE tenant_id = $1 AND last_name LIKE $2`,
+      [suite.tenant.id, `${run}-%`],
+    );
+    expect(n).toBe(20);
+    // Stopped accepting: nothing answers on the port any more.
+    await expect(fetch(`${BASE}/health/live`)).rejects.toThrow();
+  }, 90_000);
+
+  it('dist/worker.js stops mid-import after its current batch, exits 0, and the import resumes to completion', async () => {
+    const rows = 3_000;
+    const accepted = await suite.api().post(IMPORT, {
+      patients: Array.from({ length: rows }, (_, i) => ({ firstName: 'Term', lastName: `Import ${i}`, externalId: `term-${i}` })),
+    });
+    expect(accepted.status).toBe(202);
+    const status = async (): Promise<any> => (await suite.api().get(`${IMPORT}/${accepted.body.jobId}`)).body;
+
+    const worker = start('worker.js');
+    let seen = await status();
+    while (seen.processed < 500) {
+      if (!worker.running) throw new Error(`worker exited: ${worker.output}`);
+      await sleep(20);
+      seen = await status();
+    }
+    expect(seen.status).toBe('running');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+
+    // It finished the batch it was in (the cursor moves a whole batch at a time) and stopped there.
+    const stopped = await status();
+    expect(stopped.processed % 500).toBe(0);
+    expect(stopped.processed).toBeGreaterThanOrEqual(seen.processed);
+    expect(stopped.failureReason).toBeNull();
+    if (stopped.processed < rows) {
+      expect(stopped.status).toMatch(/^(running|queued)$/);
+      start('worker.js'); // the next worker resumes it at once: the job went back to the queue, no stall wait
+    }
+    let final = stopped;
+    for (let i = 0; final.status !== 'completed' && final.status !== 'failed'; i++) {
+      if (i > 1200) throw new Error(`import still ${final.status} at ${final.processed}`);
+      await sleep(50);
+      final = await status();
+    }
+    expect(final).toMatchObject({ status: 'completed', processed: rows, created: rows, failed: 0 });
+    const [counts] = await dataSource(suite.app).query(
+      `SELECT count(*)::int AS rows, count(DISTINCT external_id)::int AS ids FROM patients WHERE tenant_id = $1 AND external_id LIKE 'term-%'`,
+      [suite.tenant.id],
+    );
+    expect(counts).toEqual({ rows, ids: rows });
+  }, 120_000);
+});

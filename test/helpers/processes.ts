@@ -1,0 +1,74 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const DIST = join(__dirname, '..', '..', 'dist');
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A built entry point (`dist/main.js`, `dist/worker.js`) run as a child process on the run's database and
+ * Redis (the environment of test/helpers/global-setup.ts), for tests that kill or stop it. `npm run build`
+ * first; CI builds before it tests.
+ */
+export class BuiltProcess {
+  private log = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    const keep = (chunk: Buffer): void => void (this.log = (this.log + chunk.toString()).slice(-20_000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** Starts `dist/<entry>` with the run's environment plus `env`. */
+  static start(entry: 'main.js' | 'worker.js', env: Record<string, string> = {}): BuiltProcess {
+    const file = join(DIST, entry);
+    if (!existsSync(file)) throw new Error(`dist/${entry} is missing: run \`npm run build\` before \`npm test\``);
+    const child = spawn(process.execPath, [file], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new BuiltProcess(entry, child);
+  }
+
+  /** The last 20 kB of its stdout and stderr. */
+  get output(): string {
+    return this.log;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves once its output matches `pattern` (e.g. "worker started"); throws if it exits first. */
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.log)) {
+      if (!this.running) throw new Error(`${this.name} exited before printing ${pattern}: ${this.log}`);
+      if (Date.now() > deadline) throw new Error(`${this.name} did not print ${pattern} within ${timeoutMs} ms: ${this.log}`);
+      await sleep(50);
+    }
+  }
+
+  /** Resolves once `${base}/health/live` answers. */
+  async waitUntilLive(base: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`${this.name} exited: ${this.log}`);
+      if ((await fetch(`${base}/health/live`).catch(() => undefined))?.ok) return;
+      if (Date.now() > deadline) throw new Error(`${this.name} did not answer within ${timeoutMs} ms: ${this.log}`);
+      await sleep(100);
+    }
+  }
+
+  /** Sends `signal` and waits for the exit (SIGKILL: at once, no clean-up of any kind). */
+  async stop(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.running) this.child.kill(signal);
+    return this.exited;
+  }
+}
