@@ -168,7 +168,8 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     expect((await api.get(`${IMPORT}/0190a0a0-0000-7000-8000-000000000000`)).status).toBe(404);
   });
 
-  // The time it takes is measured by bench/patients.mjs, not asserted here (a loaded CI machine would flake).
+  // The time it takes is measured by bench/patients.mjs, not asserted here (a loaded CI machine would flake):
+  // the deadline only bounds a hang (five engineers' suites share two cores; 30 s was once not enough).
   it('imports the maximum of 10,000 rows end to end', async () => {
     const t = await createTenant(app);
     const c = client(app, t.testKey);
@@ -180,13 +181,13 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     }));
     const res = await c.post(IMPORT, { patients });
     expect(res.status).toBe(202);
-    const job = await waitForImport(app, t.testKey, res.body.jobId, 30_000);
+    const job = await waitForImport(app, t.testKey, res.body.jobId, 90_000);
     expect(job).toMatchObject({ status: 'completed', total: 10_000, processed: 10_000, created: 10_000, failed: 0, errors: [] });
     expect(await countPatients(app, t.id)).toBe(10_000);
     const tagged = await c.get('/api/v1/patients?tags=cohort-3&limit=100');
     expect(tagged.body.patients).toHaveLength(100);
     expect(tagged.body.patients.every((p: { tags: string[] }) => p.tags.includes('cohort-3'))).toBe(true);
-  }, 60_000);
+  }, 150_000);
 });
 
 describe('Patients: bulk import resumes after a worker dies', () => {
