@@ -58,7 +58,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
     expect(n).toBe(20);
     // Stopped accepting: nothing answers on the port any more.
     await expect(fetch(`${BASE}/health/live`)).rejects.toThrow();
-  }, 90_000);
+  }, 180_000);
 
   it('dist/worker.js stops mid-import after its current batch, exits 0, and the import resumes to completion', async () => {
     const rows = 3_000;
@@ -100,5 +100,5 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
       [suite.tenant.id],
     );
     expect(counts).toEqual({ rows, ids: rows });
-  }, 120_000);
+  }, 180_000);
 });

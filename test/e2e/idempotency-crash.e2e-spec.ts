@@ -114,5 +114,5 @@ describe('Idempotency-Key survives a crash between the commit and the stored ans
     );
     const idOf = new Map(ids.map((r) => [r.email, r.id]));
     for (const retry of retries) expect(retry.body.id).toBe(idOf.get(retry.request.body.email));
-  }, 120_000);
+  }, 240_000);
 });

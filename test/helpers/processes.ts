@@ -9,7 +9,8 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 /**
  * A built entry point (`dist/main.js`, `dist/worker.js`) run as a child process on the run's database and
  * Redis (the environment of test/helpers/global-setup.ts), for tests that kill or stop it. `npm run build`
- * first; CI builds before it tests.
+ * first; CI builds before it tests. Start-up waits are generous: a cold start takes over 30 s when the
+ * machine's two cores are shared by several test runs.
  */
 export class BuiltProcess {
   private log = '';
@@ -46,7 +47,7 @@ export class BuiltProcess {
   }
 
   /** Resolves once its output matches `pattern` (e.g. "worker started"); throws if it exits first. */
-  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+  async waitFor(pattern: RegExp, timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.log)) {
       if (!this.running) throw new Error(`${this.name} exited before printing ${pattern}: ${this.log}`);
@@ -56,7 +57,7 @@ export class BuiltProcess {
   }
 
   /** Resolves once `${base}/health/live` answers. */
-  async waitUntilLive(base: string, timeoutMs = 30_000): Promise<void> {
+  async waitUntilLive(base: string, timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited: ${this.log}`);
