@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
-import { addNamedSchemas } from './common/http/openapi';
+import { addNamedSchemas, documentErrors, documentFilterExamples } from './common/http/openapi';
 import { documentTrafficControl } from './common/traffic/openapi';
 
 /** Every tag an operation may use, in the order Swagger UI shows them. A new module adds its tag here. */
@@ -68,6 +68,8 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string): 
     operationIdFactory: (controller, method) => `${controller}.${method}`,
   });
   addNamedSchemas(document);
+  documentErrors(document);
+  documentFilterExamples(document);
   documentTrafficControl(document);
   markPublicOperations(document);
   return document;

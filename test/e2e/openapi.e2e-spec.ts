@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { generateOpenApiDocument, OPENAPI_FILE, REGENERATE_COMMAND, serialise } from '../../src/export-openapi';
 import { OPENAPI_TAGS } from '../../src/openapi';
+import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
 import { call, startApp } from '../helpers/app';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -81,6 +82,37 @@ describe('OpenAPI document', () => {
       expect([where, op.tags?.length]).toEqual([where, 1]);
       expect([where, declared.has(op.tags![0])]).toEqual([where, true]);
     }
+  });
+
+  it('documents per operation the error codes it can answer, one problem response per status', () => {
+    for (const { where, path, method, op } of operations(doc)) {
+      if (!path.startsWith('/api/v1/')) continue;
+      const extensions = op as unknown as Record<string, unknown>;
+      // A bare 409 (the deprecated ApiProblemResponses) must name its codes: @ApiErrors('slug_taken').
+      expect([where, extensions['x-undeclared-conflict']]).toEqual([where, undefined]);
+      const codes = Object.entries(op.responses)
+        .filter(([status]) => Number(status) >= 400)
+        .flatMap(([status, response]) => {
+          const schema = (response as any).content['application/problem+json'].schema;
+          const enumCodes: string[] = schema.allOf[1].properties.code.enum;
+          for (const code of enumCodes)
+            expect([where, code, ERROR_CODES[code as ErrorCode]?.status]).toEqual([where, code, Number(status)]);
+          return enumCodes;
+        });
+      const idempotent = method === 'post' && !!op.security?.length;
+      expect([where, codes.includes('idempotency_key_in_use'), codes.includes('idempotency_key_reused')]).toEqual([
+        where,
+        idempotent,
+        idempotent,
+      ]);
+      expect([where, codes.includes('not_found')]).toEqual([where, path.includes('{')]);
+      expect([where, codes.includes('rate_limited')]).toEqual([where, true]);
+    }
+    const put = doc.paths['/api/v1/patients/{id}'].put!;
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503']);
+    expect((put.responses['409'] as any).content['application/problem+json'].schema.allOf[1].properties.code.enum).toEqual([
+      'external_id_taken',
+    ]);
   });
 
   it('names an absolute server (default PUBLIC_URL) that /api/v1 paths resolve against', () => {

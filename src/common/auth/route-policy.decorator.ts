@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
-import { ApiProblemResponses } from '../http/openapi';
+import { ApiErrors } from '../http/openapi';
 import type { Role, Scope } from './auth.types';
 
 export const ROUTE_POLICY = 'routePolicy';
@@ -16,16 +16,16 @@ export interface RoutePolicy {
 
 /**
  * The route's access policy in one line: a valid key, plus the scope and roles of contract section 2.
- * Also writes the OpenAPI security and error responses. A route without a policy is refused.
+ * Also writes the OpenAPI security (the error responses follow from it, see documentErrors). A route without a policy is refused.
  */
 export function Authenticated(policy: Omit<RoutePolicy, 'public'> = {}): MethodDecorator & ClassDecorator {
-  const statuses = [401, ...(policy.scope || policy.roles ? [403] : []), 429];
   return applyDecorators(
     SetMetadata(ROUTE_POLICY, policy),
     ApiBearerAuth(BEARER_SCHEME),
     ApiExtension('x-required-scope', policy.scope ?? null),
     ApiExtension('x-allowed-roles', policy.roles ?? ['OWNER', 'ADMIN', 'STAFF']),
-    ApiProblemResponses(...statuses),
+    // Its 401/403/429 responses follow from the security and these extensions (documentErrors).
+    ApiErrors(),
   );
 }
 

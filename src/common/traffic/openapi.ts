@@ -31,24 +31,12 @@ const IDEMPOTENCY_KEY: ParameterObject = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
-function problem(description: string, code: string, title: string, detail: string, status: number): ResponseObject {
-  return {
-    description,
-    content: {
-      'application/problem+json': {
-        schema: { $ref: '#/components/schemas/ProblemDto' },
-        example: { type: 'about:blank', status, code, title, detail, requestId: 'req_5bd1c0e7' },
-      },
-    },
-  };
-}
-
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /**
  * Writes traffic control into the OpenAPI document in one place rather than on every route: the
  * rate-limit headers on every /api/v1 response, Retry-After on 429, and on authenticated POSTs the
- * Idempotency-Key header with its 409/422 answers and the Idempotent-Replayed response header.
+ * Idempotency-Key header and the Idempotent-Replayed response header (their 409/422: documentErrors).
  */
 export function documentTrafficControl(document: OpenAPIObject): void {
   document.components ??= {};
@@ -70,20 +58,6 @@ export function documentTrafficControl(document: OpenAPIObject): void {
       }
       if (method !== 'post' || !operation.security?.length) continue;
       operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
-      operation.responses['409'] ??= problem(
-        'A request with this Idempotency-Key is still running',
-        'idempotency_key_in_use',
-        'Idempotency key in use',
-        'A request with this Idempotency-Key is still being processed; retry later',
-        409,
-      );
-      operation.responses['422'] ??= problem(
-        'This Idempotency-Key was used with a different request',
-        'idempotency_key_reused',
-        'Idempotency key reused',
-        'This Idempotency-Key was already used with a different request (method, path or body)',
-        422,
-      );
       for (const [status, response] of Object.entries(operation.responses) as [string, ResponseObject][]) {
         if (status.startsWith('2') || status.startsWith('4')) {
           response.headers = {

@@ -5,7 +5,7 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
 import { ApiKeysService } from './api-keys.service';
@@ -22,7 +22,6 @@ export class ApiKeysController {
   @Audited('api_key.list')
   @ApiOperation({ operationId: 'listApiKeys', summary: "List the tenant's API keys of the caller's mode (never the secrets)" })
   @ApiOkResponse({ type: ApiKeyListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<ApiKeyListDto> {
     return this.apiKeys.list(auth, pageRequest(query));
   }
@@ -39,7 +38,6 @@ export class ApiKeysController {
     description: "The new key has the caller's mode; its role and scopes default to the caller's and may not exceed them (403 otherwise).",
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  @ApiProblemResponses(400)
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.apiKeys.create(auth, body);
   }
@@ -54,7 +52,7 @@ export class ApiKeysController {
     description: "A mode's last active (not revoked, not expired) OWNER key cannot be revoked: 409 last_owner_key.",
   })
   @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
-  @ApiProblemResponses(404, 409)
+  @ApiErrors('last_owner_key')
   async revoke(@CurrentAuth() auth: AuthContext, @IdParam('keyId') keyId: string): Promise<void> {
     await this.apiKeys.revoke(auth, keyId);
   }

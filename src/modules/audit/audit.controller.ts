@@ -4,7 +4,6 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { AuditService } from './audit.service';
 import { AuditLogDto, ListAuditLogQueryDto } from './dto/audit-entry.dto';
@@ -24,7 +23,6 @@ export class AuditController {
       'One entry per request that read or changed patient data, API keys, settings, events or webhooks: the key, action, resource, HTTP status, request id and client IP (never the data itself). Entries are written in batches within about a second and cannot be changed or deleted.',
   })
   @ApiOkResponse({ type: AuditLogDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListAuditLogQueryDto): Promise<AuditLogDto> {
     return this.audit.list(auth, query, pageRequest(query));
   }

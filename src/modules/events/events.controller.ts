@@ -5,7 +5,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { NoStore } from '../../common/http/response-headers';
 import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
@@ -26,7 +25,6 @@ export class EventsController {
     description: 'Events carry the resource as the API returned it when the event happened. Filter by `type` and a `from`/`to` range.',
   })
   @ApiOkResponse({ type: EventListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {
     return this.events.list(auth, query, pageRequest(query));
   }
@@ -36,7 +34,6 @@ export class EventsController {
   @Audited('event.read')
   @ApiOperation({ operationId: 'getEvent', summary: 'Read an event' })
   @ApiOkResponse({ type: EventDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EventDto> {
     return this.events.get(auth, id);
   }

@@ -5,7 +5,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
 import { ListSubmissionsQueryDto, SubmissionDetailDto, SubmissionListDto, SubmissionResultDto, SubmitFormDto } from './dto/submission.dto';
@@ -33,7 +33,7 @@ export class FormSubmissionsController {
     type: SubmissionResultDto,
     headers: { Location: { description: 'The submission URL', schema: { type: 'string' } } },
   })
-  @ApiProblemResponses(400, 404, 409)
+  @ApiErrors('form_inactive')
   submit(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: SubmitFormDto): Promise<SubmissionResultDto> {
     return this.submissions.submit(auth, id, body);
   }
@@ -47,7 +47,6 @@ export class FormSubmissionsController {
     description: 'Filters: patientId, from and to (submission time; a bare date as `to` means the end of that day). Cursor pagination.',
   })
   @ApiOkResponse({ type: SubmissionListDto })
-  @ApiProblemResponses(400, 404)
   list(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: ListSubmissionsQueryDto): Promise<SubmissionListDto> {
     return this.submissions.list(auth, id, query, pageRequest(query));
   }
@@ -62,7 +61,6 @@ export class FormSubmissionsController {
       'The answers as stored, with the field definitions of the form version they answered (formFields), whatever the form says today.',
   })
   @ApiOkResponse({ type: SubmissionDetailDto })
-  @ApiProblemResponses(404)
   get(
     @CurrentAuth() auth: AuthContext,
     @IdParam() id: string,

@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { CreateFormDto } from './dto/create-form.dto';
@@ -29,7 +29,7 @@ export class FormsController {
     description: `Answers 201 with the form (version 1) and Location. The slug, derived from the name when absent, is unique per tenant and mode (409 slug_taken). ${FIELD_RULES}`,
   })
   @ApiCreatedResponse({ type: FormDto, headers: { Location: { description: 'The form URL', schema: { type: 'string' } } } })
-  @ApiProblemResponses(400, 409)
+  @ApiErrors('slug_taken')
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateFormDto): Promise<FormDto> {
     return this.forms.create(auth, body);
   }
@@ -42,7 +42,6 @@ export class FormsController {
     description: 'Cursor pagination: pass nextCursor as cursor. Filter by isActive.',
   })
   @ApiOkResponse({ type: FormListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListFormsQueryDto): Promise<FormListDto> {
     return this.forms.list(auth, query, pageRequest(query));
   }
@@ -51,7 +50,6 @@ export class FormsController {
   @Authenticated({ scope: 'forms:read' })
   @ApiOperation({ operationId: 'getForm', summary: 'Read a form', description: 'With the fields of its current version.' })
   @ApiOkResponse({ type: FormDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<FormDto> {
     return this.forms.get(auth, id);
   }
@@ -64,7 +62,6 @@ export class FormsController {
     description: `Omitted members are unchanged; \`description: null\` clears it. \`fields\` replaces the list and, when it differs, makes the next version: past submissions keep the version they answered. An inactive form refuses submissions. ${FIELD_RULES}`,
   })
   @ApiOkResponse({ type: FormDto })
-  @ApiProblemResponses(400, 404)
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateFormDto): Promise<FormDto> {
     return this.forms.update(auth, id, body);
   }

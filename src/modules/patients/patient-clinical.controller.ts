@@ -5,7 +5,7 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { Created, LocationOf, NoStore } from '../../common/http/response-headers';
 import { ClinicalService } from './clinical.service';
 import {
@@ -36,7 +36,6 @@ export class PatientClinicalController {
     description: 'Conditions, medications and encounters (FHIR R4 subset), oldest first, at most the 1,000 most recent of each.',
   })
   @ApiOkResponse({ type: ClinicalDataDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<ClinicalDataDto> {
     return this.clinical.get(auth, id);
   }
@@ -47,7 +46,6 @@ export class PatientClinicalController {
   @Audited('patient.condition.create')
   @ApiOperation({ operationId: 'createPatientCondition', summary: 'Record a condition' })
   @ApiCreatedResponse({ type: ConditionDto })
-  @ApiProblemResponses(400, 404)
   addCondition(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateConditionDto): Promise<ConditionDto> {
     return this.clinical.addCondition(auth, id, body);
   }
@@ -58,7 +56,6 @@ export class PatientClinicalController {
   @Audited('patient.medication.create')
   @ApiOperation({ operationId: 'createPatientMedication', summary: 'Record a medication' })
   @ApiCreatedResponse({ type: MedicationDto })
-  @ApiProblemResponses(400, 404)
   addMedication(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateMedicationDto): Promise<MedicationDto> {
     return this.clinical.addMedication(auth, id, body);
   }
@@ -73,7 +70,7 @@ export class PatientClinicalController {
     description: 'At most one encounter per appointmentId (409 encounter_exists).',
   })
   @ApiCreatedResponse({ type: EncounterDto })
-  @ApiProblemResponses(400, 404, 409)
+  @ApiErrors('encounter_exists')
   addEncounter(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateEncounterDto): Promise<EncounterDto> {
     return this.clinical.addEncounter(auth, id, body);
   }

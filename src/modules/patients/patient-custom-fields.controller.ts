@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { Created } from '../../common/http/response-headers';
 import { CustomFieldsService } from './custom-fields.service';
 import { CreateCustomFieldDto, CustomFieldDto, CustomFieldListDto } from './dto/custom-field.dto';
@@ -39,7 +39,7 @@ export class PatientCustomFieldsController {
       'type: text (≤ 2,000 chars), number, boolean, date (YYYY-MM-DD) or select (with options). The key is unique per tenant and mode (409 custom_field_key_taken).',
   })
   @ApiCreatedResponse({ type: CustomFieldDto })
-  @ApiProblemResponses(400, 409)
+  @ApiErrors('custom_field_key_taken')
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateCustomFieldDto): Promise<CustomFieldDto> {
     return this.fields.create(auth, body);
   }

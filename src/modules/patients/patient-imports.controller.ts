@@ -7,7 +7,6 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { Accepted, NoStore } from '../../common/http/response-headers';
 import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportDto, BulkImportJobDto, BulkImportQueryDto } from './dto/bulk-import.dto';
 import { PatientImportsService } from './patient-imports.service';
@@ -39,7 +38,6 @@ export class PatientImportsController {
     type: BulkImportDryRunDto,
     description: 'Dry run: the full report (`dryRun: true`, `wouldCreate`, `wouldUpdate`), nothing written',
   })
-  @ApiProblemResponses(400, 413)
   async submit(
     @CurrentAuth() auth: AuthContext,
     @Query() query: BulkImportQueryDto,
@@ -59,7 +57,6 @@ export class PatientImportsController {
   @Audited('patient_import.read', { idParam: 'jobId' })
   @ApiOperation({ operationId: 'getPatientBulkImport', summary: "An import's progress and per-row errors" })
   @ApiOkResponse({ type: BulkImportJobDto })
-  @ApiProblemResponses(404)
   status(@CurrentAuth() auth: AuthContext, @IdParam('jobId') jobId: string): Promise<BulkImportJobDto> {
     return this.imports.status(auth, jobId);
   }

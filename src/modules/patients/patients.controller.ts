@@ -6,7 +6,7 @@ import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { parseIfMatch } from '../../common/http/etag';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created, NoStore, Tagged, WithETag } from '../../common/http/response-headers';
 import { CreatePatientDto } from './dto/create-patient.dto';
@@ -38,7 +38,7 @@ export class PatientsController {
     type: PatientDto,
     headers: { ETag: ETAG_HEADER, Location: { description: 'The patient URL', schema: { type: 'string' } } },
   })
-  @ApiProblemResponses(400, 409)
+  @ApiErrors('external_id_taken')
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreatePatientDto): Promise<Tagged<PatientDto>> {
     return this.patients.create(auth, body);
   }
@@ -53,7 +53,6 @@ export class PatientsController {
       'Every filter given narrows the list (AND). Cursor pagination: pass nextCursor as cursor; a cursor stays valid while patients are added.',
   })
   @ApiOkResponse({ type: PatientListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListPatientsQueryDto): Promise<PatientListDto> {
     return this.patients.list(auth, query, pageRequest(query));
   }
@@ -77,7 +76,6 @@ export class PatientsController {
   @Audited('patient.read')
   @ApiOperation({ operationId: 'getPatient', summary: 'Read a patient' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<Tagged<PatientDto>> {
     return this.patients.get(auth, id);
   }
@@ -94,7 +92,7 @@ export class PatientsController {
   })
   @ApiHeader({ name: 'If-Match', required: false, description: 'An ETag from a previous response, or *' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
-  @ApiProblemResponses(400, 404, 409, 412)
+  @ApiErrors('external_id_taken', 'precondition_failed')
   update(
     @CurrentAuth() auth: AuthContext,
     @IdParam() id: string,

@@ -6,7 +6,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
 import { appointmentCalendar } from './appointment-calendar';
@@ -37,7 +37,7 @@ export class AppointmentsController {
       "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400.",
   })
   @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
-  @ApiProblemResponses(400, 409)
+  @ApiErrors('slot_unavailable')
   book(@CurrentAuth() auth: AuthContext, @Body() body: BookAppointmentDto): Promise<AppointmentDto> {
     return this.appointments.book(auth, body);
   }
@@ -52,7 +52,6 @@ export class AppointmentsController {
       'Each with its patient embedded. Filters combine (AND); startDate/endDate bound the start: startDate ≤ datetime < endDate.',
   })
   @ApiOkResponse({ type: AppointmentListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListAppointmentsQueryDto): Promise<AppointmentListDto> {
     return this.appointments.list(auth, query, pageRequest(query));
   }
@@ -67,7 +66,6 @@ export class AppointmentsController {
   })
   @ApiProduces('text/calendar')
   @ApiOkResponse({ description: 'The iCalendar file', content: { 'text/calendar': { schema: { type: 'string' } } } })
-  @ApiProblemResponses(404)
   async calendar(
     @CurrentAuth() auth: AuthContext,
     @IdParam() id: string,
@@ -85,7 +83,6 @@ export class AppointmentsController {
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'getAppointment', summary: 'Read an appointment' })
   @ApiOkResponse({ type: AppointmentDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<AppointmentDto> {
     return this.appointments.get(auth, id);
   }
@@ -100,7 +97,7 @@ export class AppointmentsController {
       "status: scheduled → confirmed, cancelled, no_show, completed; confirmed → completed, cancelled, no_show; completed, cancelled and no_show are final (409 `invalid_transition`, naming from and to). datetime/duration reschedule a scheduled or confirmed appointment, checked like a booking (409 `slot_unavailable` with alternatives). Completing records an encounter in the patient's clinical data in the same transaction.",
   })
   @ApiOkResponse({ type: AppointmentDto })
-  @ApiProblemResponses(400, 404, 409)
+  @ApiErrors('invalid_transition', 'slot_unavailable')
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateAppointmentDto): Promise<AppointmentDto> {
     return this.appointments.update(auth, id, body);
   }

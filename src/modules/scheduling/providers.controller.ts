@@ -4,7 +4,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { ListProvidersQueryDto } from './dto/list-providers.dto';
@@ -29,7 +28,6 @@ export class ProvidersController {
       'timezone is an IANA name; workingHours are weekly intervals in that timezone (several a day allowed, touching ones join). isActive defaults to true.',
   })
   @ApiCreatedResponse({ type: ProviderDto, headers: LOCATION })
-  @ApiProblemResponses(400)
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateProviderDto): Promise<ProviderDto> {
     return this.providers.create(auth, body);
   }
@@ -38,7 +36,6 @@ export class ProvidersController {
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'listProviders', summary: 'List providers, newest first' })
   @ApiOkResponse({ type: ProviderListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListProvidersQueryDto): Promise<ProviderListDto> {
     return this.providers.list(auth, { isActive: query.isActive }, pageRequest(query));
   }
@@ -47,7 +44,6 @@ export class ProvidersController {
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'getProvider', summary: 'Read a provider' })
   @ApiOkResponse({ type: ProviderDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<ProviderDto> {
     return this.providers.get(auth, id);
   }
@@ -60,7 +56,6 @@ export class ProvidersController {
     description: 'An omitted field is unchanged; workingHours replaces the whole week. Existing appointments are kept.',
   })
   @ApiOkResponse({ type: ProviderDto })
-  @ApiProblemResponses(400, 404)
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateProviderDto): Promise<ProviderDto> {
     return this.providers.update(auth, id, body);
   }
@@ -74,7 +69,6 @@ export class ProvidersController {
     description: 'Availability offers no slot overlapping it and bookings into it are refused. Existing appointments are kept.',
   })
   @ApiCreatedResponse({ type: TimeOffDto, headers: LOCATION })
-  @ApiProblemResponses(400, 404)
   addTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateTimeOffDto): Promise<TimeOffDto> {
     return this.providers.addTimeOff(auth, id, body);
   }
@@ -83,7 +77,6 @@ export class ProvidersController {
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'listProviderTimeOff', summary: "A provider's time off, by start ascending" })
   @ApiOkResponse({ type: TimeOffListDto })
-  @ApiProblemResponses(400, 404)
   listTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<TimeOffListDto> {
     return this.providers.listTimeOff(auth, id, pageRequest(query));
   }
@@ -93,7 +86,6 @@ export class ProvidersController {
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({ operationId: 'deleteProviderTimeOff', summary: 'Remove time off' })
   @ApiNoContentResponse({ description: 'Removed' })
-  @ApiProblemResponses(404)
   removeTimeOff(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @IdParam('timeOffId') timeOffId: string): Promise<void> {
     return this.providers.removeTimeOff(auth, id, timeOffId);
   }

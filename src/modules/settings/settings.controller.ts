@@ -4,7 +4,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { SETTINGS_BODY_SCHEMAS, SettingsDto, SettingsUpdatedDto } from './dto/settings.dto';
 import type { SettingsSection } from './entities/settings.entity';
 import { SettingsService } from './settings.service';
@@ -37,7 +36,6 @@ function UpdateSettings(section: SettingsSection): MethodDecorator {
     }),
     ApiBody({ schema: SETTINGS_BODY_SCHEMAS[section] }),
     ApiOkResponse({ type: SettingsUpdatedDto }),
-    ApiProblemResponses(400, 413),
   );
 }
 

@@ -13,7 +13,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
 import { Accepted, Created, NoStore } from '../../common/http/response-headers';
 import { WebhookDeliveryDto, WebhookDeliveryListDto } from './dto/delivery.dto';
@@ -43,7 +42,6 @@ export class WebhooksController {
       'The URL must be https and resolve to public addresses only (checked again at every delivery; redirects are not followed). Deliveries follow the Standard Webhooks specification: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`; the body is `{ type, timestamp, data }`. A delivery that does not answer 2xx within 10 seconds is retried with exponential backoff and jitter for more than 24 hours; after its last attempt fails, the endpoint is disabled.',
   })
   @ApiCreatedResponse({ type: WebhookWithSecretDto })
-  @ApiProblemResponses(400)
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateWebhookDto): Promise<WebhookWithSecretDto> {
     return this.webhooks.create(auth, body);
   }
@@ -53,7 +51,6 @@ export class WebhooksController {
   @Audited('webhook.list')
   @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhook endpoints, newest first' })
   @ApiOkResponse({ type: WebhookListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<WebhookListDto> {
     return this.webhooks.list(auth, pageRequest(query));
   }
@@ -63,7 +60,6 @@ export class WebhooksController {
   @Audited('webhook.read')
   @ApiOperation({ operationId: 'getWebhook', summary: 'Read a webhook endpoint' })
   @ApiOkResponse({ type: WebhookDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookDto> {
     return this.webhooks.get(auth, id);
   }
@@ -77,7 +73,6 @@ export class WebhooksController {
     description: 'Omitted fields are unchanged. `enabled: true` re-enables an endpoint disabled after failed deliveries.',
   })
   @ApiOkResponse({ type: WebhookDto })
-  @ApiProblemResponses(400, 404)
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
     return this.webhooks.update(auth, id, body);
   }
@@ -88,7 +83,6 @@ export class WebhooksController {
   @Audited('webhook.delete')
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its delivery log' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblemResponses(404)
   async delete(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<void> {
     await this.webhooks.delete(auth, id);
   }
@@ -105,7 +99,6 @@ export class WebhooksController {
     description: 'For 24 hours deliveries carry a signature by the old secret too, so receivers can switch over without dropping any.',
   })
   @ApiOkResponse({ type: WebhookWithSecretDto })
-  @ApiProblemResponses(404)
   rotateSecret(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookWithSecretDto> {
     return this.webhooks.rotateSecret(auth, id);
   }
@@ -117,7 +110,6 @@ export class WebhooksController {
   @Audited('webhook.test')
   @ApiOperation({ operationId: 'testWebhook', summary: 'Send a webhook.test event to this endpoint (one attempt, queued)' })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
-  @ApiProblemResponses(404)
   sendTest(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<WebhookDeliveryDto> {
     return this.webhooks.sendTest(auth, id);
   }
@@ -127,7 +119,6 @@ export class WebhooksController {
   @Audited('webhook.deliveries')
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first, each with every attempt" })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
-  @ApiProblemResponses(400, 404)
   deliveries(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<WebhookDeliveryListDto> {
     return this.webhooks.deliveriesOf(auth, id, pageRequest(query));
   }
@@ -143,7 +134,6 @@ export class WebhooksController {
     description: 'Works on failed and succeeded deliveries too; a failed manual retry does not disable the endpoint.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
-  @ApiProblemResponses(404)
   retry(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @IdParam('deliveryId') deliveryId: string): Promise<WebhookDeliveryDto> {
     return this.webhooks.retry(auth, id, deliveryId);
   }

@@ -22,7 +22,7 @@ export const FORM_FIELDS_EXAMPLE = [
   { id: 'full_name', label: 'Full name', type: 'text', required: true, maxLength: 200 },
   { id: 'email', label: 'Email', type: 'email', required: true },
   { id: 'reason', label: 'Reason for your visit', type: 'select', required: true, options: ['Check-up', 'Back pain', 'Other'] },
-  { id: 'pain_level', label: 'Pain level', type: 'number', min: 0, max: 10 },
+  { id: 'pain_level', label: 'Pain level', type: 'number', required: false, min: 0, max: 10 },
   { id: 'consent', label: 'I agree to the privacy notice', type: 'checkbox', required: true },
 ];
 

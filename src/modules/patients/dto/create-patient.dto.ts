@@ -75,7 +75,7 @@ export class CreatePatientDto {
   tags?: string[];
 
   /** Keys must be defined custom fields (GET /patients/custom-fields); values must fit their type. */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { insurer: 'Bupa', visits: 3 } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { insurer: 'Bupa' } })
   @IsOptional()
   @IsObject()
   customFields?: Record<string, unknown>;

@@ -15,7 +15,7 @@ export class CreateCustomFieldDto {
   @Length(1, 200)
   label!: string;
 
-  @ApiProperty({ enum: CUSTOM_FIELD_TYPES })
+  @ApiProperty({ enum: CUSTOM_FIELD_TYPES, example: 'select' })
   @IsIn(CUSTOM_FIELD_TYPES)
   type!: CustomFieldType;
 

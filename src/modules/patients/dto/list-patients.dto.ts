@@ -48,13 +48,13 @@ export class ListPatientsQueryDto extends PageQueryDto {
   gender?: string;
 
   /** Created at or after (date or date-time; a date means its start, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-01-01' })
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   dateFrom?: string;
 
   /** Created at or before (date or date-time; a date means its end, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-12-31' })
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-12-31T23:59:59.999Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   dateTo?: string;

@@ -15,24 +15,25 @@ const clearable = (field: string) => ValidateIf((o: Record<string, unknown>) => 
  * field, `tags` replaces the list, `customFields` merges per key (`null` removes a key).
  */
 export class UpdatePatientDto {
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'crm-004211' })
   @clearable('externalId')
   @IsString()
   @Length(1, 255)
   externalId?: string | null;
 
-  @ApiPropertyOptional({ format: 'email', nullable: true, type: String })
+  @ApiPropertyOptional({ format: 'email', nullable: true, type: String, example: 'ada.king@example.com' })
   @clearable('email')
   @IsEmail({}, { message: 'must be an email address' })
   @MaxLength(320)
   email?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: '+44 20 7946 0001' })
   @clearable('phone')
   @IsPhone()
   phone?: string | null;
 
   /** Cannot be cleared. */
+  @ApiPropertyOptional({ example: 'Ada' })
   @present('firstName')
   @IsString()
   @Length(1, 100)
@@ -40,24 +41,25 @@ export class UpdatePatientDto {
   firstName?: string;
 
   /** Cannot be cleared. */
+  @ApiPropertyOptional({ example: 'King' })
   @present('lastName')
   @IsString()
   @Length(1, 100)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
   lastName?: string;
 
-  @ApiPropertyOptional({ format: 'date', nullable: true, type: String })
+  @ApiPropertyOptional({ format: 'date', nullable: true, type: String, example: '1985-12-10' })
   @clearable('dateOfBirth')
   @IsBirthDate()
   dateOfBirth?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'female' })
   @clearable('gender')
   @IsString()
   @MaxLength(50)
   gender?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: '1 Ockham Park, Surrey KT24 6PU' })
   @clearable('address')
   @IsString()
   @MaxLength(500)
@@ -74,17 +76,18 @@ export class UpdatePatientDto {
   patientStatus?: PatientStatus;
 
   /** Replaces the list; `null` or `[]` clears it. */
-  @ApiPropertyOptional({ type: [String], nullable: true })
+  @ApiPropertyOptional({ type: [String], nullable: true, example: ['vip'] })
   @clearable('tags')
   @IsTagList()
   tags?: string[] | null;
 
   /** Merged per key; a `null` value removes that key; `null` for the whole object removes every key. */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: { insurer: 'AXA', visits: null } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: { insurer: 'AXA' } })
   @clearable('customFields')
   @IsObject()
   customFields?: Record<string, unknown> | null;
 
+  @ApiPropertyOptional({ example: false })
   @present('emailOptOut')
   @IsBoolean()
   emailOptOut?: boolean;

@@ -44,7 +44,7 @@ export class BookAppointmentDto {
 
 /** PATCH: a status change (per the transition table), a reschedule (datetime, duration), notes, type. */
 export class UpdateAppointmentDto {
-  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES })
+  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES, example: 'confirmed' })
   @IsOptional()
   @IsIn(APPOINTMENT_STATUSES)
   status?: AppointmentStatus;
@@ -54,21 +54,21 @@ export class UpdateAppointmentDto {
   @IsInstant()
   datetime?: string;
 
-  @ApiPropertyOptional({ minimum: 5, maximum: 480 })
+  @ApiPropertyOptional({ minimum: 5, maximum: 480, example: 45 })
   @IsOptional()
   @IsInt()
   @Min(5)
   @Max(480)
   duration?: number;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'follow-up' })
   @ValidateIf((_, v) => v !== null)
   @IsOptional()
   @IsString()
   @MaxLength(100)
   type?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'Moved at the patient’s request' })
   @ValidateIf((_, v) => v !== null)
   @IsOptional()
   @IsString()

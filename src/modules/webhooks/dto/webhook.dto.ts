@@ -70,7 +70,7 @@ export class CreateWebhookDto {
 
 /** Every field optional; `enabled: true` re-enables an endpoint that was disabled. */
 export class UpdateWebhookDto {
-  @ApiPropertyOptional({ maxLength: 2048 })
+  @ApiPropertyOptional({ maxLength: 2048, example: 'https://example.com/webhooks/practice-v2' })
   @IsOptional()
   @IsString()
   @MaxLength(2048)
@@ -85,7 +85,7 @@ export class UpdateWebhookDto {
   @IsIn(EVENT_TYPES, { each: true })
   events?: EventType[];
 
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, example: 'Practice CRM (new endpoint)' })
   @IsOptional()
   @IsString()
   @MaxLength(500)
