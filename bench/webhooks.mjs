@@ -16,8 +16,8 @@ const run = Date.now().toString(36);
 const database = `pm_bench_webhooks_${run}`;
 const url = new URL(ADMIN_URL);
 url.pathname = `/${database}`;
-const PORT = 3112;
-const RECEIVER_PORT = 3113;
+const PORT = 41312; // the platform range of the shared machine (41300-41399)
+const RECEIVER_PORT = 41313;
 const env = {
   ...process.env,
   DATABASE_URL: url.toString(),
