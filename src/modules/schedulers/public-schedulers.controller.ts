@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiProblemResponses, ApiErrors } from '../../common/http/openapi';
 import { Created, NoStore } from '../../common/http/response-headers';
 import {
   PublicAvailabilityDto,
@@ -63,7 +63,7 @@ export class PublicSchedulersController {
     type: PublicBookingResultDto,
     headers: { Location: { description: 'The appointment URL (needs a key)', schema: { type: 'string' } } },
   })
-  @ApiProblemResponses(400, 404, 409, 429)
+  @ApiErrors('slot_unavailable')
   async book(@IdParam() id: string, @Body() body: PublicBookingDto, @Req() request: FastifyRequest): Promise<PublicBookingResultDto> {
     const scheduler = await this.booking.require(id);
     // Keyless: the audit entry is recorded in the scheduler's tenant and mode, without an API key.

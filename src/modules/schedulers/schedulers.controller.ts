@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
+import { ApiProblemResponses, ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
@@ -28,7 +28,7 @@ export class SchedulersController {
       '201 with the scheduler and Location. The slug, derived from the name when absent, is unique per tenant and mode (409 slug_taken). Every providerIds entry must name a provider of this tenant and mode (400 naming providerIds.<index>). Its public page is /api/v1/public/schedulers/{id}.',
   })
   @ApiCreatedResponse({ type: SchedulerDto, headers: { Location: { description: 'The scheduler URL', schema: { type: 'string' } } } })
-  @ApiProblemResponses(400, 409)
+  @ApiErrors('slug_taken')
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateSchedulerDto): Promise<SchedulerDto> {
     return this.schedulers.create(auth, body);
   }
@@ -64,7 +64,7 @@ export class SchedulersController {
       'Omitted members are unchanged; `null` clears description and type. A new slug must be free (409 slug_taken). providerIds replaces the list. An inactive scheduler answers 404 on its public routes; the counters are kept.',
   })
   @ApiOkResponse({ type: SchedulerDto })
-  @ApiProblemResponses(400, 404, 409)
+  @ApiErrors('slug_taken')
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSchedulerDto): Promise<SchedulerDto> {
     return this.schedulers.update(auth, id, body);
   }
