@@ -8,6 +8,7 @@ import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { EmailModule } from './modules/email/email.module';
+import { SequencesModule } from './modules/email/sequences/sequences.module';
 import { FormsModule } from './modules/forms/forms.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { EventsModule } from './modules/events/events.module';
@@ -44,6 +45,7 @@ export class AppModule {
         AuditModule,
         WebhooksModule,
         EmailModule,
+        SequencesModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

@@ -216,6 +216,13 @@ class EnvironmentVariables {
   @Matches(/^[^:\s]{1,64}$/, { message: 'must be 1-64 characters without colons or spaces' })
   QUEUE_DASHBOARD_USERNAME = 'admin';
 
+  /** Tests only: how long one minute of a sequence step's delay lasts, so tests can wait out delays. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(60_000)
+  EMAIL_SEQUENCE_MINUTE_MS = 60_000;
+
   /** false: the dashboard may also retry, promote, clean and remove jobs. */
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
@@ -278,6 +285,8 @@ export class AppConfig {
     readonly queueDashboard: { password?: string; username: string; readOnly: boolean } = { username: 'admin', readOnly: true },
     /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
     readonly secrets: { appSecret?: string; previous: string[] } = { previous: [] },
+    /** `minuteMs`: the length of a step delay's minute (60,000 but in tests). */
+    readonly sequences: { minuteMs: number } = { minuteMs: 60_000 },
   ) {}
 
   /** The application secret; throws if start-up has not resolved it. */
@@ -361,5 +370,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
     { password: vars.QUEUE_DASHBOARD_PASSWORD, username: vars.QUEUE_DASHBOARD_USERNAME, readOnly: vars.QUEUE_DASHBOARD_READ_ONLY },
     { appSecret: vars.APP_SECRET, previous: vars.APP_SECRET_PREVIOUS?.split(',') ?? [] },
+    { minuteMs: vars.EMAIL_SEQUENCE_MINUTE_MS },
   );
 }

@@ -37,6 +37,17 @@ export class JobInterruptedError extends Error {
 }
 
 /**
+ * Thrown by a handler whose job cannot run yet (it waits for another job's outcome): the job goes back
+ * to the delayed set for `delayMs`, with no attempt used, and runs again then.
+ */
+export class JobNotReadyError extends Error {
+  constructor(readonly delayMs: number) {
+    super(`not ready; runs again in ${delayMs} ms`);
+    this.name = 'JobNotReadyError';
+  }
+}
+
+/**
  * An error whose message is safe to store with the job, log and show (no payload data). Other errors are
  * reduced to their class and SQLSTATE before BullMQ stores them: a driver's message can quote row values.
  */

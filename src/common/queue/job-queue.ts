@@ -43,6 +43,11 @@ export class JobQueue implements OnModuleInit {
     await this.queue(queue).add(name, payload, { ...QUEUES[queue].jobOptions, ...options });
   }
 
+  /** Removes a waiting or delayed job; a running (locked) or unknown one is left alone. Answers whether it went. */
+  async remove(name: JobName, jobId: string): Promise<boolean> {
+    return (await this.queue(queueOf(name)).remove(jobId)) === 1;
+  }
+
   /** The reason BullMQ failed this job for good, or null while it may still run (or it is unknown here). */
   async finalFailure(name: JobName, jobId: string): Promise<string | null> {
     return (await this.failedJob(queueOf(name), jobId))?.reason ?? null;

@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
-import { describeError, JobFailure, JobInterruptedError, ON_JOB, ON_JOB_FAILED } from './job-handler';
+import { describeError, JobFailure, JobInterruptedError, JobNotReadyError, ON_JOB, ON_JOB_FAILED } from './job-handler';
 import type { JobContext } from './job-handler';
 import { checkJobHandlers, FoundHandler } from './job-handlers.check';
 import { JobQueue } from './job-queue';
@@ -103,6 +103,11 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
         // Back to the queue for another worker, with no attempt used: the job resumes where it stopped.
         await job.moveToWait(token);
         throw new WaitingError();
+      }
+      if (err instanceof JobNotReadyError) {
+        // Later, with no attempt used: the job waits for something else, it did not fail.
+        await job.moveToDelayed(Date.now() + err.delayMs, token);
+        throw new DelayedError();
       }
       const description = describeError(err);
       const attempts = job.opts.attempts ?? 1;

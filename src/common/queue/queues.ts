@@ -10,6 +10,7 @@ export enum QueueName {
   PatientImports = 'patient-imports',
   WebhookDeliveries = 'webhook-deliveries',
   EmailSends = 'email-sends',
+  EmailSequences = 'email-sequences',
 }
 
 /** Job names, unique across queues (a handler is found by its job's name). */
@@ -26,6 +27,11 @@ export enum JobName {
    * PostgreSQL at the hand-over (see EmailSender), so a duplicated or re-run job never sends it twice.
    */
   EmailSend = 'email-send',
+  /**
+   * Run one step of one sequence enrolment; jobId = `<enrollmentId>_<step>`. The step is claimed in
+   * PostgreSQL (the enrolment's current step, under its row lock), so a duplicated job sends nothing.
+   */
+  EmailSequenceStep = 'email-sequence-step',
 }
 
 /** Each job's payload carries the tenant and mode it works for. */
@@ -51,10 +57,19 @@ export interface EmailSendPayload {
   mode: Mode;
 }
 
+export interface EmailSequenceStepPayload {
+  enrollmentId: string;
+  /** The step (0-based) this job runs; stale once the enrolment has moved past it. */
+  step: number;
+  tenantId: string;
+  mode: Mode;
+}
+
 export interface JobPayloads {
   [JobName.PatientImport]: PatientImportPayload;
   [JobName.WebhookDelivery]: WebhookDeliveryPayload;
   [JobName.EmailSend]: EmailSendPayload;
+  [JobName.EmailSequenceStep]: EmailSequenceStepPayload;
 }
 
 /**
@@ -142,6 +157,28 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
       attempts: 6,
       backoff: { type: 'exponential', delay: 5_000 },
       // The message's row is its record; Redis keeps only failed jobs, briefly, for inspection.
+      removeOnComplete: true,
+      removeOnFail: { count: 1_000 },
+    },
+  },
+  [QueueName.EmailSequences]: {
+    jobs: [JobName.EmailSequenceStep],
+    worker: {
+      // A step is two or three short transactions (claim, render and queue its message); the sending
+      // itself is the email-sends queue's work.
+      concurrency: 10,
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      // A re-run is harmless: the step is claimed by number under the enrolment's row lock.
+      maxStalledCount: 5,
+    },
+    jobOptions: {
+      // Our own failures (database, Redis) are retried 2, 4, 8, 16 s apart; after that the enrolment
+      // ends `failed` with the reason (SequenceStepsProcessor.failed).
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2_000 },
+      // The enrolment's row is the record; finished steps must also leave their id free, so that a step
+      // held while its sequence was paused can be added again on resume.
       removeOnComplete: true,
       removeOnFail: { count: 1_000 },
     },

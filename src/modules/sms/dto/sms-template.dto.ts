@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, IsUUID, Length, Matches, ValidateIf } from 'class-validator';
+import { WhenPresent } from '../../../common/http/patch-members';
+import { IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 
 /** Ten GSM-7 parts of 160; what most SMS providers accept in one request. */
 export const SMS_BODY_MAX_LENGTH = 1600;
 
 const NOT_BLANK = /\S/;
-/** Validate when present; `null` is validated too (and so refused): name and body cannot be cleared. */
-const present = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined);
 
 const BODY_EXAMPLE =
   'Hi {{patient.firstName}}, this is {{practice.name}}: your appointment is on {{appointmentDate}}. Reply STOP to opt out.';
@@ -29,7 +28,7 @@ export class CreateSmsTemplateDto {
 /** The body of PATCH /sms/templates/{id}: omitted members are unchanged. */
 export class UpdateSmsTemplateDto {
   @ApiPropertyOptional({ example: 'Appointment reminder (short)', minLength: 1, maxLength: 200 })
-  @present('name')
+  @WhenPresent('name')
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
@@ -41,7 +40,7 @@ export class UpdateSmsTemplateDto {
     minLength: 1,
     maxLength: SMS_BODY_MAX_LENGTH,
   })
-  @present('body')
+  @WhenPresent('body')
   @IsString()
   @Length(1, SMS_BODY_MAX_LENGTH)
   body?: string;

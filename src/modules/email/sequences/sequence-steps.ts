@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import { AuthContext } from '../../../common/auth/auth.types';
+import { ValidationFailedException } from '../../../common/http/problem';
+import { JobNotReadyError } from '../../../common/queue/job-handler';
+import { TenantScope } from '../../../database/tenant-owned.entity';
+import { AppConfig } from '../../../config/app-config';
+import { Transactions } from '../../../database/transactions';
+import { EventsService } from '../../events/events.service';
+import { EmailMessagesRepository } from '../email-messages.repository';
+import { EmailMessagesService } from '../email-messages.service';
+import { EnrollmentsRepository } from './enrollments.repository';
+import { stepDueAt } from './sequence-rules';
+import { SequenceStepJobs } from './sequence-step-jobs';
+import { SequencesRepository } from './sequences.repository';
+import { dueStep, toEnrollmentDto } from './sequences.service';
+
+/** A message in one of these statuses is done with: the next step may go. */
+const SETTLED = ['sent', 'failed', 'suppressed'];
+/** How often a step due behind an unsent previous message looks again. */
+const PREVIOUS_STEP_WAIT_MS = 500;
+
+/** What one run of a step did (for logs and tests). */
+export type StepOutcome = 'sent' | 'completed' | 'held' | 'stale' | 'cancelled';
+
+/**
+ * Runs one step of one enrolment, in one transaction: the sequence row is share-locked (a PATCH waits for
+ * running steps, and a step for a PATCH), then the enrolment row is locked and the step claimed by its
+ * number, so a duplicated or re-run job does nothing. The step queues its message through
+ * EmailMessagesService.queue in the same transaction (one message per enrolment and step, unique), then
+ * moves the enrolment to the next step; that step's delayed job is added after COMMIT.
+ */
+@Injectable()
+export class SequenceSteps {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly sequences: SequencesRepository,
+    private readonly enrollments: EnrollmentsRepository,
+    private readonly messages: EmailMessagesService,
+    private readonly messageRows: EmailMessagesRepository,
+    private readonly events: EventsService,
+    private readonly stepJobs: SequenceStepJobs,
+    private readonly config: AppConfig,
+  ) {}
+
+  async run(scope: TenantScope, enrollmentId: string, step: number): Promise<StepOutcome> {
+    // The sequence id never changes: read it unlocked, then lock sequence before enrolment (the order a
+    // PATCH takes them in, so the two cannot deadlock).
+    const plain = await this.enrollments.get(scope, enrollmentId);
+    if (!plain || plain.status !== 'active' || plain.currentStep !== step) return 'stale';
+    // In order: a step waits until the previous step's message has left (or failed, or was suppressed),
+    // else two steps with short delays would race each other through the send queue.
+    if (plain.lastMessageId && !(await this.settled(scope, plain.lastMessageId))) throw new JobNotReadyError(PREVIOUS_STEP_WAIT_MS);
+    const { outcome, next } = await this.transactions.run(async (tx) => {
+      const sequence = await this.sequences.getLocked(scope, plain.sequenceId, 'FOR KEY SHARE', tx);
+      const enrollment = await this.enrollments.getForUpdate(scope, enrollmentId, tx);
+      if (!sequence || !enrollment || enrollment.status !== 'active' || enrollment.currentStep !== step)
+        return { outcome: 'stale' as const };
+      // Held: the job ends here and the step is added again when the sequence is resumed.
+      if (sequence.status === 'paused') return { outcome: 'held' as const };
+      if (sequence.status !== 'active') {
+        await this.enrollments.end(scope, enrollmentId, 'cancelled', { reason: `the sequence is ${sequence.status}` }, tx);
+        return { outcome: 'cancelled' as const };
+      }
+      // Steps may have been removed while the sequence was paused: past the last one, the enrolment is done.
+      if (step >= sequence.steps.length) {
+        const ended = await this.enrollments.end(scope, enrollmentId, 'completed', { currentStep: sequence.steps.length }, tx);
+        await this.events.record(tx, scope, 'sequence.enrollment.completed', toEnrollmentDto(ended));
+        return { outcome: 'completed' as const };
+      }
+      let messageId: string;
+      try {
+        ({ messageId } = await this.messages.queue(tx, workerAuth(scope), {
+          patientId: enrollment.patientId,
+          templateId: sequence.steps[step].templateId,
+          sequenceId: sequence.id,
+          enrollmentId,
+          step,
+        }));
+      } catch (err) {
+        // The patient lost their email address since enrolling (an opted-out patient still gets a
+        // `suppressed` message per step): nothing more can be sent, so the enrolment ends here.
+        if (!(err instanceof ValidationFailedException)) throw err;
+        const why = err.extensions.errors?.map((e) => `${e.field} ${e.message}`).join('; ') ?? err.message;
+        await this.enrollments.end(scope, enrollmentId, 'cancelled', { reason: `step ${step} could not be queued: ${why}` }, tx);
+        return { outcome: 'cancelled' as const };
+      }
+      const nextStep = step + 1;
+      if (nextStep >= sequence.steps.length) {
+        const ended = await this.enrollments.end(scope, enrollmentId, 'completed', { currentStep: nextStep, messageId }, tx);
+        await this.events.record(tx, scope, 'sequence.enrollment.completed', toEnrollmentDto(ended));
+        return { outcome: 'sent' as const };
+      }
+      const advanced = await this.enrollments.advance(
+        scope,
+        enrollmentId,
+        nextStep,
+        stepDueAt(sequence.steps, nextStep, new Date(), this.config.sequences.minuteMs),
+        messageId,
+        tx,
+      );
+      const due = dueStep(advanced);
+      return { outcome: 'sent' as const, next: { ...due, nextStepAt: new Date(due.nextStepAt).toISOString() } };
+    });
+    if (next) await this.stepJobs.add([next]);
+    return outcome;
+  }
+
+  private async settled(scope: TenantScope, messageId: string): Promise<boolean> {
+    const message = await this.messageRows.findById(scope, messageId);
+    return !message || SETTLED.includes(message.status);
+  }
+
+  /** BullMQ gave up on a step (our own failures, retried): the enrolment ends `failed`, with why. */
+  async fail(scope: TenantScope, enrollmentId: string, step: number, reason: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const enrollment = await this.enrollments.getForUpdate(scope, enrollmentId, tx);
+      if (enrollment?.status !== 'active' || enrollment.currentStep !== step) return;
+      await this.enrollments.end(scope, enrollmentId, 'failed', { reason: `step ${step}: ${reason}`.slice(0, 500) }, tx);
+    });
+  }
+}
+
+/**
+ * The caller a worker acts as: the enrolment's tenant and mode. EmailMessagesService.queue takes an
+ * AuthContext because the API calls it too; a step reads and writes only the scope's rows through it.
+ */
+function workerAuth(scope: TenantScope): AuthContext {
+  return {
+    tenantId: scope.tenantId,
+    mode: scope.mode,
+    tenantName: '',
+    apiKeyId: '',
+    keyName: 'email sequence worker',
+    role: 'STAFF',
+    scopes: ['emails:write'],
+    expiresAt: null,
+  };
+}
