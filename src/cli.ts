@@ -15,6 +15,9 @@ import { PatientsModule } from './modules/patients/patients.module';
 import { FormsModule } from './modules/forms/forms.module';
 import { SchedulersModule } from './modules/schedulers/schedulers.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
+import { EmailModule } from './modules/email/email.module';
+import { SequencesModule } from './modules/email/sequences/sequences.module';
+import { SmsModule } from './modules/sms/sms.module';
 
 @Module({})
 class CliModule {
@@ -29,6 +32,9 @@ class CliModule {
         FormsModule,
         SchedulingModule,
         SchedulersModule,
+        EmailModule,
+        SequencesModule,
+        SmsModule,
       ],
       providers: [DemoSeeder],
     };

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { ApiException } from '../common/http/problem';
 import { FormSubmissionsService } from '../modules/forms/form-submissions.service';
+import { EmailTemplatesService } from '../modules/email/email-templates.service';
+import { SequencesService } from '../modules/email/sequences/sequences.service';
 import { FormsService } from '../modules/forms/forms.service';
 import { ClinicalService } from '../modules/patients/clinical.service';
 import { CustomFieldsService } from '../modules/patients/custom-fields.service';
@@ -15,6 +17,8 @@ import { AvailabilityService } from '../modules/scheduling/availability.service'
 import { ProvidersService } from '../modules/scheduling/providers.service';
 import { seedDemoForms } from './demo-forms';
 import { seedDemoScheduling } from './demo-scheduling';
+import { SmsTemplatesService } from '../modules/sms/sms-templates.service';
+import { seedDemoMessaging } from './demo-messaging';
 
 const FIRST_NAMES = [
   'Olivia',
@@ -106,6 +110,9 @@ export class DemoSeeder {
     private readonly availability: AvailabilityService,
     private readonly appointments: AppointmentsService,
     private readonly schedulers: SchedulersService,
+    private readonly emailTemplates: EmailTemplatesService,
+    private readonly smsTemplates: SmsTemplatesService,
+    private readonly sequences: SequencesService,
   ) {}
 
   async seed(tenantId: string): Promise<Record<string, unknown>> {
@@ -173,6 +180,7 @@ export class DemoSeeder {
       { providers: this.providers, availability: this.availability, appointments: this.appointments, schedulers: this.schedulers },
       intakePatients.map((p) => p.id),
     );
+    const messaging = await seedDemoMessaging(auth, this.emailTemplates, this.smsTemplates, this.sequences);
 
     return {
       tenantId,
@@ -185,6 +193,9 @@ export class DemoSeeder {
         forms: forms.forms,
         formSubmissions: forms.submissions,
         scheduling,
+        emailTemplates: messaging.emailTemplates,
+        smsTemplates: messaging.smsTemplates,
+        emailSequences: messaging.sequences,
       },
     };
   }
