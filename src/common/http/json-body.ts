@@ -42,6 +42,21 @@ export function findUnsafeJson(value: unknown, checkText = true): FieldError | u
   return visit(value, 0);
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Set with @RouteConfig({ formBody: true }) on a route that HTML forms and mail clients post to (RFC 8058
+     * one-click unsubscribe sends `List-Unsubscribe=One-Click` form-encoded): it accepts form bodies too,
+     * and reads nothing from them. Every other route answers them 415.
+     */
+    formBody?: boolean;
+  }
+}
+
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
+/** What a form route may be sent: a one-click unsubscribe body is 26 bytes. */
+const FORM_BODY_LIMIT = 8 * 1024;
+
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /** A Content-Type that names a charset other than UTF-8 (JSON is UTF-8, RFC 8259 section 8.1). */
@@ -55,7 +70,7 @@ function hasForeignCharset(contentType: string | undefined): boolean {
  * depth-bounded, free of prototype-poisoning keys, non-finite numbers and text PostgreSQL cannot store.
  * Bytes that are not UTF-8, or a syntax error, are 400 invalid_json (never decoded to U+FFFD); an unsafe
  * value is 400 validation_failed naming it; a charset other than UTF-8 is 415, as are other content
- * types (no parser matches).
+ * types (no parser matches) and form bodies on routes that do not declare `formBody`.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
@@ -77,5 +92,11 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     const unsafe = findUnsafeJson(parsed, body.includes('\\u'));
     if (unsafe) return done(new ValidationFailedException([unsafe]), undefined);
     done(null, parsed);
+  });
+  fastify.addContentTypeParser(FORM_TYPES, { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (request, _raw, done) => {
+    if (!request.routeOptions.config?.formBody) {
+      return done(problemOf('unsupported_media_type', 'Send request bodies as application/json in UTF-8'), undefined);
+    }
+    done(null, undefined);
   });
 }

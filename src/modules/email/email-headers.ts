@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import addressparser from 'nodemailer/lib/addressparser';
 import { AppConfig } from '../../config/app-config';
 import type { EmailMessageEntity } from './entities/email-message.entity';
+import { UnsubscribeTokens } from './unsubscribe-tokens';
 
 /** The sender's address and the headers every message carries. */
 @Injectable()
@@ -10,7 +11,10 @@ export class EmailHeaders {
   readonly envelopeFrom: string;
   private readonly domain: string;
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly unsubscribe: UnsubscribeTokens,
+  ) {
     const parsed = addressparser(config.email.from, { flatten: true });
     this.envelopeFrom = parsed[0]?.address || 'no-reply@practice.local';
     this.domain = this.envelopeFrom.split('@')[1] || 'practice.local';
@@ -21,8 +25,14 @@ export class EmailHeaders {
     return `<${id}@${this.domain}>`;
   }
 
-  /** Extra headers of one message. */
-  forMessage(_row: EmailMessageEntity): Record<string, string> {
-    return {};
+  /**
+   * Extra headers of one message. A message to a patient carries RFC 8058 one-click unsubscribe: mail
+   * clients show an "Unsubscribe" button that POSTs `List-Unsubscribe=One-Click` to the https link, and
+   * RFC 2369 asks for the link in angle brackets. A message to a bare address has no patient to opt out.
+   */
+  forMessage(row: EmailMessageEntity): Record<string, string> {
+    if (!row.patientId) return {};
+    const url = this.unsubscribe.url({ tenantId: row.tenantId, mode: row.mode, patientId: row.patientId });
+    return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
   }
 }

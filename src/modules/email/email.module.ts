@@ -14,6 +14,8 @@ import { EmailTemplatesRepository } from './email-templates.repository';
 import { EmailTemplatesService } from './email-templates.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
+import { UnsubscribeController } from './unsubscribe.controller';
+import { UnsubscribeTokens } from './unsubscribe-tokens';
 
 /**
  * Email templates, messages and sending. Other modules queue a message with EmailMessagesService.queue
@@ -22,7 +24,7 @@ import { EmailTemplateEntity } from './entities/email-template.entity';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), PatientsModule, TemplatesModule, EventsModule],
-  controllers: [EmailTemplatesController, EmailMessagesController],
+  controllers: [EmailTemplatesController, EmailMessagesController, UnsubscribeController],
   providers: [
     EmailTemplatesRepository,
     EmailMessagesRepository,
@@ -31,6 +33,7 @@ import { EmailTemplateEntity } from './entities/email-template.entity';
     EmailContexts,
     EmailSendJobs,
     EmailHeaders,
+    UnsubscribeTokens,
   ],
   exports: [
     EmailMessagesService,
