@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { constraintViolation, isDeadlock, violates } from './database-errors';
+import { constraintViolation, isDeadlock, retryOnDeadlock, violates } from './database-errors';
 
 const failed = (code: string, constraint?: string): QueryFailedError =>
   new QueryFailedError('INSERT …', [], Object.assign(new Error('violation'), { code, constraint }));
@@ -27,5 +27,23 @@ describe('isDeadlock', () => {
     expect(isDeadlock(failed('40P01'))).toBe(true);
     expect(isDeadlock(failed('23P01', 'EX_X'))).toBe(false);
     expect(isDeadlock(Object.assign(new Error('x'), { code: '40P01' }))).toBe(false);
+  });
+});
+
+describe('retryOnDeadlock', () => {
+  it('runs the work again after a deadlock and answers its result', async () => {
+    const work = jest.fn().mockRejectedValueOnce(failed('40P01')).mockResolvedValueOnce('booked');
+    await expect(retryOnDeadlock(work)).resolves.toBe('booked');
+    expect(work).toHaveBeenCalledTimes(2);
+  });
+
+  it('rethrows the last deadlock after the given attempts, and any other error at once', async () => {
+    const deadlocked = jest.fn().mockRejectedValue(failed('40P01'));
+    await expect(retryOnDeadlock(deadlocked, 3)).rejects.toBeInstanceOf(QueryFailedError);
+    expect(deadlocked).toHaveBeenCalledTimes(3);
+    const violation = failed('23P01', 'EX_X');
+    const overlap = jest.fn().mockRejectedValue(violation);
+    await expect(retryOnDeadlock(overlap)).rejects.toBe(violation);
+    expect(overlap).toHaveBeenCalledTimes(1);
   });
 });

@@ -42,3 +42,17 @@ export function isDeadlock(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   return (error as QueryFailedError & { driverError?: { code?: unknown } }).driverError?.code === '40P01';
 }
+
+/**
+ * Runs `work` (one whole transaction) again when PostgreSQL aborted it to break a deadlock, up to
+ * `attempts` times in all; any other error, or the last deadlock, is rethrown as it was.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+    }
+  }
+}

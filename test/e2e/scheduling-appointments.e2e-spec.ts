@@ -351,6 +351,23 @@ describe('Scheduling: booking and appointments', () => {
       expect((await api.get(`${SCHEDULING}/appointments/${a.id}`)).body).toMatchObject({ datetime: `${day}T09:00:00.000Z`, duration: 30 });
     });
 
+    it('10 concurrent reschedules onto one slot: exactly one 200, nine slot_unavailable, never a 500', async () => {
+      const day = nextDay();
+      const moving = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => booked(`${day}T${String(9 + (i >> 1)).padStart(2, '0')}:${i % 2 ? '30' : '00'}:00Z`)),
+      );
+      const target = `${nextDay()}T12:00:00Z`;
+      const results = await Promise.all(moving.map((a) => api.patch(`${SCHEDULING}/appointments/${a.id}`, { datetime: target })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, ...Array(9).fill(409)]);
+      expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'slot_unavailable')).toBe(true);
+      const [{ count }] = await dataSource(app).query(
+        `SELECT count(*)::int AS count FROM appointments WHERE provider_id = $1 AND starts_at = $2 AND status IN ('scheduled', 'confirmed')`,
+        [provider.id, target],
+      );
+      expect(count).toBe(1);
+    });
+
     it('refuses to reschedule a completed or cancelled appointment', async () => {
       const a = await booked(`${nextDay()}T09:00:00Z`);
       await api.patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'cancelled' });

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
-import { isDeadlock, violates } from '../../database/database-errors';
+import { retryOnDeadlock, violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events/events.service';
@@ -28,8 +28,6 @@ import { AppointmentNotFoundException, InvalidTransitionException, SlotUnavailab
 import { canTransition, isActive } from './transitions';
 
 const MINUTE = 60_000;
-/** Tries of a booking aborted to break a deadlock (see insert). */
-const DEADLOCK_ATTEMPTS = 3;
 
 const REASONS: Record<Unbookable | 'overlap', string> = {
   in_the_past: 'The requested time is in the past',
@@ -96,15 +94,13 @@ export class AppointmentsService {
     if (refused) throw await this.unavailable(scope, provider, request.start, request.duration, refused);
     // Racing bookings of one slot may deadlock on the exclusion constraint; the aborted one runs again
     // and then meets the winner's committed row (a plain 23P01).
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.bookIn(scope, provider, request, steps);
-      } catch (err) {
-        if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
-          throw await this.unavailable(scope, provider, request.start, request.duration, 'overlap');
-        }
-        if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw err;
+    try {
+      return await retryOnDeadlock(() => this.bookIn(scope, provider, request, steps));
+    } catch (err) {
+      if (violates(err, SchedulingConstraint.ProviderActiveTime)) {
+        throw await this.unavailable(scope, provider, request.start, request.duration, 'overlap');
       }
+      throw err;
     }
   }
 
@@ -165,54 +161,57 @@ export class AppointmentsService {
    */
   async update(auth: AuthContext, id: string, dto: UpdateAppointmentDto): Promise<AppointmentDto> {
     let rescheduled: { provider: ProviderEntity; start: number; duration: number } | undefined;
+    // Racing reschedules onto one slot may deadlock on the exclusion constraint, as bookings may.
     try {
-      return await this.transactions.run(async (tx) => {
-        const current = await this.appointments.lock(auth, id, tx);
-        if (!current) throw new AppointmentNotFoundException();
-        const status = dto.status ?? current.status;
-        if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
+      return await retryOnDeadlock(() =>
+        this.transactions.run(async (tx) => {
+          const current = await this.appointments.lock(auth, id, tx);
+          if (!current) throw new AppointmentNotFoundException();
+          const status = dto.status ?? current.status;
+          if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
 
-        const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
-        const duration = dto.duration ?? current.duration;
-        const moves = start !== current.startsAt.getTime() || duration !== current.duration;
-        if (moves) {
-          if (!isActive(current.status) || !isActive(status)) throw new InvalidTransitionException(current.status, 'rescheduled');
-          const provider = (await this.providers.findById(auth, current.providerId, tx))!;
-          rescheduled = { provider, start, duration };
-          const refused = await this.availability.unbookable(auth, provider, start, duration, tx);
-          if (refused) throw await this.unavailable(auth, provider, start, duration, refused);
-        }
+          const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
+          const duration = dto.duration ?? current.duration;
+          const moves = start !== current.startsAt.getTime() || duration !== current.duration;
+          if (moves) {
+            if (!isActive(current.status) || !isActive(status)) throw new InvalidTransitionException(current.status, 'rescheduled');
+            const provider = (await this.providers.findById(auth, current.providerId, tx))!;
+            rescheduled = { provider, start, duration };
+            const refused = await this.availability.unbookable(auth, provider, start, duration, tx);
+            if (refused) throw await this.unavailable(auth, provider, start, duration, refused);
+          }
 
-        await this.appointments.update(
-          auth,
-          { id },
-          definedOnly({
-            status,
-            startsAt: new Date(start),
-            endsAt: new Date(start + duration * MINUTE),
-            duration,
-            type: dto.type === undefined ? undefined : dto.type?.trim() || null,
-            notes: dto.notes,
-            updatedAt: new Date(),
-          }),
-          tx,
-        );
-        if (status === 'completed' && current.status !== 'completed') {
-          const values = {
-            patientId: current.patientId,
-            appointmentId: current.id,
-            providerId: current.providerId,
-            datetime: new Date(start),
-            type: dto.type === undefined ? current.type : dto.type,
-            notes: dto.notes === undefined ? current.notes : dto.notes,
-          };
-          await this.clinical.recordAppointmentEncounter(auth, values, tx);
-        }
-        const updated = await this.appointments.withPatient(auth, id, tx);
-        const appointment = appointmentDto(updated!, patientDto(updated!.patient!));
-        if (changes(current, updated!)) await this.events.record(tx, auth, 'appointment.updated', appointment);
-        return appointment;
-      });
+          await this.appointments.update(
+            auth,
+            { id },
+            definedOnly({
+              status,
+              startsAt: new Date(start),
+              endsAt: new Date(start + duration * MINUTE),
+              duration,
+              type: dto.type === undefined ? undefined : dto.type?.trim() || null,
+              notes: dto.notes,
+              updatedAt: new Date(),
+            }),
+            tx,
+          );
+          if (status === 'completed' && current.status !== 'completed') {
+            const values = {
+              patientId: current.patientId,
+              appointmentId: current.id,
+              providerId: current.providerId,
+              datetime: new Date(start),
+              type: dto.type === undefined ? current.type : dto.type,
+              notes: dto.notes === undefined ? current.notes : dto.notes,
+            };
+            await this.clinical.recordAppointmentEncounter(auth, values, tx);
+          }
+          const updated = await this.appointments.withPatient(auth, id, tx);
+          const appointment = appointmentDto(updated!, patientDto(updated!.patient!));
+          if (changes(current, updated!)) await this.events.record(tx, auth, 'appointment.updated', appointment);
+          return appointment;
+        }),
+      );
     } catch (err) {
       if (rescheduled && violates(err, SchedulingConstraint.ProviderActiveTime)) {
         throw await this.unavailable(auth, rescheduled.provider, rescheduled.start, rescheduled.duration, 'overlap');
