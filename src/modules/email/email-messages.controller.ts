@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
@@ -33,6 +33,24 @@ export class EmailMessagesController {
     headers: { Location: { description: 'The message URL', schema: { type: 'string' } } },
   })
   @ApiProblemResponses(400)
+  @ApiBody({
+    type: SendEmailDto,
+    // One valid combination per example: `patientId` or `to`, `templateId` or a subject with content.
+    examples: {
+      template: {
+        summary: 'A template to a patient',
+        value: {
+          patientId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40',
+          templateId: '0193a5a9-1b2c-7d3e-8f40-5a6b7c8d9e0f',
+          templateVariables: { appointmentDate: 'Monday 24 November, 09:30' },
+        },
+      },
+      content: {
+        summary: 'Subject and content to an address',
+        value: { to: 'ada@example.com', subject: 'Your results are ready', textContent: 'Hello Ada, your results are ready.' },
+      },
+    },
+  })
   send(@CurrentAuth() auth: AuthContext, @Body() body: SendEmailDto): Promise<EmailSendAcceptedDto> {
     return this.messages.send(auth, body);
   }

@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../../common/auth/auth.types';
 import { IdParam } from '../../../common/http/id-param';
-import { ApiProblemResponses } from '../../../common/http/openapi';
+import { ApiErrors, ApiProblemResponses } from '../../../common/http/openapi';
 import { pageRequest } from '../../../common/http/pagination';
 import { Accepted, Created } from '../../../common/http/response-headers';
 import {
@@ -73,7 +73,7 @@ export class SequencesController {
     description: `${LIFECYCLE} Pausing holds the steps that fall due until the sequence is active again; resuming sends them. Archiving cancels every active enrolment and its pending steps. A sequence needs a step to be active.`,
   })
   @ApiOkResponse({ type: SequenceDto })
-  @ApiProblemResponses(400, 404, 409)
+  @ApiErrors('invalid_transition')
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSequenceDto): Promise<SequenceDto> {
     return this.sequences.update(auth, id, body);
   }
@@ -88,7 +88,7 @@ export class SequencesController {
       'Answers 202 with counts; the steps run on the queue workers. Patients without an email address or who opted out are `skipped`; a patient enrolled before, in any status, counts as `alreadyEnrolled` and nothing changes. An unknown patient id is 400 naming `patientIds.<i>`; a sequence that is not active is 409 sequence_not_active. Each enrolment emits `sequence.enrollment.created`, and `sequence.enrollment.completed` after its last step.',
   })
   @ApiAcceptedResponse({ type: EnrollResultDto })
-  @ApiProblemResponses(400, 404, 409)
+  @ApiErrors('sequence_not_active')
   enroll(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: EnrollDto): Promise<EnrollResultDto> {
     return this.sequences.enroll(auth, id, body);
   }
