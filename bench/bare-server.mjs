@@ -11,12 +11,12 @@ import { createRequire } from 'node:module';
 import Fastify from 'fastify';
 import Redis from 'ioredis';
 import pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
 
 const require = createRequire(import.meta.url);
 const { securityHeaders } = require('../dist/common/http/security-headers.js');
 const { SLIDING_WINDOW_LUA } = require('../dist/common/traffic/sliding-window.storage.js');
 const { entityTag } = require('../dist/common/http/etag.js');
+const { uuidv7 } = require('../dist/common/ids.js');
 
 // The API's pool size; application_name tells the bench which backends' CPU is the floor's.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20, application_name: 'bench-floor' });

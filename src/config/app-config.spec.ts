@@ -24,6 +24,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
     ['RATE_LIMIT_TEST_PER_HOUR', '-1', /RATE_LIMIT_TEST_PER_HOUR/],
     ['SMTP_URL', 'http://mail', /SMTP_URL/],
+    ['HEAP_GROWING_PERCENT', 'half', /HEAP_GROWING_PERCENT must be an integer/],
   ])('stops on an invalid %s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../ids';
 import { EntityManager, Repository } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { AppCrypto } from '../crypto/app-crypto';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../common/ids';
 import { EntityManager } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException } from '../../common/http/problem';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../common/ids';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ServiceUnavailableException } from '../../common/http/problem';
 import { describeError, JobFailure } from '../../common/queue/job-handler';

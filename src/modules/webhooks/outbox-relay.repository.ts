@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../common/ids';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Mode } from '../../database/tenant-owned.entity';
 
