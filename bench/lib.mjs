@@ -33,6 +33,7 @@ export async function openBench(name, env = {}) {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
   const children = [];
+  const servers = [];
   const bench = {
     database,
     databaseUrl: url.toString(),
@@ -75,6 +76,18 @@ export async function openBench(name, env = {}) {
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(10_000)]);
     },
+    /**
+     * Listens with `server` (a receiver the API delivers to: node:http, smtp-server …) on 127.0.0.1:`port`;
+     * closed by `close`, after the servers it started have stopped.
+     */
+    async listen(server, port) {
+      await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', resolve);
+      });
+      servers.push(server);
+      return server;
+    },
     /** A client on the bench database (the caller ends it). */
     async sql() {
       const client = new pg.Client({ connectionString: bench.databaseUrl });
@@ -83,6 +96,7 @@ export async function openBench(name, env = {}) {
     },
     async close() {
       await Promise.all(children.map((c) => bench.stop(c)));
+      await Promise.all(servers.map((server) => Promise.race([new Promise((resolve) => server.close(resolve)), sleep(5_000, undefined, { ref: false })])));
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await admin.end();
       cleanRedis(prefix);
@@ -119,17 +133,22 @@ function cleanRedis(prefix) {
   }
 }
 
-/** Resolves once `url` answers below 500. */
-export async function waitFor(url, timeoutMs = 180_000) {
+/**
+ * Resolves once `target` is ready: a URL that answers below 500 (polled every 100 ms), or a function whose
+ * answer (awaited) is truthy (polled every 20 ms); throws after `timeoutMs`, naming `what`.
+ */
+export async function waitFor(target, timeoutMs = 180_000, what = String(target)) {
+  const url = typeof target === 'string';
+  const ready = url ? async () => (await fetch(target)).status < 500 : target;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      if ((await fetch(url)).status < 500) return;
+      if (await ready()) return;
     } catch {
-      // not up yet
+      // not yet
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await sleep(100);
+    if (Date.now() > deadline) throw new Error(url ? `${target} did not come up` : `${what} did not happen within ${timeoutMs} ms`);
+    await sleep(url ? 100 : 20);
   }
 }
 
@@ -224,6 +243,9 @@ function statusMiB(pid, field) {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** Resident set size of a process now, in MiB (VmRSS). */
+export const rssMiB = (pid) => statusMiB(pid, 'VmRSS');
+
 /** Peak resident set size of a process over its life so far, in MiB (VmHWM). */
 export const peakRssMiB = (pid) => statusMiB(pid, 'VmHWM');
 
@@ -231,7 +253,7 @@ export const peakRssMiB = (pid) => statusMiB(pid, 'VmHWM');
 export function sampleRss(pids) {
   const peak = Object.fromEntries(Object.keys(pids).map((name) => [name, 0]));
   const timer = setInterval(() => {
-    for (const [name, pid] of Object.entries(pids)) peak[name] = Math.max(peak[name], statusMiB(pid, 'VmRSS') || 0);
+    for (const [name, pid] of Object.entries(pids)) peak[name] = Math.max(peak[name], rssMiB(pid) || 0);
   }, 100);
   return {
     peak,

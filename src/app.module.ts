@@ -52,7 +52,7 @@ export class AppModule {
       providers: [
         MetricsService,
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // No global interceptor: app.factory.ts binds the Idempotency-Key interceptor to the POST routes and
+        // No global interceptor: app.factory.ts binds the Idempotency-Key interceptor to the keyed POST routes and
         // each route's response headers to hooks of that route (common/http/route-bindings.ts).
       ],
     };

@@ -95,11 +95,37 @@ describe('OpenAPI examples work as documented', () => {
       const media = o.op.requestBody?.content?.['application/json'];
       return !!media && /Ids?":/.test(JSON.stringify(requestExample(media)));
     };
+    const failures: string[] = [];
+    let sent = 0;
     // Routes whose precondition no earlier example can produce; each is covered by its own suite.
     const NOT_FROM_EXAMPLES: Record<string, string> = {
       'POST /api/v1/public/unsubscribe/{token}': "the token arrives only in an email's List-Unsubscribe header (email-consent.e2e-spec.ts)",
-      'POST /api/v1/emails/sequences/{id}/enroll':
-        'takes only an active sequence, and one created from an example is a draft (email-sequences.e2e-spec.ts)',
+    };
+    interface Step {
+      method: Method;
+      url: string;
+      body: unknown;
+    }
+    /**
+     * What an integrator does around an example whose precondition no example sets up, through the API
+     * (`url` is the example's, its ids filled in): the calls before it and after it, each expected to be 2xx.
+     */
+    const AROUND: Record<string, { before: (url: string) => Step[]; after: (url: string) => Step[] }> = {
+      // A sequence is created a draft and enrolment takes an active one; paused again afterwards, as the
+      // PATCH example replaces its steps, which an active sequence refuses.
+      'POST /api/v1/emails/sequences/{id}/enroll': {
+        before: (url) => [{ method: 'PATCH', url: url.replace(/\/enroll$/, ''), body: { status: 'active' } }],
+        after: (url) => [{ method: 'PATCH', url: url.replace(/\/enroll$/, ''), body: { status: 'paused' } }],
+      },
+    };
+    const runSteps = async (where: string, steps: Step[]): Promise<void> => {
+      for (const step of steps) {
+        const res = await call(suite.app, step.method, step.url, { key: suite.tenant.testKey, body: step.body });
+        if (res.status >= 300)
+          failures.push(
+            `${where}: ${step.method} ${step.url} ${JSON.stringify(step.body)} answered ${res.status} ${res.text.slice(0, 300)}`,
+          );
+      }
     };
     const ordered = [
       ...operations.filter((o) => o.method === 'POST' && !hasParams(o) && !namesIds(o)),
@@ -145,8 +171,6 @@ describe('OpenAPI examples work as documented', () => {
       return key.endsWith('Id') && typeof value === 'string' && idFor(key) ? idFor(key) : value;
     };
 
-    const failures: string[] = [];
-    let sent = 0;
     for (const { method, path, op } of ordered) {
       const where = `${method} ${path}`;
       if (NOT_FROM_EXAMPLES[where]) continue;
@@ -170,6 +194,7 @@ describe('OpenAPI examples work as documented', () => {
       if (query.length) url += `?${query.join('&')}`;
       const media = op.requestBody?.content?.['application/json'];
       let body = media ? withIds(requestExample(media)) : undefined;
+      await runSteps(where, AROUND[where]?.before(url) ?? []);
       let res = await call(suite.app, method, url, { key: suite.tenant.testKey, body });
       // A slot in an example cannot stay free forever: take the next free one the 409 offers.
       if (res.status === 409 && res.body?.code === 'slot_unavailable' && res.body.alternatives?.length) {
@@ -177,6 +202,7 @@ describe('OpenAPI examples work as documented', () => {
         res = await call(suite.app, method, url, { key: suite.tenant.testKey, body });
       }
       sent++;
+      await runSteps(where, AROUND[where]?.after(url) ?? []);
       if (res.status >= 300) {
         failures.push(`${where}: ${res.status} ${res.text.slice(0, 300)} — sent ${JSON.stringify(body)?.slice(0, 300)}`);
         continue;

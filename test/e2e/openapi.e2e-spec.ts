@@ -1,3 +1,4 @@
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -5,7 +6,9 @@ import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { generateOpenApiDocument, OPENAPI_FILE, REGENERATE_COMMAND, serialise } from '../../src/export-openapi';
 import { OPENAPI_TAGS } from '../../src/openapi';
 import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
+import { IdempotencyInterceptor } from '../../src/common/traffic/idempotency.interceptor';
 import { call, startApp } from '../helpers/app';
+import { listRoutes } from '../helpers/routes';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -132,6 +135,23 @@ describe('OpenAPI document', () => {
       const served = (await call<OpenAPIObject>(app, 'GET', '/api/docs-json')).body;
       expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
       expect({ ...served, servers: doc.servers }).toEqual(JSON.parse(serialise(doc)));
+    });
+
+    it('documents the Idempotency-Key header on exactly the routes its interceptor wraps', () => {
+      const wrapped = listRoutes(app)
+        .filter(({ handler }) =>
+          ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).some(
+            (i) => i instanceof IdempotencyInterceptor,
+          ),
+        )
+        .map(({ method, url }) => `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`);
+      const documented = operations(doc)
+        .filter(({ op }) => (op.parameters ?? []).some((p) => 'name' in p && p.name === 'Idempotency-Key'))
+        .map(({ method, path }) => `${method} ${path}`);
+      expect(wrapped.length).toBeGreaterThan(20);
+      expect(documented.sort()).toEqual(wrapped.sort());
+      // Public POSTs have no key to scope a stored answer by: neither wrapped nor documented.
+      expect(wrapped).not.toContain('post /api/v1/public/schedulers/{id}/book');
     });
   });
 });

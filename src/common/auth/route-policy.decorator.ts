@@ -14,6 +14,11 @@ export interface RoutePolicy {
   roles?: Role[];
 }
 
+/** A route's policy as the guards read it: the handler's, else its controller's. */
+export function routePolicyOf(handler: object, controller: object): RoutePolicy | undefined {
+  return (Reflect.getMetadata(ROUTE_POLICY, handler) ?? Reflect.getMetadata(ROUTE_POLICY, controller)) as RoutePolicy | undefined;
+}
+
 /**
  * The route's access policy in one line: a valid key, plus the scope and roles of contract section 2.
  * Also writes the OpenAPI security (the error responses follow from it, see documentErrors). A route without a policy is refused.

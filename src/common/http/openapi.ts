@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { honoursIdempotencyKey } from '../traffic/openapi';
 import { ERROR_CODES, ErrorCode } from './error-codes';
 import { ProblemDto } from './problem.dto';
 
@@ -30,8 +31,11 @@ export function ApiProblemResponses(...statuses: number[]): MethodDecorator & Cl
   return applyDecorators(ApiExtraModels(ProblemDto), ApiExtension(LEGACY_STATUSES, statuses));
 }
 
-/** The codes the platform itself answers on an operation, read from its shape: key, parameters, body, method. */
-function platformCodes(path: string, method: string, op: OperationObject): ErrorCode[] {
+/**
+ * The codes the platform itself answers on an operation, read from its shape (key, parameters, body) and
+ * from whether its route honours an Idempotency-Key (marked by bindRoutes, which binds the interceptor).
+ */
+function platformCodes(path: string, op: OperationObject): ErrorCode[] {
   const codes: ErrorCode[] = [];
   const api = path.startsWith('/api/v1/');
   const authenticated = !!op.security?.length;
@@ -45,7 +49,7 @@ function platformCodes(path: string, method: string, op: OperationObject): Error
   if (authenticated && ((extensions['x-allowed-roles'] as string[] | undefined)?.length ?? ALL_ROLES) < ALL_ROLES)
     codes.push('insufficient_role');
   if (params.some((p) => p.in === 'path')) codes.push('not_found');
-  if (authenticated && method === 'post') codes.push('idempotency_key_in_use', 'idempotency_key_reused');
+  if (honoursIdempotencyKey(op)) codes.push('idempotency_key_in_use', 'idempotency_key_reused');
   if (api) codes.push('rate_limited', 'service_unavailable');
   return codes;
 }
@@ -97,7 +101,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /**
  * Writes each operation's error responses: the codes the platform answers on a route of its shape, plus
  * those the route declares with `@ApiErrors`, one response per status listing exactly those codes. So a
- * PUT never documents `idempotency_key_in_use` (only authenticated POSTs take an Idempotency-Key), and a
+ * PUT never documents `idempotency_key_in_use` (only the POSTs with a key take an Idempotency-Key), and a
  * route's 409 names its own conflicts. A bare 409 (the deprecated ApiProblemResponses) is marked
  * `x-undeclared-conflict`, which the OpenAPI e2e test refuses.
  */
@@ -117,7 +121,7 @@ export function documentErrors(document: OpenAPIObject): void {
       if (legacy.includes(409) && !declared.some((c) => ERROR_CODES[c].status === 409)) {
         op['x-undeclared-conflict'] = "name this route's 409 codes with @ApiErrors(...)";
       }
-      const codes = [...new Set([...platformCodes(path, method, op), ...declared])];
+      const codes = [...new Set([...platformCodes(path, op), ...declared])];
       for (const code of codes) used.add(code);
       const byStatus = new Map<number, ErrorCode[]>();
       for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);

@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { Type as Class } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ValidationFailedException } from './problem';
@@ -18,6 +19,27 @@ export class PageQueryDto {
   @IsString()
   @MaxLength(512)
   cursor?: string;
+}
+
+/** A page of a list as the API answers it: the items under the resource's name, and where the next page starts. */
+export type Page<Key extends string, Item> = Record<Key, Item[]> & { nextCursor: string | null };
+
+/**
+ * The response DTO of a list, e.g. `export class PatientListDto extends PageOf(PatientDto, 'patients') {}`:
+ * `{ patients: PatientDto[]; nextCursor: string | null }`, documented under the subclass's name (the schema
+ * name generated clients know). `description` documents the items (their order, say).
+ */
+export function PageOf<Key extends string, Item>(item: Class<Item>, key: Key, description?: string): Class<Page<Key, Item>> {
+  class PageDto {}
+  // Applied in this order so that the document lists the items before nextCursor.
+  ApiProperty({ type: [item], ...(description && { description }) })(PageDto.prototype, key);
+  ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Pass as `cursor` for the next page; null on the last page',
+  })(PageDto.prototype, 'nextCursor');
+  return PageDto as Class<Page<Key, Item>>;
 }
 
 export interface PageRequest {

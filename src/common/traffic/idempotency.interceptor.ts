@@ -61,7 +61,8 @@ class ReplayedProblem extends ApiException {
  * a replay of the same request gets it again with `Idempotent-Replayed: true`; another request with the
  * key is 422; a duplicate while the first runs is 409; a 5xx is not kept (the claim is released so that a
  * retry runs). Runs after the guards, so 401/403/429 answers neither claim nor store. Public POSTs are
- * not covered: no key to scope by, and the public pages' writes are guarded by their own uniqueness rules.
+ * not covered (bindRoutes does not bind it to them, nor document the header there): no key to scope by,
+ * and the public pages' writes are guarded by their own uniqueness rules.
  *
  * Crash safety, in PostgreSQL (Stripe's recovery points):
  * 1. The claim is a row (INSERT … ON CONFLICT) holding a token and a lock (IDEMPOTENCY_LOCK_SECONDS).

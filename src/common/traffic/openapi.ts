@@ -34,19 +34,33 @@ const IDEMPOTENCY_KEY: ParameterObject = {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /**
+ * Put by bindRoutes on the operations whose routes honour an Idempotency-Key, where it decides which routes
+ * the interceptor wraps: the document says what the routes do. Read here and by documentErrors (409/422).
+ */
+export const IDEMPOTENCY_KEY_EXTENSION = 'x-idempotency-key';
+
+/** Whether bindRoutes marked this operation as honouring an Idempotency-Key. */
+export function honoursIdempotencyKey(operation: object): boolean {
+  return (operation as Record<string, unknown>)[IDEMPOTENCY_KEY_EXTENSION] === true;
+}
+
+/**
  * Writes traffic control into the OpenAPI document in one place rather than on every route: the
- * rate-limit headers on every /api/v1 response, Retry-After on 429, and on authenticated POSTs the
- * Idempotency-Key header and the Idempotent-Replayed response header (their 409/422: documentErrors).
+ * rate-limit headers on every /api/v1 response, Retry-After on 429, and on the operations bindRoutes marked
+ * as honouring an Idempotency-Key the header and the Idempotent-Replayed response header (their 409/422:
+ * documentErrors).
  */
 export function documentTrafficControl(document: OpenAPIObject): void {
   document.components ??= {};
   document.components.headers = { ...document.components.headers, ...HEADERS };
   const refs = Object.fromEntries(Object.keys(HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
   for (const [path, item] of Object.entries(document.paths)) {
-    if (!path.startsWith('/api/v1/')) continue;
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
+      const idempotent = honoursIdempotencyKey(operation);
+      delete (operation as unknown as Record<string, unknown>)[IDEMPOTENCY_KEY_EXTENSION];
+      if (!path.startsWith('/api/v1/')) continue;
       for (const [status, response] of Object.entries(operation.responses) as [string, ResponseObject][]) {
         response.headers = { ...response.headers, ...refs };
         if (status === '429') {
@@ -56,7 +70,7 @@ export function documentTrafficControl(document: OpenAPIObject): void {
           };
         }
       }
-      if (method !== 'post' || !operation.security?.length) continue;
+      if (!idempotent) continue;
       operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
       for (const [status, response] of Object.entries(operation.responses) as [string, ResponseObject][]) {
         if (status.startsWith('2') || status.startsWith('4')) {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, SCOPES } from '../../../common/auth/auth.types';
 import type { Role, Scope } from '../../../common/auth/auth.types';
+import { PageOf } from '../../../common/http/pagination';
 
 /** An API key record. The secret itself is never shown again after creation. */
 export class ApiKeyDto {
@@ -45,10 +46,4 @@ export class CreatedApiKeyDto extends ApiKeyDto {
   key!: string;
 }
 
-export class ApiKeyListDto {
-  @ApiProperty({ type: [ApiKeyDto] })
-  keys!: ApiKeyDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class ApiKeyListDto extends PageOf(ApiKeyDto, 'keys') {}

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 import { TimeRangePageQueryDto } from '../../../common/http/time-range';
 
 /** One audited request. Never holds the resource's data. */
@@ -37,13 +38,7 @@ export class AuditEntryDto {
   ip!: string | null;
 }
 
-export class AuditLogDto {
-  @ApiProperty({ type: [AuditEntryDto] })
-  entries!: AuditEntryDto[];
-
-  @ApiProperty({ type: String, nullable: true })
-  nextCursor!: string | null;
-}
+export class AuditLogDto extends PageOf(AuditEntryDto, 'entries') {}
 
 /** GET /settings/audit-log: newest first; every filter given narrows the list. */
 export class ListAuditLogQueryDto extends TimeRangePageQueryDto {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { PageQueryDto } from '../../../common/http/pagination';
+import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { EMAIL_STATUSES, EMAIL_TRANSPORTS } from '../entities/email-message.entity';
 import type { EmailStatus, EmailTransportName } from '../entities/email-message.entity';
 
@@ -71,13 +71,7 @@ export class EmailMessageDetailDto extends EmailMessageDto {
   textContent!: string | null;
 }
 
-export class EmailMessageListDto {
-  @ApiProperty({ type: [EmailMessageDto] })
-  messages!: EmailMessageDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class EmailMessageListDto extends PageOf(EmailMessageDto, 'messages') {}
 
 /** GET /emails/messages: a page, newest first, narrowed by any of the filters. */
 export class ListEmailMessagesQueryDto extends PageQueryDto {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, IsUUID, Length, Matches, ValidateIf } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 
 const NOT_BLANK = /\S/;
 /** Validate when present; `null` is validated too (and so refused) for members that cannot be cleared. */
@@ -98,13 +99,7 @@ export class EmailTemplateDto {
   updatedAt!: string;
 }
 
-export class EmailTemplateListDto {
-  @ApiProperty({ type: [EmailTemplateDto] })
-  templates!: EmailTemplateDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class EmailTemplateListDto extends PageOf(EmailTemplateDto, 'templates') {}
 
 /** The body of POST /emails/templates/{id}/preview. */
 export class PreviewEmailTemplateDto {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 import { TimeRangePageQueryDto } from '../../../common/http/time-range';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../event-types';
 
@@ -20,13 +21,7 @@ export class EventDto {
   data!: Record<string, unknown>;
 }
 
-export class EventListDto {
-  @ApiProperty({ type: [EventDto] })
-  events!: EventDto[];
-
-  @ApiProperty({ type: String, nullable: true })
-  nextCursor!: string | null;
-}
+export class EventListDto extends PageOf(EventDto, 'events') {}
 
 /** GET /events: newest first, optionally one type and a time range. */
 export class ListEventsQueryDto extends TimeRangePageQueryDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional } from 'class-validator';
-import { PageQueryDto } from '../../../common/http/pagination';
+import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { FIELD_TYPES } from '../form-rules';
 import type { FieldType } from '../form-rules';
 import { FORM_FIELDS_EXAMPLE } from './create-form.dto';
@@ -62,13 +62,7 @@ export class FormDto {
   updatedAt!: string;
 }
 
-export class FormListDto {
-  @ApiProperty({ type: [FormDto] })
-  forms!: FormDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class FormListDto extends PageOf(FormDto, 'forms') {}
 
 const toBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 

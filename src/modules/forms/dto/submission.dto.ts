@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 import { TimeRangePageQueryDto } from '../../../common/http/time-range';
 import { FormFieldOutDto } from './form.dto';
 
@@ -56,13 +57,7 @@ export class SubmissionDetailDto extends SubmissionDto {
   formFields!: FormFieldOutDto[];
 }
 
-export class SubmissionListDto {
-  @ApiProperty({ type: [SubmissionDto] })
-  submissions!: SubmissionDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class SubmissionListDto extends PageOf(SubmissionDto, 'submissions') {}
 
 /** GET /forms/{id}/submissions: a page, newest first, narrowed to from..to (submission time) and a patient. */
 export class ListSubmissionsQueryDto extends TimeRangePageQueryDto {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PageOf } from '../../../common/http/pagination';
 import { PATIENT_STATUSES, PATIENT_TYPES } from '../patient-rules';
 import type { PatientStatus, PatientType } from '../patient-rules';
 
@@ -57,13 +58,7 @@ export class PatientDto {
   updatedAt!: string;
 }
 
-export class PatientListDto {
-  @ApiProperty({ type: [PatientDto] })
-  patients!: PatientDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class PatientListDto extends PageOf(PatientDto, 'patients') {}
 
 export class TagCountDto {
   @ApiProperty({ example: 'vip' })

@@ -17,7 +17,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { PageQueryDto } from '../../../common/http/pagination';
+import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { IsSlug } from '../../../common/slug';
 
 const NOT_BLANK = /\S/;
@@ -175,13 +175,7 @@ export class SchedulerDto {
   updatedAt!: string;
 }
 
-export class SchedulerListDto {
-  @ApiProperty({ type: [SchedulerDto] })
-  schedulers!: SchedulerDto[];
-
-  @ApiProperty({ nullable: true, type: String, example: null })
-  nextCursor!: string | null;
-}
+export class SchedulerListDto extends PageOf(SchedulerDto, 'schedulers') {}
 
 const toBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 

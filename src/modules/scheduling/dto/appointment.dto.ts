@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { PageQueryDto } from '../../../common/http/pagination';
+import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { PatientDto } from '../../patients/dto/patient.dto';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
@@ -146,10 +146,4 @@ export class AppointmentDto {
   updatedAt!: string;
 }
 
-export class AppointmentListDto {
-  @ApiProperty({ type: [AppointmentDto], description: 'Ascending by datetime, then id' })
-  appointments!: AppointmentDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class AppointmentListDto extends PageOf(AppointmentDto, 'appointments', 'Ascending by datetime, then id') {}

@@ -16,6 +16,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 import { IsIanaTimeZone } from '../time-zones';
 
 const HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
@@ -140,10 +141,4 @@ export class ProviderDto {
   updatedAt!: string;
 }
 
-export class ProviderListDto {
-  @ApiProperty({ type: [ProviderDto] })
-  providers!: ProviderDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class ProviderListDto extends PageOf(ProviderDto, 'providers') {}

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 import { IsInstant } from './is-instant';
 
 export class CreateTimeOffDto {
@@ -39,10 +40,4 @@ export class TimeOffDto {
   createdAt!: string;
 }
 
-export class TimeOffListDto {
-  @ApiProperty({ type: [TimeOffDto], description: 'Ascending by start' })
-  timeOff!: TimeOffDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  nextCursor!: string | null;
-}
+export class TimeOffListDto extends PageOf(TimeOffDto, 'timeOff', 'Ascending by start') {}

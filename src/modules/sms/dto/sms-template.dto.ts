@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageOf } from '../../../common/http/pagination';
 import { WhenPresent } from '../../../common/http/patch-members';
 import { IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 
@@ -63,13 +64,7 @@ export class SmsTemplateDto {
   updatedAt!: string;
 }
 
-export class SmsTemplateListDto {
-  @ApiProperty({ type: [SmsTemplateDto] })
-  templates!: SmsTemplateDto[];
-
-  @ApiProperty({ nullable: true, type: String, example: null })
-  nextCursor!: string | null;
-}
+export class SmsTemplateListDto extends PageOf(SmsTemplateDto, 'templates') {}
 
 /** The body of POST /sms/templates/{id}/preview. */
 export class PreviewSmsTemplateDto {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PageOf } from '../../../common/http/pagination';
 import { DELIVERY_STATUSES } from '../entities/webhook-delivery.entity';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
 
@@ -49,10 +50,4 @@ export class WebhookDeliveryDto {
   updatedAt!: string;
 }
 
-export class WebhookDeliveryListDto {
-  @ApiProperty({ type: [WebhookDeliveryDto] })
-  deliveries!: WebhookDeliveryDto[];
-
-  @ApiProperty({ type: String, nullable: true })
-  nextCursor!: string | null;
-}
+export class WebhookDeliveryListDto extends PageOf(WebhookDeliveryDto, 'deliveries') {}

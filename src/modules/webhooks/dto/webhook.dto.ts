@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageOf } from '../../../common/http/pagination';
 import { EVENT_TYPES } from '../../events/event-types';
 import type { EventType } from '../../events/event-types';
 
@@ -38,13 +39,7 @@ export class WebhookWithSecretDto extends WebhookDto {
   secret!: string;
 }
 
-export class WebhookListDto {
-  @ApiProperty({ type: [WebhookDto] })
-  webhooks!: WebhookDto[];
-
-  @ApiProperty({ type: String, nullable: true })
-  nextCursor!: string | null;
-}
+export class WebhookListDto extends PageOf(WebhookDto, 'webhooks') {}
 
 export class CreateWebhookDto {
   /** https, resolving to public addresses only. */

@@ -17,7 +17,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto } from '../../../../common/http/pagination';
+import { PageOf, PageQueryDto } from '../../../../common/http/pagination';
 import { WhenClearable, WhenPresent } from '../../../../common/http/patch-members';
 import { ENROLLMENT_STATUSES, MAX_DELAY_MINUTES, MAX_STEPS, SEQUENCE_STATUSES } from '../sequence-rules';
 import type { EnrollmentStatus, SequenceStatus } from '../sequence-rules';
@@ -137,13 +137,7 @@ export class SequenceCreatedDto {
   sequence!: SequenceDto;
 }
 
-export class SequenceListDto {
-  @ApiProperty({ type: [SequenceDto] })
-  sequences!: SequenceDto[];
-
-  @ApiProperty({ nullable: true, type: String, example: null })
-  nextCursor!: string | null;
-}
+export class SequenceListDto extends PageOf(SequenceDto, 'sequences') {}
 
 /** GET /emails/sequences: a page, newest first. */
 export class ListSequencesQueryDto extends PageQueryDto {
@@ -217,13 +211,7 @@ export class EnrollmentDto {
   updatedAt!: string;
 }
 
-export class EnrollmentListDto {
-  @ApiProperty({ type: [EnrollmentDto] })
-  enrollments!: EnrollmentDto[];
-
-  @ApiProperty({ nullable: true, type: String, example: null })
-  nextCursor!: string | null;
-}
+export class EnrollmentListDto extends PageOf(EnrollmentDto, 'enrollments') {}
 
 /** GET /emails/sequences/{id}/enrollments: a page, newest first. */
 export class ListEnrollmentsQueryDto extends PageQueryDto {
