@@ -1,26 +1,34 @@
 import { randomFillSync } from 'node:crypto';
 import { v7 } from 'uuid';
 
-/** Ids drawn per refill of the random pool: one getrandom call per 256 ids instead of one per id. */
-const POOL_IDS = 256;
-const pool = new Uint8Array(16 * POOL_IDS);
-let nextInPool = POOL_IDS;
+/** Random bytes drawn from the kernel at a time: one getrandom call per 4 KiB instead of one per id. */
+const pool = new Uint8Array(4096);
+let nextInPool = pool.length;
+
+/**
+ * `size` (at most 64) cryptographically random bytes out of a pooled buffer, as Node's
+ * `crypto.randomUUID()` pools its own: `randomBytes` per id or code is a kernel call each, which profiled
+ * as the largest cost of writing an audit entry and 1% of creating a patient. The answer is a view of the
+ * pool: use it before the next call.
+ */
+export function pooledRandomBytes(size: number): Uint8Array {
+  if (size > 64) throw new RangeError('pooledRandomBytes serves at most 64 bytes');
+  if (nextInPool + size > pool.length) {
+    randomFillSync(pool);
+    nextInPool = 0;
+  }
+  return pool.subarray(nextInPool, (nextInPool += size));
+}
 /** The millisecond and 31-bit counter of the last id, as `uuid` keeps them: ids sort in creation order. */
 let lastMs = -Infinity;
 let sequence = 0;
 
 /**
  * A new UUIDv7: sortable by creation time, and monotonic within this process (a counter orders the ids
- * of one millisecond, from a random start, as `uuid`'s own v7 does). `uuid`'s v7 asks the kernel for 16
- * random bytes per id, which profiled as the largest cost of writing an audit entry; here they come from
- * a pooled buffer, as Node's `crypto.randomUUID()` does for v4.
+ * of one millisecond, from a random start, as `uuid`'s own v7 does), with its random bits from the pool.
  */
 export function uuidv7(): string {
-  if (nextInPool === POOL_IDS) {
-    randomFillSync(pool);
-    nextInPool = 0;
-  }
-  const random = pool.subarray(16 * nextInPool, 16 * ++nextInPool);
+  const random = pooledRandomBytes(16);
   const now = Date.now();
   if (now > lastMs) {
     lastMs = now;

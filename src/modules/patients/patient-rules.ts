@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../../common/ids';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /*
@@ -20,7 +20,7 @@ export const JOINING_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export const JOINING_CODE_LENGTH = 8;
 
 export function generateJoiningCode(): string {
-  const bytes = randomBytes(JOINING_CODE_LENGTH);
+  const bytes = pooledRandomBytes(JOINING_CODE_LENGTH);
   let code = '';
   for (const byte of bytes) code += JOINING_CODE_ALPHABET[byte & 31];
   return code;
