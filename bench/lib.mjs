@@ -68,10 +68,14 @@ export async function openBench(name, env = {}) {
       const [command, ...rest] = [...wrapper, process.execPath, ...args, script];
       const child = spawn(command, rest, { env: { ...bench.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
       children.push(child);
+      child.once('exit', (code, signal) => {
+        if (!child.stopping) exitedEarly = `${script} (exit ${code ?? signal})`;
+      });
       return child;
     },
     async stop(child) {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      child.stopping = true;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(10_000)]);
@@ -133,9 +137,13 @@ function cleanRedis(prefix) {
   }
 }
 
+/** A process `bench.start` started that exited without being stopped: no `waitFor` can succeed then. */
+let exitedEarly = null;
+
 /**
  * Resolves once `target` is ready: a URL that answers below 500 (polled every 100 ms), or a function whose
- * answer (awaited) is truthy (polled every 20 ms); throws after `timeoutMs`, naming `what`.
+ * answer (awaited) is truthy (polled every 20 ms); throws after `timeoutMs`, naming `what`, or at once when
+ * a started process has exited on its own (a server that failed to start).
  */
 export async function waitFor(target, timeoutMs = 180_000, what = String(target)) {
   const url = typeof target === 'string';
@@ -147,6 +155,7 @@ export async function waitFor(target, timeoutMs = 180_000, what = String(target)
     } catch {
       // not yet
     }
+    if (exitedEarly) throw new Error(`${exitedEarly} exited while waiting for ${what}`);
     if (Date.now() > deadline) throw new Error(url ? `${target} did not come up` : `${what} did not happen within ${timeoutMs} ms`);
     await sleep(url ? 100 : 20);
   }
