@@ -1,9 +1,10 @@
-// Audit-log cost on GET /patients/{id}: the built API with the audit log on, then off
-// (AUDIT_LOG_ENABLED=false, a switch for this comparison only), in alternating rounds, autocannon with 32
-// connections over random ids of 2,000 seeded patients. Reports req/s and the CPU time per request of the
-// API process and of the PostgreSQL backends serving it (the audit log's cost is mostly PostgreSQL's:
-// inserting the batched rows into audit_log and its indexes), which the machine's other load disturbs far
-// less than req/s.
+// Audit-log cost on GET /patients/{id}: two built APIs on one database, one with the audit log on and one
+// with AUDIT_LOG_ENABLED=false (a switch for this comparison only), both started and warmed once, then
+// measured in alternating rounds (on/off, then off/on), autocannon with 32 connections over random ids of
+// 2,000 seeded patients. Reports req/s and the CPU time per request of the API process and of the
+// PostgreSQL backends serving it (by application_name), which the machine's drift disturbs far less than
+// req/s. Keeping both processes for every round takes out what differs between freshly started processes
+// (JIT state, new PostgreSQL backends), which earlier versions of this script measured as cost.
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
 // Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=5]
 import { bulkImport, cannon, cpuMeter, log, median, patientRows, waitFor, withBench } from './lib.mjs';
@@ -11,18 +12,18 @@ import { bulkImport, cannon, cpuMeter, log, median, patientRows, waitFor, withBe
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const PATIENTS = 2_000;
-const PORT = 41411;
-const base = `http://127.0.0.1:${PORT}`;
+const PORTS = { on: 41411, off: 41412 };
+const url = (side) => `http://127.0.0.1:${PORTS[side]}`;
 
-await withBench('audit', { PORT: String(PORT), WORKERS: 'off' }, async (bench) => {
+await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   bench.migrate();
   const { keys } = bench.createTenant();
   const headers = { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' };
 
-  // Seeding needs the import worker: one start with workers on, then every measured start without.
-  const seeder = bench.start('dist/main.js', { WORKERS: 'on' });
-  await waitFor(`${base}/health/ready`);
-  const { job } = await bulkImport(base, headers, patientRows(PATIENTS));
+  // Seeding needs the import worker: one start with workers on, then the two measured APIs without.
+  const seeder = bench.start('dist/main.js', { PORT: String(PORTS.on), WORKERS: 'on' });
+  await waitFor(`${url('on')}/health/ready`);
+  const { job } = await bulkImport(url('on'), headers, patientRows(PATIENTS));
   if (job.created !== PATIENTS) throw new Error(`seeding created ${job.created} of ${PATIENTS}`);
   await bench.stop(seeder);
   const db = await bench.sql();
@@ -30,48 +31,46 @@ await withBench('audit', { PORT: String(PORT), WORKERS: 'off' }, async (bench) =
   const ids = (await db.query('SELECT id FROM patients')).rows.map((r) => r.id);
   const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
-  /** Starts the API with the audit log on or off, measures GET /patients/{id}, stops it. */
-  async function measure(audit) {
-    const api = bench.start('dist/main.js', { AUDIT_LOG_ENABLED: String(audit) });
-    try {
-      await waitFor(`${base}/health/ready`);
-      const target = { url: base, headers, paths: () => `/api/v1/patients/${randomId()}` };
-      await cannon({ ...target, duration: 2 });
-      const meter = cpuMeter(db, bench.database, { api: api.pid });
-      await meter.start();
-      const r = await cannon({ ...target, duration: SECONDS });
-      // The last batch of audit rows is written within a flush interval of the run's end: count it.
-      if (audit) await new Promise((resolve) => setTimeout(resolve, 1500));
-      const cpu = await meter.stop(r.total);
-      return { ...r, cpu: cpu.api, pgCpu: cpu['pg:others'] };
-    } finally {
-      await bench.stop(api);
-    }
+  // application_name tells the meter which PostgreSQL backends serve which API.
+  const apis = {
+    on: bench.start('dist/main.js', { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: 'true', PGAPPNAME: 'bench-audit-on' }),
+    off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }),
+  };
+  for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
+  const target = (side) => ({ url: url(side), headers, paths: () => `/api/v1/patients/${randomId()}` });
+  for (const side of ['on', 'off']) await cannon({ ...target(side), duration: 5 }); // JIT warm-up, pools filled
+
+  const meter = cpuMeter(db, bench.database, { on: apis.on.pid, off: apis.off.pid }, { on: 'bench-audit-on', off: 'bench-audit-off' });
+  /** One measured run of `side`, its audit rows written (a flush interval after the run) before the meter stops. */
+  async function measure(side) {
+    await cannon({ ...target(side), duration: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the warm-up's last entries flushed outside the window
+    await meter.start();
+    const r = await cannon({ ...target(side), duration: SECONDS });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const cpu = await meter.stop(r.total);
+    return { ...r, cpu: cpu[side], pgCpu: cpu[`pg:${side}`] };
   }
 
-  const on = [];
-  const off = [];
+  const runs = { on: [], off: [] };
+  const costs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternate the order, so that a machine getting busier does not favour one side.
-    const order = round % 2 ? [true, false] : [false, true];
-    for (const audit of order) (audit ? on : off).push(await measure(audit));
-    const [a, b] = [on.at(-1), off.at(-1)];
+    for (const side of round % 2 ? ['on', 'off'] : ['off', 'on']) runs[side].push(await measure(side));
+    const [a, b] = [runs.on.at(-1), runs.off.at(-1)];
+    costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1 });
     log(
       `round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}), ` +
         `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
     );
   }
   const m = (rs, f) => median(rs.map(f));
-  const onRps = m(on, (r) => r.rps);
-  const offRps = m(off, (r) => r.rps);
-  const onCpu = m(on, (r) => r.cpu + r.pgCpu);
-  const offCpu = m(off, (r) => r.cpu + r.pgCpu);
-  const rpsCost = (1 - onRps / offRps) * 100;
-  const cpuCost = (onCpu / offCpu - 1) * 100;
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
   console.log(
-    `| GET /patients/{id}, ${ROUNDS} rounds of ${SECONDS} s | audit on ${onRps.toFixed(0)} req/s (p99 ${m(on, (r) => r.p99)} ms), CPU µs/req ${m(on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(on, (r) => r.pgCpu).toFixed(0)} ` +
-      `| audit off ${offRps.toFixed(0)} req/s (p99 ${m(off, (r) => r.p99)} ms), ${m(off, (r) => r.cpu).toFixed(0)} + ${m(off, (r) => r.pgCpu).toFixed(0)} ` +
-      `| cost: throughput ${rpsCost.toFixed(1)} %, CPU per request ${cpuCost.toFixed(1)} % | errors ${[...on, ...off].reduce((n, r) => n + r.errors, 0)} |`,
+    `| GET /patients/{id}, ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} ` +
+      `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
+      `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))}, CPU per request ${pct(m(costs, (c) => c.cpu))} ` +
+      `| per round: ${costs.map((c) => pct(c.rps)).join(', ')} | errors ${[...runs.on, ...runs.off].reduce((n, r) => n + r.errors, 0)} |`,
   );
   await db.end();
 });
