@@ -19,6 +19,7 @@ export function pooledRandomBytes(size: number): Uint8Array {
   }
   return pool.subarray(nextInPool, (nextInPool += size));
 }
+
 /** The millisecond and 31-bit counter of the last id, as `uuid` keeps them: ids sort in creation order. */
 let lastMs = -Infinity;
 let sequence = 0;

@@ -300,7 +300,7 @@ export class AppConfig {
     /** `minuteMs`: the length of a step delay's minute (60,000 but in tests). */
     readonly sequences: { minuteMs: number } = { minuteMs: 60_000 },
     /** `heapGrowingPercent`: see HEAP_GROWING_PERCENT; 0 leaves V8's default. */
-    readonly runtime: { heapGrowingPercent: number } = { heapGrowingPercent: 0 },
+    readonly runtime: { heapGrowingPercent: number } = { heapGrowingPercent: 50 },
   ) {}
 
   /** The application secret; throws if start-up has not resolved it. */

@@ -26,6 +26,15 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** How a read-modify-write locks its row until the transaction ends (PostgreSQL's row-level lock modes). */
+export type RowLock = 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR SHARE' | 'FOR KEY SHARE';
+const LOCK_MODES = {
+  'FOR UPDATE': 'pessimistic_write',
+  'FOR NO KEY UPDATE': 'for_no_key_update',
+  'FOR SHARE': 'pessimistic_read',
+  'FOR KEY SHARE': 'for_key_share',
+} as const;
+
 export type Unscoped<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id' | 'createdAt' | 'updatedAt'>;
 type Patch<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id'>;
 
@@ -89,6 +98,14 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
 
   findById(scope: TenantScope, id: string, tx?: EntityManager): Promise<T | null> {
     return this.findOne(scope, { id } as unknown as FindOptionsWhere<T>, tx);
+  }
+
+  /**
+   * The row, locked in `tx` until it ends (FOR UPDATE unless another mode is named), so that two
+   * read-modify-writes of one row apply one after the other.
+   */
+  findByIdLocked(scope: TenantScope, id: string, tx: EntityManager, lock: RowLock = 'FOR UPDATE'): Promise<T | null> {
+    return this.repo(tx).findOne({ where: this.scoped(scope, { id } as unknown as FindOptionsWhere<T>), lock: { mode: LOCK_MODES[lock] } });
   }
 
   find(scope: TenantScope, where: FindOptionsWhere<T> = {}, order?: FindOptionsOrder<T>, take?: number, tx?: EntityManager): Promise<T[]> {

@@ -68,6 +68,37 @@ describe('Transactions reach the repositories (issue 9 section 1)', () => {
     expect((await fields.all(scope)).map((f) => f.key)).not.toContain(key);
   });
 
+  it('findByIdLocked holds the row until its transaction ends, and sees only its own scope', async () => {
+    const field = await fields.insert(scope, { key: `tx_lock_${Date.now()}`, label: 'x', type: 'text', options: null });
+    const order: string[] = [];
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstLocked!: () => void;
+    const locked = new Promise<void>((resolve) => (firstLocked = resolve));
+    const first = transactions.run(async (tx) => {
+      expect((await fields.findByIdLocked(scope, field.id, tx))?.id).toBe(field.id);
+      firstLocked();
+      await firstHolds;
+      order.push('first commits');
+    });
+    await locked;
+    const second = transactions.run(async (tx) => {
+      await fields.findByIdLocked(scope, field.id, tx, 'FOR NO KEY UPDATE');
+      order.push('second locked');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(order).toEqual([]); // the second waits on the first's lock
+    releaseFirst();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first commits', 'second locked']);
+
+    const otherTenant: TenantScope = { tenantId: (await createTenant(app)).id, mode: 'test' };
+    const otherMode: TenantScope = { tenantId: scope.tenantId, mode: 'live' };
+    for (const other of [otherTenant, otherMode]) {
+      expect(await transactions.run((tx) => fields.findByIdLocked(other, field.id, tx))).toBeNull();
+    }
+  });
+
   it('names the constraint of a unique or foreign-key violation', async () => {
     const externalId = `ext-${Date.now()}`;
     await patients.create(scope, values(externalId), `U1${Date.now() % 1e6}`);

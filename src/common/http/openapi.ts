@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { honoursIdempotencyKey } from '../traffic/openapi';
+import { isMarkedIdempotent } from '../traffic/openapi';
 import { ERROR_CODES, ErrorCode } from './error-codes';
 import { ProblemDto } from './problem.dto';
 
@@ -49,7 +49,7 @@ function platformCodes(path: string, op: OperationObject): ErrorCode[] {
   if (authenticated && ((extensions['x-allowed-roles'] as string[] | undefined)?.length ?? ALL_ROLES) < ALL_ROLES)
     codes.push('insufficient_role');
   if (params.some((p) => p.in === 'path')) codes.push('not_found');
-  if (honoursIdempotencyKey(op)) codes.push('idempotency_key_in_use', 'idempotency_key_reused');
+  if (isMarkedIdempotent(op)) codes.push('idempotency_key_in_use', 'idempotency_key_reused');
   if (api) codes.push('rate_limited', 'service_unavailable');
   return codes;
 }

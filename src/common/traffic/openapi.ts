@@ -40,7 +40,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 export const IDEMPOTENCY_KEY_EXTENSION = 'x-idempotency-key';
 
 /** Whether bindRoutes marked this operation as honouring an Idempotency-Key. */
-export function honoursIdempotencyKey(operation: object): boolean {
+export function isMarkedIdempotent(operation: object): boolean {
   return (operation as Record<string, unknown>)[IDEMPOTENCY_KEY_EXTENSION] === true;
 }
 
@@ -58,7 +58,7 @@ export function documentTrafficControl(document: OpenAPIObject): void {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const idempotent = honoursIdempotencyKey(operation);
+      const idempotent = isMarkedIdempotent(operation);
       delete (operation as unknown as Record<string, unknown>)[IDEMPOTENCY_KEY_EXTENSION];
       if (!path.startsWith('/api/v1/')) continue;
       for (const [status, response] of Object.entries(operation.responses) as [string, ResponseObject][]) {

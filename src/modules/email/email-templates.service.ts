@@ -71,7 +71,7 @@ export class EmailTemplatesService {
   async update(auth: AuthContext, id: string, dto: UpdateEmailTemplateDto): Promise<EmailTemplateDto> {
     assertEmailPartsCompile({ subject: dto.subject, htmlContent: dto.htmlContent ?? undefined, textContent: dto.textContent ?? undefined });
     return this.transactions.run(async (tx) => {
-      const current = await this.templates.getForUpdate(auth, id, tx);
+      const current = await this.templates.findByIdLocked(auth, id, tx);
       if (!current) throw new EmailTemplateNotFoundException();
       const next = {
         name: dto.name?.trim() ?? current.name,

@@ -33,22 +33,11 @@ export class FormsRepository extends TenantEntityRepository<FormEntity> {
     return this.findById(scope, id, tx);
   }
 
-  /** The form, locked until the transaction ends: a PATCH reads and writes its version without a race. */
-  async getForUpdate(scope: TenantScope, id: string, tx: EntityManager): Promise<FormEntity | null> {
-    const rows = await this.sql<FormEntity[]>(
-      scope,
-      `SELECT ${COLUMNS} FROM forms WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE`,
-      [id],
-      tx,
-    );
-    return rows[0] ?? null;
-  }
-
   create(scope: TenantScope, values: FormValues, tx: EntityManager): Promise<FormEntity> {
     return this.insert(scope, { ...values, version: 1, submissionsCount: 0 }, tx);
   }
 
-  /** Applies a patch to a form locked by getForUpdate; a new `fields` list is the next version. Answers the new row. */
+  /** Applies a patch to a form locked by findByIdLocked; a new `fields` list is the next version. Answers the new row. */
   async applyPatch(scope: TenantScope, id: string, patch: FormPatch, tx: EntityManager): Promise<FormEntity> {
     const params: unknown[] = [id]; // $3; the scope is $1 and $2
     const param = (value: unknown): string => {

@@ -74,7 +74,7 @@ export class FormsService {
   async update(auth: AuthContext, id: string, dto: UpdateFormDto): Promise<FormDto> {
     const fields = dto.fields === undefined ? undefined : checkedFields(dto.fields);
     return this.transactions.run(async (tx) => {
-      const current = await this.forms.getForUpdate(auth, id, tx);
+      const current = await this.forms.findByIdLocked(auth, id, tx);
       if (!current) throw new FormNotFoundException();
       const patch: FormPatch = {
         name: dto.name?.trim(),

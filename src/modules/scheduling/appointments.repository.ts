@@ -42,11 +42,6 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
       .getOne();
   }
 
-  /** One appointment, locked until the transaction ends, so that two PATCHes apply one after the other. */
-  lock(scope: TenantScope, id: string, tx: EntityManager): Promise<AppointmentEntity | null> {
-    return this.query(scope, 'a', tx).andWhere('a.id = :id', { id }).setLock('pessimistic_write').getOne();
-  }
-
   /** A page in datetime order, each with its patient (one query: the patient is joined, not fetched per row). */
   list(scope: TenantScope, filters: AppointmentFilters, page: PageRequest): Promise<Page<AppointmentEntity>> {
     const q = this.joinPatient(this.query(scope, 'a'));

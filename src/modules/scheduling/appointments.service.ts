@@ -165,7 +165,7 @@ export class AppointmentsService {
     try {
       return await retryOnDeadlock(() =>
         this.transactions.run(async (tx) => {
-          const current = await this.appointments.lock(auth, id, tx);
+          const current = await this.appointments.findByIdLocked(auth, id, tx);
           if (!current) throw new AppointmentNotFoundException();
           const status = dto.status ?? current.status;
           if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);

@@ -76,17 +76,6 @@ export class EnrollmentsRepository extends TenantEntityRepository<SequenceEnroll
     return this.findById(scope, id, tx);
   }
 
-  /** The enrolment, locked until `tx` ends: a step claims it by its number under this lock. */
-  async getForUpdate(scope: TenantScope, id: string, tx: EntityManager): Promise<SequenceEnrollmentEntity | null> {
-    const rows = await this.sql<SequenceEnrollmentEntity[]>(
-      scope,
-      `SELECT ${COLUMNS} FROM email_sequence_enrollments WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE`,
-      [id],
-      tx,
-    );
-    return rows[0] ?? null;
-  }
-
   /** Moves an enrolment to its next step, due at `nextStepAt`, after the message of the step it ran. */
   async advance(
     scope: TenantScope,

@@ -51,8 +51,8 @@ export class SequenceSteps {
     // else two steps with short delays would race each other through the send queue.
     if (plain.lastMessageId && !(await this.settled(scope, plain.lastMessageId))) throw new JobNotReadyError(PREVIOUS_STEP_WAIT_MS);
     const { outcome, next } = await this.transactions.run(async (tx) => {
-      const sequence = await this.sequences.getLocked(scope, plain.sequenceId, 'FOR KEY SHARE', tx);
-      const enrollment = await this.enrollments.getForUpdate(scope, enrollmentId, tx);
+      const sequence = await this.sequences.findByIdLocked(scope, plain.sequenceId, tx, 'FOR KEY SHARE');
+      const enrollment = await this.enrollments.findByIdLocked(scope, enrollmentId, tx);
       if (!sequence || !enrollment || enrollment.status !== 'active' || enrollment.currentStep !== step)
         return { outcome: 'stale' as const };
       // Held: the job ends here and the step is added again when the sequence is resumed.
@@ -113,7 +113,7 @@ export class SequenceSteps {
   /** BullMQ gave up on a step (our own failures, retried): the enrolment ends `failed`, with why. */
   async fail(scope: TenantScope, enrollmentId: string, step: number, reason: string): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const enrollment = await this.enrollments.getForUpdate(scope, enrollmentId, tx);
+      const enrollment = await this.enrollments.findByIdLocked(scope, enrollmentId, tx);
       if (enrollment?.status !== 'active' || enrollment.currentStep !== step) return;
       await this.enrollments.end(scope, enrollmentId, 'failed', { reason: `step ${step}: ${reason}`.slice(0, 500) }, tx);
     });

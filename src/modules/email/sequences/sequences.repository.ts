@@ -19,12 +19,10 @@ const COLUMNS = `id, tenant_id AS "tenantId", mode, name, description, status, s
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /**
- * Row locks, and why each: a PATCH takes FOR UPDATE (it changes status and steps); an enrolment takes FOR
- * NO KEY UPDATE (it must see `active` and bumps the count, and waits for a PATCH); a step takes FOR KEY
- * SHARE (it must not run across a PATCH, but steps and enrolments run side by side).
+ * Row locks (findByIdLocked), and why each: a PATCH takes FOR UPDATE (it changes status and steps); an
+ * enrolment takes FOR NO KEY UPDATE (it must see `active` and bumps the count, and waits for a PATCH); a
+ * step takes FOR KEY SHARE (it must not run across a PATCH, but steps and enrolments run side by side).
  */
-export type SequenceLock = 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE';
-
 @Injectable()
 export class SequencesRepository extends TenantEntityRepository<EmailSequenceEntity> {
   constructor(@InjectRepository(EmailSequenceEntity) repository: Repository<EmailSequenceEntity>) {
@@ -35,16 +33,6 @@ export class SequencesRepository extends TenantEntityRepository<EmailSequenceEnt
     return this.findById(scope, id, tx);
   }
 
-  async getLocked(scope: TenantScope, id: string, lock: SequenceLock, tx: EntityManager): Promise<EmailSequenceEntity | null> {
-    const rows = await this.sql<EmailSequenceEntity[]>(
-      scope,
-      `SELECT ${COLUMNS} FROM email_sequences WHERE tenant_id = $1 AND mode = $2 AND id = $3 ${lock}`,
-      [id],
-      tx,
-    );
-    return rows[0] ?? null;
-  }
-
   create(
     scope: TenantScope,
     values: { name: string; description: string | null; steps: SequenceStep[] },
@@ -53,7 +41,7 @@ export class SequencesRepository extends TenantEntityRepository<EmailSequenceEnt
     return this.insert(scope, { ...values, status: 'draft', enrollmentCount: 0 }, tx);
   }
 
-  /** Applies a patch to a sequence locked by getLocked(FOR UPDATE); answers the new row. */
+  /** Applies a patch to a sequence locked by findByIdLocked (FOR UPDATE); answers the new row. */
   async applyPatch(scope: TenantScope, id: string, patch: SequencePatch, tx: EntityManager): Promise<EmailSequenceEntity> {
     // $1 and $2 are the scope, $3 the id; steps go as JSON text, which PostgreSQL casts to jsonb.
     const set = setClause(

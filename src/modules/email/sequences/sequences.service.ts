@@ -69,7 +69,7 @@ export class SequencesService {
   async update(auth: AuthContext, id: string, dto: UpdateSequenceDto): Promise<SequenceDto> {
     const steps = dto.steps === undefined ? undefined : await this.checkedSteps(auth, dto.steps);
     const { sequence, resumed, cancelled } = await this.transactions.run(async (tx) => {
-      const current = await this.sequences.getLocked(auth, id, 'FOR UPDATE', tx);
+      const current = await this.sequences.findByIdLocked(auth, id, tx);
       if (!current) throw new SequenceNotFoundException();
       const next = dto.status ?? current.status;
       if (!canTransition(current.status, next)) {
@@ -117,7 +117,7 @@ export class SequencesService {
   async enroll(auth: AuthContext, id: string, dto: EnrollDto): Promise<EnrollResultDto> {
     const patientIds = [...new Set(dto.patientIds.map((p) => p.toLowerCase()))];
     const { result, started } = await this.transactions.run(async (tx) => {
-      const sequence = await this.sequences.getLocked(auth, id, 'FOR NO KEY UPDATE', tx);
+      const sequence = await this.sequences.findByIdLocked(auth, id, tx, 'FOR NO KEY UPDATE');
       if (!sequence) throw new SequenceNotFoundException();
       if (sequence.status !== 'active') throw new SequenceNotActiveException(sequence.status);
       const found = new Map((await this.enrollments.patients(auth, patientIds, tx)).map((p) => [p.id, p]));
