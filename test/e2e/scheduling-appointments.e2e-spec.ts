@@ -318,6 +318,11 @@ describe('Scheduling: booking and appointments', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ notes: null, type: 'Review', status: 'scheduled' });
       expect(fieldsOf((await api.patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'done' })).body)).toEqual(['status']);
+      // Only notes and type can be cleared: null for any other member is refused, naming it.
+      for (const field of ['status', 'datetime', 'duration']) {
+        const refused = await api.patch(`${SCHEDULING}/appointments/${a.id}`, { [field]: null });
+        expect([refused.status, fieldsOf(refused.body)]).toEqual([400, [field]]);
+      }
     });
   });
 

@@ -106,6 +106,17 @@ describe('Scheduling: providers, time off and availability', () => {
       expect(fieldsOf(res.body).sort()).toEqual(['isActive', 'timezone']);
     });
 
+    it('refuses null for a PATCH member that cannot be cleared, naming it; null clears the email', async () => {
+      const p = await createProvider(app, tenant.testKey);
+      for (const field of ['name', 'timezone', 'workingHours', 'isActive']) {
+        const res = await api.patch(`${SCHEDULING}/providers/${p.id}`, { [field]: null });
+        expect([res.status, fieldsOf(res.body)]).toEqual([400, [field]]);
+      }
+      await api.patch(`${SCHEDULING}/providers/${p.id}`, { email: 'grace@example.com' });
+      const cleared = await api.patch(`${SCHEDULING}/providers/${p.id}`, { email: null });
+      expect([cleared.status, cleared.body.email, cleared.body.name]).toEqual([200, null, p.name]);
+    });
+
     it('answers 404 for unknown and malformed ids', async () => {
       expect((await api.get(`${SCHEDULING}/providers/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
       expect((await api.get(`${SCHEDULING}/providers/not-an-id`)).status).toBe(404);

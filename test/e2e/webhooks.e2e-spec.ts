@@ -75,6 +75,17 @@ describe('Webhooks', () => {
     expect((await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
   });
 
+  it('refuses null for a PATCH member that cannot be cleared, naming it; null clears the description', async () => {
+    const { tenant, webhook } = await subscribe('/patch-nulls');
+    const api = client(app, tenant.testKey);
+    for (const field of ['url', 'events', 'enabled']) {
+      const res = await api.patch(`${WEBHOOKS}/${webhook.id}`, { [field]: null });
+      expect([res.status, (res.body.errors ?? []).map((e: { field: string }) => e.field)]).toEqual([400, [field]]);
+    }
+    const cleared = await api.patch(`${WEBHOOKS}/${webhook.id}`, { description: null });
+    expect([cleared.status, cleared.body.description, cleared.body.url]).toEqual([200, null, webhook.url]);
+  });
+
   it('delivers an event signed per Standard Webhooks, with the event id as webhook-id, and logs the attempt', async () => {
     const { tenant, webhook, secret } = await subscribe('/ok');
     const patient = await createPatient(app, tenant.testKey);

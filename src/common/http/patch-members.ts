@@ -6,8 +6,7 @@ import { ValidateIf } from 'class-validator';
  */
 
 /** Validates the member when present; `null` is validated too (and so refused): it cannot be cleared. */
-export const WhenPresent = (member: string): PropertyDecorator => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined);
+export const WhenPresent = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
 
-/** Validates the member when present and not null; `null` clears it. */
-export const WhenClearable = (member: string): PropertyDecorator =>
-  ValidateIf((o: Record<string, unknown>) => o[member] !== undefined && o[member] !== null);
+/** Validates the member when present and not null; `null` passes: it clears the member, or means what the member documents for it. */
+export const WhenClearable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined && value !== null);

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { WhenClearable } from '../../../common/http/patch-members';
 import { ROLES, SCOPES } from '../../../common/auth/auth.types';
 import type { Role, Scope } from '../../../common/auth/auth.types';
 
@@ -25,7 +26,7 @@ export class CreateApiKeyDto {
    * Default: the caller's scopes.
    */
   @ApiPropertyOptional({ enum: SCOPES, isArray: true, nullable: true })
-  @ValidateIf((o: CreateApiKeyDto) => o.scopes !== undefined && o.scopes !== null)
+  @WhenClearable()
   @IsArray()
   @ArrayUnique()
   @IsIn(SCOPES, { each: true })

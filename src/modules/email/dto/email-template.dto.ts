@@ -1,12 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, IsUUID, Length, Matches, ValidateIf } from 'class-validator';
+import { IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { PageOf } from '../../../common/http/pagination';
+import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 const NOT_BLANK = /\S/;
-/** Validate when present; `null` is validated too (and so refused) for members that cannot be cleared. */
-const present = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined);
-/** Validate when present and not null; `null` removes the part. */
-const clearable = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined && o[member] !== null);
 /** Long enough for a designed HTML email; the body limit (1 MiB) bounds the request anyway. */
 export const MAX_CONTENT_LENGTH = 100_000;
 
@@ -50,27 +47,27 @@ export class CreateEmailTemplateDto {
 /** The body of PATCH /emails/templates/{id}: omitted members are unchanged; `null` removes a part (one must remain). */
 export class UpdateEmailTemplateDto {
   @ApiPropertyOptional({ example: EXAMPLE.name })
-  @present('name')
+  @WhenPresent()
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
   name?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE.subject })
-  @present('subject')
+  @WhenPresent()
   @IsString()
   @Length(1, 998)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
   subject?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE.htmlContent, nullable: true, type: String })
-  @clearable('htmlContent')
+  @WhenClearable()
   @IsString()
   @Length(1, MAX_CONTENT_LENGTH)
   htmlContent?: string | null;
 
   @ApiPropertyOptional({ example: EXAMPLE.textContent, nullable: true, type: String })
-  @clearable('textContent')
+  @WhenClearable()
   @IsString()
   @Length(1, MAX_CONTENT_LENGTH)
   textContent?: string | null;

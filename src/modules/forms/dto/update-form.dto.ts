@@ -1,26 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsObject,
-  IsString,
-  Length,
-  Matches,
-  MaxLength,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { MAX_FIELDS } from '../form-rules';
 import { FORM_FIELDS_EXAMPLE } from './create-form.dto';
 import { FormFieldDto } from './form-field.dto';
+import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 const NOT_BLANK = /\S/;
-/** Validate when present; `null` is validated too (and so refused) for members that cannot be cleared. */
-const present = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined);
-/** Validate when present and not null; `null` clears the member. */
-const clearable = (member: string) => ValidateIf((o: Record<string, unknown>) => o[member] !== undefined && o[member] !== null);
 
 /**
  * The body of PATCH /forms/{id}: omitted members are unchanged. `fields` replaces the whole list and, when it
@@ -28,7 +14,7 @@ const clearable = (member: string) => ValidateIf((o: Record<string, unknown>) =>
  */
 export class UpdateFormDto {
   @ApiPropertyOptional({ example: 'New patient intake (2027)' })
-  @present('name')
+  @WhenPresent()
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
@@ -36,19 +22,19 @@ export class UpdateFormDto {
 
   /** `null` clears it. */
   @ApiPropertyOptional({ nullable: true, type: String })
-  @clearable('description')
+  @WhenClearable()
   @IsString()
   @MaxLength(2000)
   description?: string | null;
 
   /** An inactive form refuses submissions (409 form_inactive). */
   @ApiPropertyOptional({ example: true })
-  @present('isActive')
+  @WhenPresent()
   @IsBoolean()
   isActive?: boolean;
 
   @ApiPropertyOptional({ type: [FormFieldDto], example: FORM_FIELDS_EXAMPLE })
-  @present('fields')
+  @WhenPresent()
   @IsArray()
   @ArrayMaxSize(MAX_FIELDS)
   @IsObject({ each: true, message: 'each field must be an object' })

@@ -15,17 +15,13 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateIf,
 } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
+import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 import { IsSlug } from '../../../common/slug';
 
 const NOT_BLANK = /\S/;
 export const MAX_SCHEDULER_PROVIDERS = 20;
-/** Validated when present; `null` is validated too (and so refused) for members that cannot be cleared. */
-const present = (): PropertyDecorator => ValidateIf((_, value) => value !== undefined);
-/** Validated when present and not null; `null` clears the member. */
-const clearable = (): PropertyDecorator => ValidateIf((_, value) => value !== undefined && value !== null);
 
 const PROVIDER_IDS_EXAMPLE = ['0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b'];
 
@@ -83,7 +79,7 @@ export class CreateSchedulerDto {
 /** PATCH /schedulers/{id}: omitted members are unchanged; `null` clears description and type. */
 export class UpdateSchedulerDto {
   @ApiPropertyOptional({ example: 'New patient consultation (45 min)' })
-  @present()
+  @WhenPresent()
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
@@ -91,19 +87,19 @@ export class UpdateSchedulerDto {
 
   /** Unique per tenant and mode (409 slug_taken). */
   @ApiPropertyOptional({ example: 'new-patient-consultation-45' })
-  @present()
+  @WhenPresent()
   @IsString()
   @IsSlug()
   slug?: string;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'A 45-minute first visit.' })
-  @clearable()
+  @WhenClearable()
   @IsString()
   @MaxLength(2000)
   description?: string | null;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid', example: PROVIDER_IDS_EXAMPLE })
-  @present()
+  @WhenPresent()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_SCHEDULER_PROVIDERS)
@@ -112,20 +108,20 @@ export class UpdateSchedulerDto {
   providerIds?: string[];
 
   @ApiPropertyOptional({ minimum: 5, maximum: 480, example: 45 })
-  @present()
+  @WhenPresent()
   @IsInt()
   @Min(5)
   @Max(480)
   duration?: number;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'consultation' })
-  @clearable()
+  @WhenClearable()
   @IsString()
   @MaxLength(100)
   type?: string | null;
 
   @ApiPropertyOptional({ example: false })
-  @present()
+  @WhenPresent()
   @IsBoolean()
   isActive?: boolean;
 }

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { PatientDto } from '../../patients/dto/patient.dto';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';
+import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 export class BookAppointmentDto {
   @ApiProperty({ format: 'uuid' })
@@ -45,32 +46,30 @@ export class BookAppointmentDto {
 /** PATCH: a status change (per the transition table), a reschedule (datetime, duration), notes, type. */
 export class UpdateAppointmentDto {
   @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES, example: 'confirmed' })
-  @IsOptional()
+  @WhenPresent()
   @IsIn(APPOINTMENT_STATUSES)
   status?: AppointmentStatus;
 
   @ApiPropertyOptional({ format: 'date-time', example: '2027-03-16T14:00:00Z' })
-  @IsOptional()
+  @WhenPresent()
   @IsInstant()
   datetime?: string;
 
   @ApiPropertyOptional({ minimum: 5, maximum: 480, example: 45 })
-  @IsOptional()
+  @WhenPresent()
   @IsInt()
   @Min(5)
   @Max(480)
   duration?: number;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'follow-up' })
-  @ValidateIf((_, v) => v !== null)
-  @IsOptional()
+  @WhenClearable()
   @IsString()
   @MaxLength(100)
   type?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'Moved at the patient’s request' })
-  @ValidateIf((_, v) => v !== null)
-  @IsOptional()
+  @WhenClearable()
   @IsString()
   @MaxLength(10000)
   notes?: string | null;

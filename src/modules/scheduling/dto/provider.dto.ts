@@ -13,11 +13,11 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { PageOf } from '../../../common/http/pagination';
 import { IsIanaTimeZone } from '../time-zones';
+import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 const HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
 
@@ -83,26 +83,25 @@ export class CreateProviderDto {
 /** PATCH: an omitted field is unchanged; workingHours replaces the whole week. */
 export class UpdateProviderDto {
   @ApiPropertyOptional({ example: 'Dr. Grace Hopper' })
-  @IsOptional()
+  @WhenPresent()
   @IsString()
   @Length(1, 200)
   name?: string;
 
   @ApiPropertyOptional({ format: 'email', nullable: true, type: String })
-  @ValidateIf((_, v) => v !== null)
-  @IsOptional()
+  @WhenClearable()
   @IsEmail()
   @MaxLength(320)
   email?: string | null;
 
   @ApiPropertyOptional({ example: 'Europe/London' })
-  @IsOptional()
+  @WhenPresent()
   @IsString()
   @IsIanaTimeZone()
   timezone?: string;
 
   @ApiPropertyOptional({ type: [WorkingIntervalDto] })
-  @IsOptional()
+  @WhenPresent()
   @IsArray()
   @ArrayMaxSize(70)
   @ValidateNested({ each: true })
@@ -110,7 +109,7 @@ export class UpdateProviderDto {
   workingHours?: WorkingIntervalDto[];
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @WhenPresent()
   @IsBoolean()
   isActive?: boolean;
 }

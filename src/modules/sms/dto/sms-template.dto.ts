@@ -29,7 +29,7 @@ export class CreateSmsTemplateDto {
 /** The body of PATCH /sms/templates/{id}: omitted members are unchanged. */
 export class UpdateSmsTemplateDto {
   @ApiPropertyOptional({ example: 'Appointment reminder (short)', minLength: 1, maxLength: 200 })
-  @WhenPresent('name')
+  @WhenPresent()
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
@@ -41,7 +41,7 @@ export class UpdateSmsTemplateDto {
     minLength: 1,
     maxLength: SMS_BODY_MAX_LENGTH,
   })
-  @WhenPresent('body')
+  @WhenPresent()
   @IsString()
   @Length(1, SMS_BODY_MAX_LENGTH)
   body?: string;

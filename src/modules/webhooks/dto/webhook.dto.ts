@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOp
 import { PageOf } from '../../../common/http/pagination';
 import { EVENT_TYPES } from '../../events/event-types';
 import type { EventType } from '../../events/event-types';
+import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 /** A webhook endpoint. Its secret is shown only when created or rotated. */
 export class WebhookDto {
@@ -66,13 +67,13 @@ export class CreateWebhookDto {
 /** Every field optional; `enabled: true` re-enables an endpoint that was disabled. */
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ maxLength: 2048, example: 'https://example.com/webhooks/practice-v2' })
-  @IsOptional()
+  @WhenPresent()
   @IsString()
   @MaxLength(2048)
   url?: string;
 
   @ApiPropertyOptional({ enum: EVENT_TYPES, isArray: true })
-  @IsOptional()
+  @WhenPresent()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(EVENT_TYPES.length)
@@ -81,13 +82,13 @@ export class UpdateWebhookDto {
   events?: EventType[];
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, example: 'Practice CRM (new endpoint)' })
-  @IsOptional()
+  @WhenClearable()
   @IsString()
   @MaxLength(500)
   description?: string | null;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @WhenPresent()
   @IsBoolean()
   enabled?: boolean;
 }

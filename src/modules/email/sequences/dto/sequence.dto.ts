@@ -72,7 +72,7 @@ export class CreateSequenceDto {
 /** The body of PATCH /emails/sequences/{id}: omitted members are unchanged. */
 export class UpdateSequenceDto {
   @ApiPropertyOptional({ example: 'New patient welcome (2027)', minLength: 1, maxLength: 200 })
-  @WhenPresent('name')
+  @WhenPresent()
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
@@ -80,20 +80,20 @@ export class UpdateSequenceDto {
 
   /** `null` clears it. */
   @ApiPropertyOptional({ nullable: true, type: String, maxLength: 2000 })
-  @WhenClearable('description')
+  @WhenClearable()
   @IsString()
   @MaxLength(2000)
   description?: string | null;
 
   /** draft → active ⇄ paused, any → archived (final); another change is 409 invalid_transition. */
   @ApiPropertyOptional({ enum: SEQUENCE_STATUSES, example: 'active' })
-  @WhenPresent('status')
+  @WhenPresent()
   @IsIn(SEQUENCE_STATUSES)
   status?: SequenceStatus;
 
   /** Replaces the steps; only while draft or paused (or in the PATCH that pauses), else 409 invalid_transition. */
   @ApiPropertyOptional({ type: [SequenceStepDto], example: STEPS_EXAMPLE })
-  @WhenPresent('steps')
+  @WhenPresent()
   @IsArray()
   @ArrayMaxSize(MAX_STEPS)
   @IsObject({ each: true, message: 'each step must be an object' })
