@@ -46,6 +46,18 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     trustProxy: false,
   });
   const fastify = adapter.getInstance();
+  // At shutdown Fastify closes the keep-alive connections idle at that moment; one still answering a request
+  // would then stay open for its keepAliveTimeout (Fastify's 72 s) and hold the process that long. From
+  // then on every answer says `Connection: close`, so each connection closes once its answer is sent.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   // Only JSON bodies (415 otherwise); Nest adds no parser of its own (bodyParser: false).
   // A route may raise its body limit with @RouteConfig({ bodyLimit }).
   registerJsonBodyParser(fastify);
