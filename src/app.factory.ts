@@ -48,15 +48,12 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   const fastify = adapter.getInstance();
   // At shutdown Fastify closes the keep-alive connections idle at that moment; one still answering a request
   // would then stay open for its keepAliveTimeout (Fastify's 72 s) and hold the process that long. From
-  // then on every answer says `Connection: close`, so each connection closes once its answer is sent.
+  // then on every answer says `Connection: close` (in the onSend hook below), so each connection closes
+  // once its answer is sent.
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;
     done();
-  });
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
   });
   // Only JSON bodies (415 otherwise); Nest adds no parser of its own (bodyParser: false).
   // A route may raise its body limit with @RouteConfig({ bodyLimit }).
@@ -94,8 +91,11 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   const metrics = app.get(MetricsService);
   const idempotency = app.get(IdempotencyInterceptor);
   bindRoutes(app, idempotency);
-  // Keeps the final response (errors included) of a POST that claimed an Idempotency-Key; no promise otherwise.
+  // The one onSend hook (each hook is a cost on every answer): `Connection: close` once closing (above),
+  // and keeping the final response (errors included) of a POST that claimed an Idempotency-Key; no
+  // promise otherwise.
   fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
     if (!request.idempotency) return done(null, payload);
     idempotency.onSend(request, reply, payload).then(() => done(null, payload), done);
   });
