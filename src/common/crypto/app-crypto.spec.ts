@@ -76,6 +76,18 @@ describe('AppCrypto', () => {
     expect(new AppCrypto(NEXT).verify('unsubscribe-token', 'patient-1', signature)).toBe(false);
   });
 
+  it('refuses every other spelling of a signature, even one that decodes to the same bytes', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const message of ['patient-1', 'patient-2', 'patient-3', 'patient-4']) {
+      const signature = crypto.sign('unsubscribe-token', message);
+      // A 32-byte MAC's 43rd character carries 4 bits and 2 spare ones: 3 other characters decode alike.
+      for (const last of alphabet) {
+        const variant = signature.slice(0, -1) + last;
+        expect(crypto.verify('unsubscribe-token', message, variant)).toBe(variant === signature);
+      }
+    }
+  });
+
   it('signs tokens carrying a JSON payload and returns null for anything forged', () => {
     const token = crypto.signToken('unsubscribe-token', { p: 'patient-1', t: 'tenant-1' });
     expect(crypto.verifyToken('unsubscribe-token', token)).toEqual({ p: 'patient-1', t: 'tenant-1' });

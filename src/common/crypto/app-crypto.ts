@@ -104,8 +104,10 @@ export class AppCrypto {
     const dot = signature.indexOf('.');
     const key = dot === 2 * KID_BYTES ? this.byKid.get(signature.slice(0, dot)) : undefined;
     if (!key) return false;
-    const given = Buffer.from(signature.slice(dot + 1), 'base64url');
-    const expected = this.mac(key, purpose, message);
+    // Compared as text: base64url decoding ignores the spare low bits of the last character, so a decoded
+    // comparison would also accept signatures that differ from ours in that character.
+    const given = Buffer.from(signature.slice(dot + 1));
+    const expected = Buffer.from(b64url(this.mac(key, purpose, message)));
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
