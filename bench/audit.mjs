@@ -5,12 +5,20 @@
 // PostgreSQL backends serving it (by application_name), which the machine's drift disturbs far less than
 // req/s. Keeping both processes for every round takes out what differs between freshly started processes
 // (JIT state, new PostgreSQL backends), which earlier versions of this script measured as cost.
+// Layouts: pinned (the default where `taskset` is on PATH and there are 2+ CPUs) runs each API alone on
+// CPU 0, and this script (autocannon) and the machine's PostgreSQL on the others, as rate-limit.mjs does;
+// shared pins nothing. Unpinned, the scheduler places each API process next to autocannon or away from it
+// for its whole life, and two processes with the same configuration differed by 15-20 % (bench/README.md).
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
-// Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=5]
-import { bulkImport, cannon, cpuMeter, log, median, patientRows, waitFor, withBench } from './lib.mjs';
+// Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=5] [pinned|shared]
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { bulkImport, cannon, cpuMeter, log, median, onPath, OTHER_CPUS, patientRows, pinPostgres, waitFor, withBench } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 5);
+const LAYOUT = process.argv[4] ?? (cpus().length >= 2 && onPath('taskset') ? 'pinned' : 'shared');
+if (!['pinned', 'shared'].includes(LAYOUT)) throw new Error('the layout is pinned or shared');
 const PATIENTS = 2_000;
 const PORTS = { on: 41411, off: 41412 };
 const url = (side) => `http://127.0.0.1:${PORTS[side]}`;
@@ -31,10 +39,20 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const ids = (await db.query('SELECT id FROM patients')).rows.map((r) => r.id);
   const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
+  let unpinPostgres = null;
+  if (LAYOUT === 'pinned') {
+    execFileSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(process.pid)], { stdio: 'ignore' }); // autocannon off CPU 0
+    unpinPostgres = pinPostgres();
+    process.once('exit', () => unpinPostgres?.()); // however the script ends
+  }
+  const onCpu0 = LAYOUT === 'pinned' ? ['taskset', '-c', '0'] : [];
+  log(
+    `layout ${LAYOUT}: ${LAYOUT === 'pinned' ? `each API alone on CPU 0; autocannon and ${unpinPostgres ? `PostgreSQL on CPU ${OTHER_CPUS}` : 'PostgreSQL (not permitted to pin it) elsewhere'}` : 'nothing pinned'}`,
+  );
   // application_name tells the meter which PostgreSQL backends serve which API.
   const apis = {
-    on: bench.start('dist/main.js', { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: 'true', PGAPPNAME: 'bench-audit-on' }),
-    off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }),
+    on: bench.start('dist/main.js', { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: 'true', PGAPPNAME: 'bench-audit-on' }, [], onCpu0),
+    off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }, [], onCpu0),
   };
   for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
   const target = (side) => ({ url: url(side), headers, paths: () => `/api/v1/patients/${randomId()}` });
@@ -67,7 +85,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const m = (rs, f) => median(rs.map(f));
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   console.log(
-    `| GET /patients/{id}, ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} ` +
+    `| GET /patients/{id}, ${LAYOUT}, ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} ` +
       `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
       `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))}, CPU per request ${pct(m(costs, (c) => c.cpu))} ` +
       `| per round: ${costs.map((c) => pct(c.rps)).join(', ')} | errors ${[...runs.on, ...runs.off].reduce((n, r) => n + r.errors, 0)} |`,

@@ -4,10 +4,12 @@
 // round trip to Redis running the API's own sliding-window script; one indexed query as a named prepared
 // statement (a create writes the patient and its outbox event in one statement); the same response headers
 // (security headers computed once, request id, ETag, Cache-Control, rate-limit fields) and an audit entry
-// per request, written in batches each second. Loopback only.
+// per request, encoded and loaded as the API does (COPY), in batches each second. Loopback only.
 // Env: DATABASE_URL, REDIS_URL, REDIS_PREFIX, PORT (41402), RATE_LIMIT_{TEST,LIVE}_PER_{SECOND,HOUR,DAY}.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
 import Redis from 'ioredis';
 import pg from 'pg';
@@ -17,6 +19,8 @@ const { securityHeaders } = require('../dist/common/http/security-headers.js');
 const { SLIDING_WINDOW_LUA } = require('../dist/common/traffic/sliding-window.storage.js');
 const { entityTag } = require('../dist/common/http/etag.js');
 const { uuidv7 } = require('../dist/common/ids.js');
+const { AuditCopyBuffer, AUDIT_COPY_SQL } = require('../dist/modules/audit/audit-copy-buffer.js');
+const { from: copyFrom } = require('pg-copy-streams');
 
 // The API's pool size; application_name tells the bench which backends' CPU is the floor's.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20, application_name: 'bench-floor' });
@@ -77,32 +81,34 @@ async function authenticate(request, reply) {
   if (out[0] !== 1) return reply.code(429).send({ code: 'rate_limited' });
 }
 
-const audit = [];
+// The API's own encoding (COPY text lines in off-heap chunks) and load (one COPY per batch).
+const audit = new AuditCopyBuffer();
 function audited(request, reply, action, resourceId) {
-  audit.push([
-    uuidv7(),
-    request.key.tenant_id,
-    request.key.mode,
-    new Date(),
-    request.key.id,
+  audit.append({
+    id: uuidv7(),
+    tenantId: request.key.tenant_id,
+    mode: request.key.mode,
+    at: new Date(),
+    apiKeyId: request.key.id,
     action,
+    resourceType: 'patient',
     resourceId,
-    reply.statusCode,
-    request.id,
-  ]);
+    status: reply.statusCode,
+    requestId: request.id,
+    ip: request.ip,
+  });
 }
-setInterval(() => {
-  if (!audit.length) return;
-  const rows = audit.splice(0);
-  const col = (i) => rows.map((r) => r[i]);
-  void pool
-    .query(
-      `INSERT INTO audit_log (id, tenant_id, mode, at, api_key_id, action, resource_type, resource_id, status, request_id)
-       SELECT id, t, m, at, k, a, 'patient', r, s, q FROM unnest($1::uuid[], $2::uuid[], $3::varchar[], $4::timestamptz[], $5::uuid[],
-         $6::varchar[], $7::varchar[], $8::smallint[], $9::varchar[]) AS u(id, t, m, at, k, a, r, s, q)`,
-      [col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(7), col(8)],
-    )
-    .catch((err) => process.stderr.write(`audit flush failed: ${err.message}\n`));
+setInterval(async () => {
+  if (!audit.size) return;
+  const chunks = audit.take();
+  const client = await pool.connect();
+  try {
+    await pipeline(Readable.from(chunks.map((c) => c.bytes)), client.query(copyFrom(AUDIT_COPY_SQL)));
+  } catch (err) {
+    process.stderr.write(`audit flush failed: ${err.message}\n`);
+  } finally {
+    client.release();
+  }
 }, 1000).unref();
 
 const toDto = ({ version: _version, createdAt, updatedAt, ...row }) => ({

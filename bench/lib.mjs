@@ -2,8 +2,8 @@
 // tenants), starting and stopping servers, realistic patients, autocannon runs, and what a run is measured
 // with besides req/s (load average, peak RSS, CPU time). Loopback only; every run is bounded in time.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -100,7 +100,9 @@ export async function openBench(name, env = {}) {
     },
     async close() {
       await Promise.all(children.map((c) => bench.stop(c)));
-      await Promise.all(servers.map((server) => Promise.race([new Promise((resolve) => server.close(resolve)), sleep(5_000, undefined, { ref: false })])));
+      await Promise.all(
+        servers.map((server) => Promise.race([new Promise((resolve) => server.close(resolve)), sleep(5_000, undefined, { ref: false })])),
+      );
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await admin.end();
       cleanRedis(prefix);
@@ -310,5 +312,58 @@ export function cpuMeter(db, database, processes, pgApps = {}) {
       }
       return out;
     },
+  };
+}
+
+/** Whether `binary` is on PATH. */
+export function onPath(binary) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The CPUs other than CPU 0, where a pinned layout puts everything but the API. */
+export const OTHER_CPUS = cpus().length > 2 ? `1-${cpus().length - 1}` : '1';
+
+/** The pids of the machine's PostgreSQL processes. */
+export const postgresPids = () =>
+  readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
+    } catch {
+      return false;
+    }
+  });
+
+/**
+ * Moves the machine's PostgreSQL (the postmaster, whose new backends inherit it, and the running processes)
+ * off CPU 0; answers how to put every process back on the CPUs it had. Null when not permitted (PostgreSQL
+ * owned by another user): it then stays where it was, and the results say so.
+ */
+export function pinPostgres() {
+  const previous = new Map();
+  try {
+    for (const pid of postgresPids()) {
+      const mask = /: (\S+)$/.exec(execFileSync('taskset', ['-p', pid]).toString().trim())?.[1];
+      execFileSync('taskset', ['-p', '-c', OTHER_CPUS, pid], { stdio: 'ignore' });
+      if (mask) previous.set(pid, mask);
+    }
+  } catch {
+    for (const [pid, mask] of previous) execFileSync('taskset', ['-p', mask, pid], { stdio: 'ignore' });
+    return null;
+  }
+  return () => {
+    const all = [...new Set([...postgresPids(), ...previous.keys()])];
+    const mask = previous.values().next().value ?? 'ffffffff';
+    for (const pid of all) {
+      try {
+        execFileSync('taskset', ['-p', previous.get(pid) ?? mask, pid], { stdio: 'ignore' });
+      } catch {
+        // exited meanwhile
+      }
+    }
   };
 }

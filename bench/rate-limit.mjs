@@ -15,7 +15,7 @@
 // postgres://postgres@127.0.0.1:5432/postgres) and a fresh key prefix in Redis, both removed at the end. On
 // and off runs alternate; medians are reported, with the CPU time each process spent per request.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import pg from 'pg';
+import { onPath, OTHER_CPUS, pinPostgres, postgresPids } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -47,18 +48,9 @@ const database = `pm_bench_${run}`;
 const prefix = `pmbench:${run}`;
 const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${database}` }).toString();
 
-const onPath = (binary) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
 const cpuCount = cpus().length;
 const layout = opts.layout ?? (cpuCount >= 2 && onPath('taskset') && onPath('redis-server') ? 'pinned' : 'shared');
 if (!['pinned', 'shared'].includes(layout)) throw new Error('--layout is pinned or shared');
-const OTHER_CPUS = cpuCount > 2 ? `1-${cpuCount - 1}` : '1';
 /** The command that runs `argv` on the given CPUs in the pinned layout, unchanged in the shared one. */
 const pinned = (cpuList, argv) => (layout === 'pinned' ? ['taskset', ['-c', cpuList, ...argv]] : [argv[0], argv.slice(1)]);
 
@@ -146,15 +138,6 @@ function processCpuMs(pid) {
 }
 
 /** Every PostgreSQL process on the machine (the postmaster and its backends and workers). */
-const postgresPids = () =>
-  readdirSync('/proc').filter((pid) => {
-    try {
-      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
-    } catch {
-      return false;
-    }
-  });
-
 /** CPU ms used so far by the API process, Redis, every PostgreSQL process and this script (autocannon). */
 async function cpuSnapshot(apiPid, redis) {
   const info = await redis.info('cpu');
@@ -262,36 +245,6 @@ function writeReadme(section) {
       ? `${current.trimEnd()}\n\n${block}\n`
       : `${current.slice(0, start)}${block}${current.slice(end + close.length)}`;
   writeFileSync(file, `${next.trimEnd()}\n`);
-}
-
-/**
- * Moves the machine's PostgreSQL (the postmaster, whose new backends inherit it, and the running processes)
- * off CPU 0; answers how to put every process back on the CPUs it had. Null when not permitted (PostgreSQL
- * owned by another user): it then stays where it was, and the results say so.
- */
-function pinPostgres() {
-  const previous = new Map();
-  try {
-    for (const pid of postgresPids()) {
-      const mask = /: (\S+)$/.exec(execFileSync('taskset', ['-p', pid]).toString().trim())?.[1];
-      execFileSync('taskset', ['-p', '-c', OTHER_CPUS, pid], { stdio: 'ignore' });
-      if (mask) previous.set(pid, mask);
-    }
-  } catch {
-    for (const [pid, mask] of previous) execFileSync('taskset', ['-p', mask, pid], { stdio: 'ignore' });
-    return null;
-  }
-  return () => {
-    const all = [...new Set([...postgresPids(), ...previous.keys()])];
-    const mask = previous.values().next().value ?? 'ffffffff';
-    for (const pid of all) {
-      try {
-        execFileSync('taskset', ['-p', previous.get(pid) ?? mask, pid], { stdio: 'ignore' });
-      } catch {
-        // exited meanwhile
-      }
-    }
-  };
 }
 
 async function main() {

@@ -132,6 +132,20 @@ describe('Audit log', () => {
     expect((await call(app, 'DELETE', AUDIT, { key: tenant.testKey })).status).toBe(404);
   });
 
+  it('records a path parameter holding COPY structure, backslashes, NUL and non-ASCII as it was sent (NUL left out)', async () => {
+    const hostile = 'a\tb\nc\rd\\e\\N\u0000f ✓é';
+    const res = await client(app, tenant.testKey).get(`${PATIENTS}/${encodeURIComponent(hostile)}`);
+    expect([400, 404]).toContain(res.status);
+    const stored = 'a\tb\nc\rd\\e\\Nf ✓é';
+    const [entry] = await entries(tenant.testKey, `resourceId=${encodeURIComponent(stored)}`, 1);
+    expect(entry).toMatchObject({ action: 'patient.read', resourceId: stored, status: res.status });
+    expect(entry.requestId).toBe(res.headers['x-request-id']);
+    // The batch it was in was written whole: a read after it is there too.
+    const after = await client(app, tenant.testKey).get(`${PATIENTS}/0193a5b2-7c1d-7e4f-8a9b-00000000beef`);
+    expect(after.status).toBe(404);
+    await entries(tenant.testKey, 'resourceId=0193a5b2-7c1d-7e4f-8a9b-00000000beef', 1);
+  });
+
   it('loses no entry across a graceful shutdown', async () => {
     // A flush interval longer than the test: only the shutdown flush can write these.
     const second = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', AUDIT_FLUSH_INTERVAL_MS: '600000' });

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TimeRange } from '../../common/http/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { newestFirstPage, Page, TenantScopedRepository } from '../../database/tenant-scoped.repository';
+import { AUDIT_COPY_SQL } from './audit-copy-buffer';
 import { AuditEntryEntity } from './entities/audit-entry.entity';
 
 export interface AuditFilters extends TimeRange {
@@ -21,30 +26,19 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
   }
 
   /**
-   * Writes a batch of entries of any tenants in one statement. The writer buffers requests of every
-   * tenant together; each entry carries its own tenant and mode, taken from the request's verified key.
+   * Loads COPY text lines (AuditCopyBuffer) of entries of any tenants with one COPY, in one transaction of
+   * its own. The writer buffers requests of every tenant together; each line carries its own tenant and
+   * mode, taken from the request's verified key. COPY costs PostgreSQL about a quarter less per row than an
+   * INSERT of unnested arrays (bench/README.md) and the API nothing to serialise.
    */
-  async insertBatch(entries: AuditEntryEntity[]): Promise<void> {
-    if (!entries.length) return;
-    const column = <K extends keyof AuditEntryEntity>(key: K): AuditEntryEntity[K][] => entries.map((e) => e[key]);
-    await this.repository.manager.query(
-      `INSERT INTO audit_log (id, tenant_id, mode, at, api_key_id, action, resource_type, resource_id, status, request_id, ip)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::varchar[], $4::timestamptz[], $5::uuid[], $6::varchar[], $7::varchar[],
-                            $8::varchar[], $9::smallint[], $10::varchar[], $11::varchar[])`,
-      [
-        column('id'),
-        column('tenantId'),
-        column('mode'),
-        column('at'),
-        column('apiKeyId'),
-        column('action'),
-        column('resourceType'),
-        column('resourceId'),
-        column('status'),
-        column('requestId'),
-        column('ip'),
-      ],
-    );
+  async copyIn(chunks: Buffer[]): Promise<void> {
+    const runner = this.repository.manager.connection.createQueryRunner();
+    try {
+      const connection = (await runner.connect()) as PoolClient;
+      await pipeline(Readable.from(chunks), connection.query(copyFrom(AUDIT_COPY_SQL)));
+    } finally {
+      await runner.release();
+    }
   }
 
   list(scope: TenantScope, filters: AuditFilters, page: PageRequest): Promise<Page<AuditEntryEntity>> {
