@@ -1,22 +1,22 @@
-// Audit-log cost on GET /patients/{id}: two built APIs on one database, one with the audit log on and one
-// with AUDIT_LOG_ENABLED=false (a switch for this comparison only), both started and warmed once, then
+// Audit-log cost on GET /patients/{id}: pairs of built APIs on one database, one with the audit log on and
+// one with AUDIT_LOG_ENABLED=false (a switch for this comparison only), each pair started and warmed, then
 // measured in alternating rounds (on/off, then off/on), autocannon with 32 connections over random ids of
 // 2,000 seeded patients. Reports req/s and the CPU time per request of the API process and of the
-// PostgreSQL backends serving it (by application_name), which the machine's drift disturbs far less than
-// req/s. Keeping both processes for every round takes out what differs between freshly started processes
-// (JIT state, new PostgreSQL backends), which earlier versions of this script measured as cost.
+// PostgreSQL backends serving it (by application_name). Two API processes with the same configuration
+// still differ by a few per cent for their whole life (JIT state); several pairs average that out.
 // Layouts: pinned (the default where `taskset` is on PATH and there are 2+ CPUs) runs each API alone on
 // CPU 0, and this script (autocannon) and the machine's PostgreSQL on the others, as rate-limit.mjs does;
 // shared pins nothing. Unpinned, the scheduler places each API process next to autocannon or away from it
 // for its whole life, and two processes with the same configuration differed by 15-20 % (bench/README.md).
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
-// Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=5] [pinned|shared]
+// Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=3] [pinned|shared] [pairs=3]
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { bulkImport, cannon, cpuMeter, log, median, onPath, OTHER_CPUS, patientRows, pinPostgres, waitFor, withBench } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 10);
-const ROUNDS = Number(process.argv[3] ?? 5);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const PAIRS = Number(process.argv[5] ?? 3);
 const LAYOUT = process.argv[4] ?? (cpus().length >= 2 && onPath('taskset') ? 'pinned' : 'shared');
 if (!['pinned', 'shared'].includes(LAYOUT)) throw new Error('the layout is pinned or shared');
 const PATIENTS = 2_000;
@@ -49,43 +49,45 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   log(
     `layout ${LAYOUT}: ${LAYOUT === 'pinned' ? `each API alone on CPU 0; autocannon and ${unpinPostgres ? `PostgreSQL on CPU ${OTHER_CPUS}` : 'PostgreSQL (not permitted to pin it) elsewhere'}` : 'nothing pinned'}`,
   );
-  // application_name tells the meter which PostgreSQL backends serve which API.
-  const apis = {
-    on: bench.start('dist/main.js', { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: 'true', PGAPPNAME: 'bench-audit-on' }, [], onCpu0),
-    off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }, [], onCpu0),
-  };
-  for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
   const target = (side) => ({ url: url(side), headers, paths: () => `/api/v1/patients/${randomId()}` });
-  for (const side of ['on', 'off']) await cannon({ ...target(side), duration: 5 }); // JIT warm-up, pools filled
-
-  const meter = cpuMeter(db, bench.database, { on: apis.on.pid, off: apis.off.pid }, { on: 'bench-audit-on', off: 'bench-audit-off' });
-  /** One measured run of `side`, its audit rows written (a flush interval after the run) before the meter stops. */
-  async function measure(side) {
-    await cannon({ ...target(side), duration: 2 });
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // the warm-up's last entries flushed outside the window
-    await meter.start();
-    const r = await cannon({ ...target(side), duration: SECONDS });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const cpu = await meter.stop(r.total);
-    return { ...r, cpu: cpu[side], pgCpu: cpu[`pg:${side}`] };
-  }
-
   const runs = { on: [], off: [] };
   const costs = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    // Alternate the order, so that a machine getting busier does not favour one side.
-    for (const side of round % 2 ? ['on', 'off'] : ['off', 'on']) runs[side].push(await measure(side));
-    const [a, b] = [runs.on.at(-1), runs.off.at(-1)];
-    costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1 });
-    log(
-      `round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}), ` +
-        `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
-    );
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    // application_name tells the meter which PostgreSQL backends serve which API.
+    const apis = {
+      on: bench.start('dist/main.js', { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: 'true', PGAPPNAME: 'bench-audit-on' }, [], onCpu0),
+      off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }, [], onCpu0),
+    };
+    for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
+    for (const side of ['on', 'off']) await cannon({ ...target(side), duration: 5 }); // JIT warm-up, pools filled
+
+    const meter = cpuMeter(db, bench.database, { on: apis.on.pid, off: apis.off.pid }, { on: 'bench-audit-on', off: 'bench-audit-off' });
+    /** One measured run of `side`, its audit rows written (a flush interval after the run) before the meter stops. */
+    const measure = async (side) => {
+      await cannon({ ...target(side), duration: 2 });
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // the warm-up's last entries flushed outside the window
+      await meter.start();
+      const r = await cannon({ ...target(side), duration: SECONDS });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const cpu = await meter.stop(r.total);
+      return { ...r, cpu: cpu[side], pgCpu: cpu[`pg:${side}`] };
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Alternate the order, so that a machine getting busier does not favour one side.
+      for (const side of round % 2 ? ['on', 'off'] : ['off', 'on']) runs[side].push(await measure(side));
+      const [a, b] = [runs.on.at(-1), runs.off.at(-1)];
+      costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1 });
+      log(
+        `pair ${pair} round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}), ` +
+          `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
+      );
+    }
+    await Promise.all([bench.stop(apis.on), bench.stop(apis.off)]);
   }
   const m = (rs, f) => median(rs.map(f));
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   console.log(
-    `| GET /patients/{id}, ${LAYOUT}, ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} ` +
+    `| GET /patients/{id}, ${LAYOUT}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} ` +
       `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
       `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))}, CPU per request ${pct(m(costs, (c) => c.cpu))} ` +
       `| per round: ${costs.map((c) => pct(c.rps)).join(', ')} | errors ${[...runs.on, ...runs.off].reduce((n, r) => n + r.errors, 0)} |`,
