@@ -10,15 +10,12 @@
 // for its whole life, and two processes with the same configuration differed by 15-20 % (bench/README.md).
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
 // Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=3] [pinned|shared] [pairs=3]
-import { execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
-import { bulkImport, cannon, cpuMeter, log, median, onPath, OTHER_CPUS, patientRows, pinPostgres, waitFor, withBench } from './lib.mjs';
+import { bulkImport, cannon, cpuMeter, defaultLayout, log, median, patientRows, useLayout, waitFor, withBench } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const PAIRS = Number(process.argv[5] ?? 3);
-const LAYOUT = process.argv[4] ?? (cpus().length >= 2 && onPath('taskset') ? 'pinned' : 'shared');
-if (!['pinned', 'shared'].includes(LAYOUT)) throw new Error('the layout is pinned or shared');
+const LAYOUT = process.argv[4] ?? defaultLayout();
 const PATIENTS = 2_000;
 const PORTS = { on: 41411, off: 41412 };
 const url = (side) => `http://127.0.0.1:${PORTS[side]}`;
@@ -39,16 +36,8 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const ids = (await db.query('SELECT id FROM patients')).rows.map((r) => r.id);
   const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
-  let unpinPostgres = null;
-  if (LAYOUT === 'pinned') {
-    execFileSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(process.pid)], { stdio: 'ignore' }); // autocannon off CPU 0
-    unpinPostgres = pinPostgres();
-    process.once('exit', () => unpinPostgres?.()); // however the script ends
-  }
-  const onCpu0 = LAYOUT === 'pinned' ? ['taskset', '-c', '0'] : [];
-  log(
-    `layout ${LAYOUT}: ${LAYOUT === 'pinned' ? `each API alone on CPU 0; autocannon and ${unpinPostgres ? `PostgreSQL on CPU ${OTHER_CPUS}` : 'PostgreSQL (not permitted to pin it) elsewhere'}` : 'nothing pinned'}`,
-  );
+  const { onCpu0, where } = useLayout(LAYOUT);
+  log(`layout ${LAYOUT}: ${where}`);
   const target = (side) => ({ url: url(side), headers, paths: () => `/api/v1/patients/${randomId()}` });
   const runs = { on: [], off: [] };
   const costs = [];

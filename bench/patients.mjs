@@ -7,9 +7,26 @@
 //
 // Usage: node bench/patients.mjs [--seconds 10] [--rounds 3] [--limits off|on] [--cases get,post,list]
 //                                [--api-args "--cpu-prof --cpu-prof-dir=/tmp/prof"] [--log-level warn]
+//                                [--layout pinned|shared]
 // --limits on: both servers run the API's sliding-window limiter (limits high enough to refuse nothing).
+// --layout pinned (the default where it can be done): each server alone on CPU 0, autocannon and PostgreSQL
+// on the other CPUs (bench/lib.mjs useLayout); shared pins nothing.
 import { parseArgs } from 'node:util';
-import { bulkImport, cannon, cpuMeter, log, median, patientRows, peakRssMiB, rateLimitEnv, sampleRss, waitFor, withBench } from './lib.mjs';
+import {
+  bulkImport,
+  cannon,
+  cpuMeter,
+  defaultLayout,
+  log,
+  median,
+  patientRows,
+  peakRssMiB,
+  rateLimitEnv,
+  sampleRss,
+  useLayout,
+  waitFor,
+  withBench,
+} from './lib.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -19,6 +36,7 @@ const { values: opts } = parseArgs({
     cases: { type: 'string', default: 'get,post,list' },
     'api-args': { type: 'string', default: '' },
     'log-level': { type: 'string', default: 'warn' },
+    layout: { type: 'string', default: defaultLayout() },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -33,8 +51,10 @@ await withBench('patients', { LOG_LEVEL: opts['log-level'], ...limits }, async (
   bench.migrate();
   const { keys } = bench.createTenant();
   const headers = { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' };
-  const api = bench.start('dist/main.js', { PORT: String(API_PORT) }, opts['api-args'].split(' ').filter(Boolean));
-  const bare = bench.start('bench/bare-server.mjs', { PORT: String(BARE_PORT) });
+  const { onCpu0, where } = useLayout(opts.layout);
+  log(`layout ${opts.layout}: ${where}`);
+  const api = bench.start('dist/main.js', { PORT: String(API_PORT) }, opts['api-args'].split(' ').filter(Boolean), onCpu0);
+  const bare = bench.start('bench/bare-server.mjs', { PORT: String(BARE_PORT) }, [], onCpu0);
   await waitFor(`http://127.0.0.1:${API_PORT}/health/ready`);
   await waitFor(`http://127.0.0.1:${BARE_PORT}/api/v1/patients`);
 
@@ -106,7 +126,7 @@ await withBench('patients', { LOG_LEVEL: opts['log-level'], ...limits }, async (
   const lines = [
     `10,000-row bulk import, end to end (POST → completed): ${(importMs / 1000).toFixed(2)} s — ${job.created} created, ${job.failed} failed`,
     '',
-    `autocannon, 32 connections, ${SECONDS} s per run after a 2 s warm-up, ${ROUNDS} alternating A/B rounds, limiter ${opts.limits}, LOG_LEVEL=${opts['log-level']}; ratio = median of the rounds' API/floor ratios:`,
+    `autocannon, 32 connections, ${SECONDS} s per run after a 2 s warm-up, ${ROUNDS} alternating A/B rounds, layout ${opts.layout}, limiter ${opts.limits}, LOG_LEVEL=${opts['log-level']}; ratio = median of the rounds' API/floor ratios:`,
     '',
     '| Endpoint | API req/s (median) | floor req/s (median) | ratio | per round | target | API p99 ms | floor p99 ms | CPU µs/req API + its PostgreSQL | floor + its PostgreSQL | errors | load avg at runs |',
     '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|',
