@@ -101,13 +101,14 @@ function audited(request, reply, action, resourceId) {
 setInterval(async () => {
   if (!audit.size) return;
   const chunks = audit.take();
-  const client = await pool.connect();
+  let client;
   try {
+    client = await pool.connect();
     await pipeline(Readable.from(chunks.map((c) => c.bytes)), client.query(copyFrom(AUDIT_COPY_SQL)));
   } catch (err) {
     process.stderr.write(`audit flush failed: ${err.message}\n`);
   } finally {
-    client.release();
+    client?.release();
   }
 }, 1000).unref();
 

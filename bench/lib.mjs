@@ -343,7 +343,7 @@ export const postgresPids = () =>
  * off CPU 0; answers how to put every process back on the CPUs it had. Null when not permitted (PostgreSQL
  * owned by another user): it then stays where it was, and the results say so.
  */
-export function pinPostgres() {
+function pinPostgres() {
   const previous = new Map();
   try {
     for (const pid of postgresPids()) {

@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import pg from 'pg';
-import { onPath, OTHER_CPUS, pinPostgres, postgresPids } from './lib.mjs';
+import { onPath, OTHER_CPUS, postgresPids, useLayout } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -137,7 +137,6 @@ function processCpuMs(pid) {
   }
 }
 
-/** Every PostgreSQL process on the machine (the postmaster and its backends and workers). */
 /** CPU ms used so far by the API process, Redis, every PostgreSQL process and this script (autocannon). */
 async function cpuSnapshot(apiPid, redis) {
   const info = await redis.info('cpu');
@@ -250,17 +249,14 @@ function writeReadme(section) {
 async function main() {
   if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/main.js is missing: run npm run build first');
   let privateRedis;
-  let unpinPostgres = null;
+  const { where: pinnedWhere } = useLayout(layout); // pinned: this script and PostgreSQL off CPU 0, put back at exit
   if (layout === 'pinned') {
-    execFileSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(process.pid)], { stdio: 'ignore' }); // autocannon off CPU 0
     privateRedis = await startPrivateRedis();
     redisUrl = privateRedis.url;
-    unpinPostgres = pinPostgres();
   }
-  const postgresWhere = unpinPostgres ? `PostgreSQL on CPU ${OTHER_CPUS}` : 'PostgreSQL not pinned (not permitted)';
   const where =
     layout === 'pinned'
-      ? `the API alone on CPU 0; autocannon, a private redis-server and ${postgresWhere.replace('PostgreSQL', "the machine's PostgreSQL")}`
+      ? `${pinnedWhere.replace('each server', 'the API')}; a private redis-server with autocannon`
       : "nothing pinned: the API, the machine's PostgreSQL and Redis, and autocannon share every CPU";
   log(`layout ${layout}: ${where}`);
   await admin(`CREATE DATABASE ${database}`);
@@ -320,7 +316,6 @@ async function main() {
     process.stdout.write(`${section}\n`);
     if (!opts['no-write']) writeReadme(section);
   } finally {
-    unpinPostgres?.();
     await cleanup(privateRedis);
   }
 }

@@ -1,3 +1,4 @@
+import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 
 /** The integrity violations a module may turn into its own 409/404, by constraint name. */
@@ -34,13 +35,27 @@ export function violates(error: unknown, constraint: string): boolean {
 }
 
 /**
+ * PostgreSQL's SQLSTATE of a failed statement, whether it came through TypeORM (QueryFailedError) or
+ * straight from the driver (a COPY), else undefined.
+ */
+export function sqlStateOf(error: unknown): string | undefined {
+  // A system error (ECONNREFUSED) has a code too: outside a QueryFailedError only the driver's own error counts.
+  const code =
+    error instanceof QueryFailedError
+      ? (error as QueryFailedError & { driverError?: { code?: unknown } }).driverError?.code
+      : error instanceof DatabaseError
+        ? error.code
+        : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
  * True when PostgreSQL aborted the statement's transaction to break a deadlock (40P01). Two transactions
  * inserting rows that conflict under one exclusion constraint can each wait for the other (both index
  * their row, then each checks and finds the other's uncommitted one); the one aborted may run again.
  */
 export function isDeadlock(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  return (error as QueryFailedError & { driverError?: { code?: unknown } }).driverError?.code === '40P01';
+  return sqlStateOf(error) === '40P01';
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
+import { sqlStateOf } from '../../database/database-errors';
 import { ERROR_CODES, ErrorCode } from './error-codes';
 import { ApiException, PROBLEM_CONTENT_TYPE, ProblemBody } from './problem';
 
@@ -68,13 +69,6 @@ function fromFastifyError(code: string | undefined): Problem | undefined {
     default:
       return undefined;
   }
-}
-
-/** PostgreSQL's SQLSTATE of a failed query, if the error is one. */
-function sqlStateOf(error: unknown): string | undefined {
-  if (!(error instanceof QueryFailedError)) return undefined;
-  const code = (error as QueryFailedError & { driverError?: { code?: unknown } }).driverError?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /** Turns anything thrown into the contract's problem+json; 5xx bodies say nothing of internals. */

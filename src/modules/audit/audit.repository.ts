@@ -28,8 +28,9 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
   /**
    * Loads COPY text lines (AuditCopyBuffer) of entries of any tenants with one COPY, in one transaction of
    * its own. The writer buffers requests of every tenant together; each line carries its own tenant and
-   * mode, taken from the request's verified key. COPY costs PostgreSQL about a quarter less per row than an
-   * INSERT of unnested arrays (bench/README.md) and the API nothing to serialise.
+   * mode, taken from the request's verified key. COPY costs PostgreSQL a quarter less per row than an INSERT
+   * of unnested arrays standalone and about half in the bench (bench/README.md), and the API nothing to
+   * serialise.
    */
   async copyIn(chunks: Buffer[]): Promise<void> {
     const runner = this.repository.manager.connection.createQueryRunner();

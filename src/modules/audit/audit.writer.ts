@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { sqlStateOf } from '../../database/database-errors';
 import { AuditCopyBuffer } from './audit-copy-buffer';
 import { AuditRepository } from './audit.repository';
 import { AuditEntryEntity } from './entities/audit-entry.entity';
@@ -62,7 +63,7 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
       await this.audit.copyIn(chunks.map((c) => c.bytes));
     } catch (err) {
       if (isDataError(err)) {
-        this.logger.error(`the database refused ${entries} audit entries as data; dropped them: ${(err as { code: string }).code}`);
+        this.logger.error(`the database refused ${entries} audit entries as data; dropped them: ${sqlStateOf(err)}`);
         return;
       }
       this.buffer.restore(chunks);
@@ -73,6 +74,6 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
 
 /** SQLSTATE class 22 (data exception) or 23 (integrity constraint): the same bytes would fail again. */
 function isDataError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+  const code = sqlStateOf(err);
+  return code !== undefined && (code.startsWith('22') || code.startsWith('23'));
 }
