@@ -2,7 +2,7 @@
 // one with AUDIT_LOG_ENABLED=false (a switch for this comparison only), each pair started and warmed, then
 // measured in alternating rounds (on/off, then off/on), autocannon with 32 connections over random ids of
 // 2,000 seeded patients. Reports req/s and the CPU time per request of the API process and of the
-// PostgreSQL backends serving it (by application_name). Two API processes with the same configuration
+// PostgreSQL backends serving it (by application_name), the audit writer's own connection included. Two API processes with the same configuration
 // still differ by a few per cent for their whole life (JIT state); several pairs average that out.
 // Layouts: pinned (the default where `taskset` is on PATH and there are 2+ CPUs) runs each API alone on
 // CPU 0, and this script (autocannon) and the machine's PostgreSQL on the others, as rate-limit.mjs does;
@@ -50,7 +50,9 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
     for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
     for (const side of ['on', 'off']) await cannon({ ...target(side), duration: 5 }); // JIT warm-up, pools filled
 
-    const meter = cpuMeter(db, bench.database, { on: apis.on.pid, off: apis.off.pid }, { on: 'bench-audit-on', off: 'bench-audit-off' });
+    // The audit writer's own connection (AuditLoader) is named apart, and counted in its API's PostgreSQL CPU.
+    const pgApps = { on: 'bench-audit-on', off: 'bench-audit-off', writer: 'bench-audit-on/audit-writer' };
+    const meter = cpuMeter(db, bench.database, { on: apis.on.pid, off: apis.off.pid }, pgApps);
     /** One measured run of `side`, its audit rows written (a flush interval after the run) before the meter stops. */
     const measure = async (side) => {
       await cannon({ ...target(side), duration: 2 });
@@ -59,7 +61,8 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
       const r = await cannon({ ...target(side), duration: SECONDS });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const cpu = await meter.stop(r.total);
-      return { ...r, cpu: cpu[side], pgCpu: cpu[`pg:${side}`] };
+      const writer = side === 'on' ? cpu['pg:writer'] : 0;
+      return { ...r, cpu: cpu[side], pgCpu: cpu[`pg:${side}`] + writer, writer };
     };
     for (let round = 1; round <= ROUNDS; round++) {
       // Alternate the order, so that a machine getting busier does not favour one side.
@@ -67,7 +70,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
       const [a, b] = [runs.on.at(-1), runs.off.at(-1)];
       costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1 });
       log(
-        `pair ${pair} round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}), ` +
+        `pair ${pair} round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}, writer ${a.writer.toFixed(0)} of it), ` +
           `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
       );
     }
@@ -76,7 +79,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const m = (rs, f) => median(rs.map(f));
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   console.log(
-    `| GET /patients/{id}, ${LAYOUT}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} ` +
+    `| GET /patients/{id}, ${LAYOUT}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
       `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
       `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))}, CPU per request ${pct(m(costs, (c) => c.cpu))} ` +
       `| per round: ${costs.map((c) => pct(c.rps)).join(', ')} | errors ${[...runs.on, ...runs.off].reduce((n, r) => n + r.errors, 0)} |`,

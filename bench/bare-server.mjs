@@ -19,11 +19,13 @@ const { securityHeaders } = require('../dist/common/http/security-headers.js');
 const { SLIDING_WINDOW_LUA } = require('../dist/common/traffic/sliding-window.storage.js');
 const { entityTag } = require('../dist/common/http/etag.js');
 const { uuidv7 } = require('../dist/common/ids.js');
-const { AuditCopyBuffer, AUDIT_COPY_SQL } = require('../dist/modules/audit/audit-copy-buffer.js');
+const { AuditCopyBuffer, AUDIT_COPY_SQL, copyData } = require('../dist/modules/audit/audit-copy-buffer.js');
 const { from: copyFrom } = require('pg-copy-streams');
 
 // The API's pool size; application_name tells the bench which backends' CPU is the floor's.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20, application_name: 'bench-floor' });
+// The audit writer's own connection, as the API's (AuditLoader).
+const auditPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, application_name: 'bench-floor/audit-writer' });
 const prefix = process.env.REDIS_PREFIX ?? 'pm';
 const windowsOf = (mode) =>
   [
@@ -81,14 +83,13 @@ async function authenticate(request, reply) {
   if (out[0] !== 1) return reply.code(429).send({ code: 'rate_limited' });
 }
 
-// The API's own encoding (COPY text lines in off-heap chunks) and load (one COPY per batch).
+// The API's own encoding (binary COPY tuples in off-heap chunks) and load (one COPY per batch, on a connection of its own).
 const audit = new AuditCopyBuffer();
 function audited(request, reply, action, resourceId) {
   audit.append({
-    id: uuidv7(),
     tenantId: request.key.tenant_id,
     mode: request.key.mode,
-    at: new Date(),
+    at: Date.now(),
     apiKeyId: request.key.id,
     action,
     resourceType: 'patient',
@@ -103,8 +104,8 @@ setInterval(async () => {
   const chunks = audit.take();
   let client;
   try {
-    client = await pool.connect();
-    await pipeline(Readable.from(chunks.map((c) => c.bytes)), client.query(copyFrom(AUDIT_COPY_SQL)));
+    client = await auditPool.connect();
+    await pipeline(Readable.from(copyData(chunks)), client.query(copyFrom(AUDIT_COPY_SQL)));
   } catch (err) {
     process.stderr.write(`audit flush failed: ${err.message}\n`);
   } finally {

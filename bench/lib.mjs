@@ -285,8 +285,9 @@ export function cpuMs(pid) {
 /**
  * CPU time per request, which the machine's other load disturbs far less than req/s: `start()` before a
  * run, `stop(requests)` after answers µs per request of each named process and of the PostgreSQL backends
- * serving the bench database, split by application_name (`pgApps` maps a name to one; the rest go to
- * `others`).
+ * serving the bench database, split by application_name (`pgApps` maps a name to one, which also takes
+ * its `<name>/…` connections, such as `<name>/audit-writer`, unless they are named themselves; the rest go
+ * to `others`).
  */
 export function cpuMeter(db, database, processes, pgApps = {}) {
   let before;
@@ -304,10 +305,11 @@ export function cpuMeter(db, database, processes, pgApps = {}) {
       const after = await snapshot();
       const out = {};
       for (const name of Object.keys(processes)) out[name] = ((after.byName[name] - before.byName[name]) * 1000) / requests;
-      for (const name of [...Object.keys(pgApps), 'others']) out[`pg:${name}`] = 0;
+      const names = Object.keys(pgApps);
+      for (const name of [...names, 'others']) out[`pg:${name}`] = 0;
       for (const b of after.backends) {
         const was = before.backends.find((x) => x.pid === b.pid)?.ms ?? 0;
-        const name = Object.keys(pgApps).find((n) => pgApps[n] === b.app) ?? 'others';
+        const name = names.find((n) => pgApps[n] === b.app) ?? names.find((n) => b.app?.startsWith(`${pgApps[n]}/`)) ?? 'others';
         out[`pg:${name}`] += ((b.ms - was) * 1000) / requests;
       }
       return out;

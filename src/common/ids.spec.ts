@@ -1,5 +1,5 @@
-import { validate as isUuid, version } from 'uuid';
-import { pooledRandomBytes, uuidv7 } from './ids';
+import { validate as isUuid, stringify, version } from 'uuid';
+import { pooledRandomBytes, uuidv7, writeUuidv7 } from './ids';
 
 describe('uuidv7', () => {
   it('makes valid, distinct version-7 UUIDs across several refills of the random pool', () => {
@@ -19,6 +19,19 @@ describe('uuidv7', () => {
     const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
     expect(ms).toBeGreaterThanOrEqual(before);
     expect(ms).toBeLessThanOrEqual(Date.now() + 1);
+  });
+});
+
+describe('writeUuidv7', () => {
+  it('writes the 16 bytes of a UUIDv7 in place, in one order with the string ids', () => {
+    const target = Buffer.alloc(40, 0xee);
+    const before = uuidv7();
+    writeUuidv7(target, 12);
+    const written = stringify(target.subarray(12, 28));
+    expect(version(written)).toBe(7);
+    const after = uuidv7();
+    expect([before, written, after]).toEqual([before, written, after].sort());
+    expect(target.subarray(0, 12).every((b) => b === 0xee) && target.subarray(28).every((b) => b === 0xee)).toBe(true);
   });
 });
 

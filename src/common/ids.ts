@@ -29,6 +29,15 @@ let sequence = 0;
  * of one millisecond, from a random start, as `uuid`'s own v7 does), with its random bits from the pool.
  */
 export function uuidv7(): string {
+  return v7(nextV7());
+}
+
+/** A new UUIDv7 (as uuidv7()) written as its 16 bytes into `target` at `offset`, with no string made. */
+export function writeUuidv7(target: Uint8Array, offset: number): void {
+  v7(nextV7(), target, offset);
+}
+
+function nextV7(): { random: Uint8Array; msecs: number; seq: number } {
   const random = pooledRandomBytes(16);
   const now = Date.now();
   if (now > lastMs) {
@@ -38,5 +47,5 @@ export function uuidv7(): string {
     sequence = (sequence + 1) | 0;
     if (sequence === 0) lastMs++; // the counter wrapped within one millisecond: borrow the next one
   }
-  return v7({ random, msecs: lastMs, seq: sequence });
+  return { random, msecs: lastMs, seq: sequence };
 }

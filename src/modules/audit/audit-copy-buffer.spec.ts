@@ -1,12 +1,11 @@
-import { AuditCopyBuffer, copyLine, copyText } from './audit-copy-buffer';
-import type { AuditEntryEntity } from './entities/audit-entry.entity';
+import { decodeAuditCopy, readCopyTuples } from '../../../test/helpers/audit-copy';
+import { AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
 
-const entry = (over: Partial<AuditEntryEntity> = {}): AuditEntryEntity => ({
-  id: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+const record = (over: Partial<AuditRecord> = {}): AuditRecord => ({
   tenantId: '0193a5b2-7c1d-7e4f-8a9b-000000000001',
   mode: 'live',
-  at: new Date('2026-11-24T08:00:00.123Z'),
   apiKeyId: '0193a5b2-7c1d-7e4f-8a9b-000000000002',
+  at: Date.parse('2026-11-24T08:00:00.123Z'),
   action: 'patient.read',
   resourceType: 'patient',
   resourceId: 'p1',
@@ -16,59 +15,72 @@ const entry = (over: Partial<AuditEntryEntity> = {}): AuditEntryEntity => ({
   ...over,
 });
 
+const decoded = (buffer: AuditCopyBuffer) => decodeAuditCopy(copyData(buffer.take()));
+
 describe('AuditCopyBuffer', () => {
-  it('writes an entry as one tab-separated COPY line with \\N for nulls', () => {
-    expect(copyLine(entry())).toBe(
-      '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b\t0193a5b2-7c1d-7e4f-8a9b-000000000001\tlive\t2026-11-24T08:00:00.123Z\t' +
-        '0193a5b2-7c1d-7e4f-8a9b-000000000002\tpatient.read\tpatient\tp1\t200\treq-1\t203.0.113.7\n',
-    );
-    const keyless = copyLine(entry({ apiKeyId: null, resourceId: null, ip: null })).split('\t');
-    expect([keyless[4], keyless[7], keyless[10]]).toEqual(['\\N', '\\N', '\\N\n']);
+  it('writes each entry as one binary COPY tuple of its 11 columns, with a new UUIDv7 and nulls as nulls', () => {
+    const buffer = new AuditCopyBuffer();
+    buffer.append(record());
+    buffer.append(record({ apiKeyId: null, mode: 'test', resourceId: null, ip: null, status: 404, action: 'patient.update' }));
+    const [first, second] = decoded(buffer);
+    const { id, ...rest } = first;
+    expect(rest).toEqual({ ...record(), at: new Date('2026-11-24T08:00:00.123Z') });
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(second).toMatchObject({ apiKeyId: null, mode: 'test', resourceId: null, ip: null, status: 404, action: 'patient.update' });
+    expect(second.id > first.id).toBe(true);
   });
 
-  it('escapes what COPY would read as structure and leaves out NUL', () => {
-    expect(copyText('a\tb\nc\rd\\e\0f')).toBe('a\\tb\\nc\\rd\\\\ef');
-    expect(copyText('plain ünïcode ✓')).toBe('plain ünïcode ✓');
-    const line = copyLine(entry({ resourceId: 'x\ty', requestId: 'r\nq' }));
-    expect(line.split('\t')).toHaveLength(11);
-    expect(line.indexOf('\n')).toBe(line.length - 1);
+  it('keeps text as it is (binary COPY escapes nothing) except NUL, which no PostgreSQL text can hold', () => {
+    const buffer = new AuditCopyBuffer();
+    buffer.append(record({ resourceId: 'a\tb\nc\rd\\e\0f\\N', requestId: 'plain ünïcode ✓' }));
+    const [entry] = decoded(buffer);
+    expect(entry.resourceId).toBe('a\tb\nc\rd\\ef\\N');
+    expect(entry.requestId).toBe('plain ünïcode ✓');
   });
 
-  it('keeps whole lines in chunks, counts entries, and gives back what a failed write took', () => {
+  it('frames one COPY: the signature first, whole tuples in every chunk, the trailer last', () => {
     const buffer = new AuditCopyBuffer();
     const long = 'é'.repeat(250); // 2 bytes each in UTF-8: a chunk fills before its UTF-16 length says
-    for (let i = 0; i < 300; i++) buffer.append(entry({ resourceId: long, requestId: `req-${i}` }));
+    for (let i = 0; i < 300; i++) buffer.append(record({ resourceId: long, requestId: `req-${i}` }));
     expect(buffer.size).toBe(300);
     const chunks = buffer.take();
     expect(buffer.size).toBe(0);
     expect(chunks.length).toBeGreaterThan(1);
-    const lines = Buffer.concat(chunks.map((c) => c.bytes))
-      .toString('utf8')
-      .split('\n');
-    expect(lines.pop()).toBe('');
-    expect(lines.map((l) => l.split('\t')[9])).toEqual(Array.from({ length: 300 }, (_, i) => `req-${i}`));
-    expect(chunks.reduce((n, c) => n + c.entries, 0)).toBe(300);
+    for (const chunk of chunks) expect(readCopyTuples(copyData([chunk]))).toHaveLength(chunk.entries);
+    expect(decodeAuditCopy(copyData(chunks)).map((e) => e.requestId)).toEqual(Array.from({ length: 300 }, (_, i) => `req-${i}`));
+  });
 
-    buffer.append(entry({ requestId: 'later' }));
-    buffer.restore(chunks);
-    expect(buffer.size).toBe(301);
-    const again = Buffer.concat(buffer.take().map((c) => c.bytes))
-      .toString('utf8')
-      .trimEnd()
-      .split('\n');
-    expect(again[0].split('\t')[9]).toBe('req-0');
-    expect(again.at(-1)!.split('\t')[9]).toBe('later');
+  it('gives back what a failed write took, ahead of what came since', () => {
+    const buffer = new AuditCopyBuffer();
+    for (let i = 0; i < 3; i++) buffer.append(record({ requestId: `req-${i}` }));
+    const taken = buffer.take();
+    buffer.append(record({ requestId: 'later' }));
+    buffer.restore(taken);
+    expect(buffer.size).toBe(4);
+    expect(decoded(buffer).map((e) => e.requestId)).toEqual(['req-0', 'req-1', 'req-2', 'later']);
   });
 
   it('drops the oldest whole chunks past a limit and says how many entries went', () => {
     const buffer = new AuditCopyBuffer();
-    for (let i = 0; i < 2000; i++) buffer.append(entry({ requestId: `req-${i}` }));
+    for (let i = 0; i < 2000; i++) buffer.append(record({ requestId: `req-${i}` }));
     const dropped = buffer.dropOldest(1000);
     expect(dropped).toBeGreaterThanOrEqual(1000);
     expect(buffer.size).toBe(2000 - dropped);
-    const first = Buffer.concat(buffer.take().map((c) => c.bytes))
-      .toString('utf8')
-      .split('\t')[9];
-    expect(first).toBe(`req-${dropped}`);
+    expect(decoded(buffer)[0].requestId).toBe(`req-${dropped}`);
+  });
+
+  it('caches a key’s fields by key and a keyless tenant’s by tenant and mode, never mixing them', () => {
+    const buffer = new AuditCopyBuffer();
+    const other = '0193a5b2-7c1d-7e4f-8a9b-000000000009';
+    buffer.append(record());
+    buffer.append(record({ apiKeyId: null }));
+    buffer.append(record({ apiKeyId: null, tenantId: other }));
+    buffer.append(record({ apiKeyId: null, mode: 'test' }));
+    expect(decoded(buffer).map((e) => [e.tenantId.slice(-1), e.mode, e.apiKeyId?.slice(-1) ?? null])).toEqual([
+      ['1', 'live', '2'],
+      ['1', 'live', null],
+      ['9', 'live', null],
+      ['1', 'test', null],
+    ]);
   });
 });

@@ -2,7 +2,6 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner } from '@nestjs/core';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { uuidv7 } from '../../common/ids';
 import { AUDIT_METADATA } from '../../common/audit/audited.decorator';
 import { AppConfig } from '../../config/app-config';
 import { AuditWriter } from './audit.writer';
@@ -38,10 +37,9 @@ export class AuditHook implements OnModuleInit {
     const scope = auth ?? request.auditScope;
     if (!spec || !scope) return;
     this.writer.write({
-      id: uuidv7(),
       tenantId: scope.tenantId,
       mode: scope.mode,
-      at: new Date(),
+      at: Date.now(),
       apiKeyId: auth?.apiKeyId ?? null,
       action: spec.action,
       resourceType: spec.resourceType,

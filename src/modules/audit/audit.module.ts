@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditController } from './audit.controller';
 import { AuditHook } from './audit.hook';
+import { AuditLoader } from './audit.loader';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditWriter } from './audit.writer';
@@ -12,7 +13,7 @@ import { AuditEntryEntity } from './entities/audit-entry.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEntryEntity]), DiscoveryModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditWriter, AuditHook],
+  providers: [AuditRepository, AuditService, AuditLoader, AuditWriter, AuditHook],
   exports: [AuditWriter],
 })
 export class AuditModule {}

@@ -1,14 +1,14 @@
 import { DatabaseError } from 'pg';
 import { loadConfig } from '../../config/app-config';
-import type { AuditRepository } from './audit.repository';
+import { decodeAuditCopy } from '../../../test/helpers/audit-copy';
+import type { AuditRecord } from './audit-copy-buffer';
+import type { AuditLoader } from './audit.loader';
 import { AuditWriter } from './audit.writer';
-import type { AuditEntryEntity } from './entities/audit-entry.entity';
 
-const entry = (requestId: string): AuditEntryEntity => ({
-  id: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+const entry = (requestId: string): AuditRecord => ({
   tenantId: '0193a5b2-7c1d-7e4f-8a9b-000000000001',
   mode: 'test',
-  at: new Date(),
+  at: Date.now(),
   apiKeyId: null,
   action: 'patient.read',
   resourceType: 'patient',
@@ -18,17 +18,17 @@ const entry = (requestId: string): AuditEntryEntity => ({
   ip: null,
 });
 
-/** The writer's retry policy, against a repository whose COPY fails as told (the real COPY: audit-log e2e). */
+/** The writer's retry policy, against a loader whose COPY fails as told (the real COPY: audit-log e2e). */
 function writerFailingWith(failures: Error[]): { writer: AuditWriter; loaded: string[] } {
   const loaded: string[] = [];
-  const repository = {
-    copyIn: async (chunks: Buffer[]) => {
+  const loader = {
+    copy: async (data: Buffer[]) => {
       const failure = failures.shift();
       if (failure) throw failure;
-      for (const line of Buffer.concat(chunks).toString('utf8').trimEnd().split('\n')) loaded.push(line.split('\t')[9]);
+      loaded.push(...decodeAuditCopy(data).map((e) => e.requestId));
     },
-  } as unknown as AuditRepository;
-  return { writer: new AuditWriter(repository, loadConfig({})), loaded };
+  } as unknown as AuditLoader;
+  return { writer: new AuditWriter(loader, loadConfig({})), loaded };
 }
 
 const sqlError = (code: string): DatabaseError => Object.assign(new DatabaseError('refused', 0, 'error'), { code });

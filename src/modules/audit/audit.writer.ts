@@ -1,9 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { sqlStateOf } from '../../database/database-errors';
-import { AuditCopyBuffer } from './audit-copy-buffer';
-import { AuditRepository } from './audit.repository';
-import { AuditEntryEntity } from './entities/audit-entry.entity';
+import { AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
+import { AuditLoader } from './audit.loader';
 
 /** A flush of this many entries starts at once rather than at the next tick. */
 const FLUSH_AT = 500;
@@ -11,8 +10,8 @@ const FLUSH_AT = 500;
 const MAX_BUFFERED = 100_000;
 
 /**
- * Buffers audit entries (encoded at once, off the JavaScript heap: AuditCopyBuffer) and writes them in
- * batches with one COPY each, so that recording a request costs it no database round trip. Flushed every
+ * Buffers audit entries (encoded at once as binary COPY tuples, off the JavaScript heap: AuditCopyBuffer)
+ * and writes them in batches with one COPY each, so that recording a request costs it no database round trip. Flushed every
  * AUDIT_FLUSH_INTERVAL_MS, when FLUSH_AT entries are waiting, and at a graceful shutdown, which Nest runs
  * after the HTTP server has finished its in-flight requests and before the database pool closes. A write
  * that fails for want of the database is retried at the next flush; one the database refuses as data (which
@@ -26,7 +25,7 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly audit: AuditRepository,
+    private readonly loader: AuditLoader,
     private readonly config: AppConfig,
   ) {}
 
@@ -38,10 +37,11 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    await this.loader.close();
   }
 
-  write(entry: AuditEntryEntity): void {
-    this.buffer.append(entry);
+  write(record: AuditRecord): void {
+    this.buffer.append(record);
     if (this.buffer.size > MAX_BUFFERED) {
       const dropped = this.buffer.dropOldest(MAX_BUFFERED);
       if (dropped) this.logger.error(`audit buffer full; dropped the ${dropped} oldest entries`);
@@ -60,7 +60,7 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
     const chunks = this.buffer.take();
     const entries = chunks.reduce((n, c) => n + c.entries, 0);
     try {
-      await this.audit.copyIn(chunks.map((c) => c.bytes));
+      await this.loader.copy(copyData(chunks));
     } catch (err) {
       if (isDataError(err)) {
         this.logger.error(`the database refused ${entries} audit entries as data; dropped them: ${sqlStateOf(err)}`);
