@@ -28,8 +28,10 @@ const TRAILER = Buffer.from([0xff, 0xff]);
 
 /** Off-heap chunks of this size hold the tuples; a tuple is at most a few KiB (every text column is bounded). */
 const CHUNK_BYTES = 64 * 1024;
-/** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01), which binary timestamps count from. */
+/** PostgreSQL's epoch (2000-01-01), which binary timestamps count microseconds from, in Unix milliseconds. */
 const PG_EPOCH_MS = 946_684_800_000;
+/** The bytes of a tuple besides its cached prefix and route and its three texts: at, id, status, and the texts' lengths. */
+const FIXED_BYTES = 4 + 8 + (4 + 16) + (4 + 2) + 3 * 4;
 /** Cached tuple prefixes (one per key) and route fields: a bound, not a size anyone should reach. */
 const MAX_CACHED = 10_000;
 
@@ -67,7 +69,7 @@ export class AuditCopyBuffer {
     const prefix = this.prefixOf(r);
     const route = this.routeOf(r.action, r.resourceType);
     // A UTF-16 unit never takes more than 3 bytes of UTF-8: the bound saves measuring every string.
-    const most = prefix.length + route.length + 62 + 3 * (r.requestId.length + (r.resourceId?.length ?? 0) + (r.ip?.length ?? 0));
+    const most = prefix.length + route.length + FIXED_BYTES + 3 * (r.requestId.length + (r.resourceId?.length ?? 0) + (r.ip?.length ?? 0));
     if (this.used + most > CHUNK_BYTES) this.seal();
     const buf = this.current;
     let at = this.used + prefix.copy(buf, this.used);
