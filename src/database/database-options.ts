@@ -7,6 +7,9 @@ const MIGRATIONS_DIR = __filename.endsWith('.ts') ? join(__dirname, '..', '..', 
 // Domain tables live in modules/; platform tables (idempotency keys) in common/.
 const ENTITIES = [join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}'), join(__dirname, '..', 'common', '**', '*.entity.{js,ts}')];
 
+/** How long a request for a new PostgreSQL connection may wait, for every pool the app opens. */
+export const CONNECT_TIMEOUT_MS = 5000;
+
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {
     type: 'postgres',
@@ -16,7 +19,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     migrationsRun: false,
-    extra: { max: 20, connectionTimeoutMillis: 5000 },
+    extra: { max: 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
   };
 }
 

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { AppConfig } from '../../config/app-config';
+import { CONNECT_TIMEOUT_MS } from '../../database/database-options';
 import { AUDIT_COPY_SQL } from './audit-copy-buffer';
 
 /**
@@ -46,7 +47,7 @@ export class AuditLoader {
       this.pool = new Pool({
         connectionString: this.config.databaseUrl,
         max: 1,
-        connectionTimeoutMillis: 5000,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         application_name: appName ? `${appName}/audit-writer` : 'audit-writer',
       });
       // An idle connection the server closes is dropped by the pool; the next batch connects again.
