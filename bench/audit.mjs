@@ -10,7 +10,7 @@
 // for its whole life, and two processes with the same configuration differed by 15-20 % (bench/README.md).
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
 // Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=3] [pinned|shared] [pairs=3]
-import { bulkImport, cannon, cpuMeter, defaultLayout, log, median, patientRows, useLayout, waitFor, withBench } from './lib.mjs';
+import { cannon, cpuMeter, defaultLayout, log, median, seedPatients, useLayout, waitFor, withBench } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -26,14 +26,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const headers = { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' };
 
   // Seeding needs the import worker: one start with workers on, then the two measured APIs without.
-  const seeder = bench.start('dist/main.js', { PORT: String(PORTS.on), WORKERS: 'on' });
-  await waitFor(`${url('on')}/health/ready`);
-  const { job } = await bulkImport(url('on'), headers, patientRows(PATIENTS));
-  if (job.created !== PATIENTS) throw new Error(`seeding created ${job.created} of ${PATIENTS}`);
-  await bench.stop(seeder);
-  const db = await bench.sql();
-  await db.query('VACUUM (ANALYZE) patients');
-  const ids = (await db.query('SELECT id FROM patients')).rows.map((r) => r.id);
+  const { db, ids } = await seedPatients(bench, PORTS.on, headers, PATIENTS);
   const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
   const { onCpu0, where } = useLayout(LAYOUT);

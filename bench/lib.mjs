@@ -221,6 +221,23 @@ export async function bulkImport(base, headers, rows) {
 }
 
 /**
+ * Seeds `count` patients through a started API with its import worker (port `port`, stopped after), then
+ * `VACUUM (ANALYZE) patients`; answers a database client (the caller ends it) and the patients' ids.
+ */
+export async function seedPatients(bench, port, headers, count) {
+  const base = `http://127.0.0.1:${port}`;
+  const seeder = bench.start('dist/main.js', { PORT: String(port), WORKERS: 'on' });
+  await waitFor(`${base}/health/ready`);
+  const { job } = await bulkImport(base, headers, patientRows(count));
+  if (job.created !== count) throw new Error(`seeding created ${job.created} of ${count}`);
+  await bench.stop(seeder);
+  const db = await bench.sql();
+  await db.query('VACUUM (ANALYZE) patients');
+  const ids = (await db.query('SELECT id FROM patients')).rows.map((r) => r.id);
+  return { db, ids };
+}
+
+/**
  * One autocannon run (32 connections by default). `paths`, when given, is a function answering each
  * request's path (random ids). Answers req/s, p50/p99 latency in ms, errors (including non-2xx), and the
  * 1-minute load average when the run started.
