@@ -19,23 +19,30 @@ const entry = (requestId: string): AuditRecord => ({
 });
 
 /** The writer's retry policy, against a loader whose COPY fails as told (the real COPY: audit-log e2e). */
-function writerFailingWith(failures: Error[]): { writer: AuditWriter; loaded: string[] } {
+function writerFailingWith(failures: (Error | undefined)[]): { writer: AuditWriter; loaded: string[]; copies: number[] } {
   const loaded: string[] = [];
+  const copies: number[] = [];
   const loader = {
     copy: async (data: Buffer[]) => {
+      const entries = decodeAuditCopy(data).map((e) => e.requestId);
+      copies.push(entries.length);
       const failure = failures.shift();
       if (failure) throw failure;
-      loaded.push(...decodeAuditCopy(data).map((e) => e.requestId));
+      loaded.push(...entries);
     },
   } as unknown as AuditLoader;
-  return { writer: new AuditWriter(loader, loadConfig({})), loaded };
+  return { writer: new AuditWriter(loader, loadConfig({})), loaded, copies };
 }
+
+const connectionRefused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+/** Entries with 120-character request ids: ~250 bytes each, so 10,000 fill some 40 chunks. */
+const many = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}-`.padEnd(120, 'x'));
 
 const sqlError = (code: string): DatabaseError => Object.assign(new DatabaseError('refused', 0, 'error'), { code });
 
 describe('AuditWriter', () => {
   it('keeps a batch the database could not take and writes it, in order, at the next flush', async () => {
-    const { writer, loaded } = writerFailingWith([Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })]);
+    const { writer, loaded } = writerFailingWith([connectionRefused()]);
     writer.write(entry('a'));
     await writer.flush();
     expect(loaded).toEqual([]);
@@ -53,5 +60,31 @@ describe('AuditWriter', () => {
     writer.write(entry('c'));
     await writer.flush();
     expect(loaded).toEqual(['c']);
+  });
+
+  it('loads a large backlog in bounded COPYs, and a COPY refused as data loses only its own entries', async () => {
+    const { writer, loaded, copies } = writerFailingWith([undefined, sqlError('22021')]);
+    const ids = many('e', 10_000);
+    for (const id of ids) writer.write(entry(id));
+    await writer.flush();
+    expect(copies.length).toBeGreaterThan(2);
+    expect(Math.max(...copies)).toBeLessThan(10_000 / 2);
+    expect(copies.reduce((a, b) => a + b, 0)).toBe(10_000);
+    const refused = ids.slice(copies[0], copies[0] + copies[1]);
+    expect(loaded).toEqual(ids.filter((id) => !refused.includes(id)));
+  });
+
+  it('after a COPY fails for want of the database, keeps it and the rest, in order, for the next flush', async () => {
+    // The flush FLUSH_AT starts, then this test's own: both find the database gone after the first COPY.
+    const { writer, loaded, copies } = writerFailingWith([undefined, connectionRefused(), connectionRefused()]);
+    const ids = many('e', 10_000);
+    for (const id of ids) writer.write(entry(id));
+    await writer.flush();
+    expect(copies).toHaveLength(3);
+    expect(copies[2]).toBe(copies[1]); // the same first batch of what was kept, tried again
+    expect(loaded).toEqual(ids.slice(0, copies[0]));
+    writer.write(entry('later'));
+    await writer.flush();
+    expect(loaded).toEqual([...ids, 'later']);
   });
 });

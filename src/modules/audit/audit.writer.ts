@@ -1,17 +1,19 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { sqlStateOf } from '../../database/database-errors';
-import { AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
+import { AuditChunk, AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
 import { AuditLoader } from './audit.loader';
 
 /** A flush of this many entries starts at once rather than at the next tick. */
 const FLUSH_AT = 500;
+/** Chunks per COPY (64 KiB each, ~350 entries of a GET): after an outage, a batch refused as data loses no more. */
+const MAX_COPY_CHUNKS = 16;
 /** Past this, a database outage would exhaust memory: the oldest entries are dropped (and logged). */
 const MAX_BUFFERED = 100_000;
 
 /**
  * Buffers audit entries (encoded at once as binary COPY tuples, off the JavaScript heap: AuditCopyBuffer)
- * and has AuditLoader write them with one COPY per flush, so that recording a request costs it no database
+ * and has AuditLoader write them with one COPY per flush (several, bounded, after an outage), so that recording a request costs it no database
  * round trip. Flushed every AUDIT_FLUSH_INTERVAL_MS, when FLUSH_AT entries are waiting, and at a graceful
  * shutdown, which Nest runs after the HTTP server has finished its in-flight requests; the loader's
  * connection closes after that last flush. A write that fails for want of the database is retried at the
@@ -56,22 +58,32 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
     return this.flushing;
   }
 
+  /**
+   * Loads what is buffered in COPYs of at most MAX_COPY_CHUNKS chunks: one in steady running, several after
+   * an outage. A COPY the database refuses as data loses only its own entries; one that fails for want of
+   * the database puts it and the rest back for the next flush.
+   */
   private async writeBuffered(): Promise<void> {
-    if (!this.buffer.size) return;
     const chunks = this.buffer.take();
-    const entries = chunks.reduce((n, c) => n + c.entries, 0);
-    try {
-      await this.loader.copy(copyData(chunks));
-    } catch (err) {
-      if (isDataError(err)) {
-        this.logger.error(`the database refused ${entries} audit entries as data; dropped them: ${sqlStateOf(err)}`);
+    for (let from = 0; from < chunks.length; from += MAX_COPY_CHUNKS) {
+      const batch = chunks.slice(from, from + MAX_COPY_CHUNKS);
+      try {
+        await this.loader.copy(copyData(batch));
+      } catch (err) {
+        if (isDataError(err)) {
+          this.logger.error(`the database refused ${entriesIn(batch)} audit entries as data; dropped them: ${sqlStateOf(err)}`);
+          continue;
+        }
+        const kept = chunks.slice(from);
+        this.buffer.restore(kept);
+        this.logger.warn(`could not write ${entriesIn(kept)} audit entries; retrying at the next flush: ${(err as Error).name}`);
         return;
       }
-      this.buffer.restore(chunks);
-      this.logger.warn(`could not write ${entries} audit entries; retrying at the next flush: ${(err as Error).name}`);
     }
   }
 }
+
+const entriesIn = (chunks: AuditChunk[]): number => chunks.reduce((n, c) => n + c.entries, 0);
 
 /** SQLSTATE class 22 (data exception) or 23 (integrity constraint): the same bytes would fail again. */
 function isDataError(err: unknown): boolean {
