@@ -36,8 +36,13 @@ setInterval(
         ip: '127.0.0.1',
       });
     }
-    await pipeline(Readable.from(copyData(buffer.take())), client.query(copyFrom(sql)));
-    busy = false;
+    try {
+      await pipeline(Readable.from(copyData(buffer.take())), client.query(copyFrom(sql)));
+    } catch (err) {
+      process.stderr.write(`audit-rows writer: a COPY failed: ${err.message}\n`); // the run's row count shows it
+    } finally {
+      busy = false;
+    }
   },
   1000 / (Number(process.env.RATE) / BATCH),
 );

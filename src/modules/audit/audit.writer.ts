@@ -13,12 +13,12 @@ const MAX_BUFFERED = 100_000;
 
 /**
  * Buffers audit entries (encoded at once as binary COPY tuples, off the JavaScript heap: AuditCopyBuffer)
- * and has AuditLoader write them with one COPY per flush (several, bounded, after an outage), so that recording a request costs it no database
- * round trip. Flushed every AUDIT_FLUSH_INTERVAL_MS, when FLUSH_AT entries are waiting, and at a graceful
- * shutdown, which Nest runs after the HTTP server has finished its in-flight requests; the loader's
- * connection closes after that last flush. A write that fails for want of the database is retried at the
- * next flush; one the database refuses as data (which the encoding should make impossible) is dropped and
- * logged, so that it cannot hold back every later entry.
+ * and has AuditLoader write them with one COPY per flush (several, bounded, after an outage), so that
+ * recording a request costs it no database round trip. Flushed every AUDIT_FLUSH_INTERVAL_MS, when
+ * FLUSH_AT entries are waiting, and at a graceful shutdown, which Nest runs after the HTTP server has
+ * finished its in-flight requests; the loader's connection closes after that last flush. A write that fails
+ * for want of the database is retried at the next flush; one the database refuses as data (which the
+ * encoding should make impossible) is dropped and logged, so that it cannot hold back every later entry.
  */
 @Injectable()
 export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
