@@ -6,16 +6,20 @@
 // still differ by a few per cent for their whole life (JIT state); several pairs average that out.
 // Layouts: pinned (the default where `taskset` is on PATH and there are 2+ CPUs) runs each API alone on
 // CPU 0, and this script (autocannon) and the machine's PostgreSQL on the others, as rate-limit.mjs does;
-// shared pins nothing. Unpinned, the scheduler places each API process next to autocannon or away from it
-// for its whole life, and two processes with the same configuration differed by 15-20 % (bench/README.md).
-// Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
-// Creates and drops its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=3] [pinned|shared] [pairs=3]
+// apart runs the APIs and autocannon on CPU 0 and PostgreSQL alone on the others (the database with CPU to
+// spare, as on a host of its own); shared pins nothing. Unpinned, the scheduler places each API process next
+// to autocannon or away from it for its whole life, and two processes with the same configuration differed
+// by 15-20 % (bench/README.md). `control` runs both APIs of each pair with the log off: what the method
+// reports where there is nothing to find (the slots' bias and the rounds' spread).
+// Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379. Creates and drops
+// its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=3] [pinned|apart|shared] [pairs=3] [control]
 import { cannon, cpuMeter, defaultLayout, log, median, seedPatients, useLayout, waitFor, withBench } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const PAIRS = Number(process.argv[5] ?? 3);
 const LAYOUT = process.argv[4] ?? defaultLayout();
+const CONTROL = process.argv[6] === 'control';
 const PATIENTS = 2_000;
 const PORTS = { on: 41411, off: 41412 };
 const url = (side) => `http://127.0.0.1:${PORTS[side]}`;
@@ -37,7 +41,12 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   for (let pair = 1; pair <= PAIRS; pair++) {
     // application_name tells the meter which PostgreSQL backends serve which API.
     const apis = {
-      on: bench.start('dist/main.js', { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: 'true', PGAPPNAME: 'bench-audit-on' }, [], onCpu0),
+      on: bench.start(
+        'dist/main.js',
+        { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: String(!CONTROL), PGAPPNAME: 'bench-audit-on' },
+        [],
+        onCpu0,
+      ),
       off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }, [], onCpu0),
     };
     for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
@@ -61,7 +70,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
       // Alternate the order, so that a machine getting busier does not favour one side.
       for (const side of round % 2 ? ['on', 'off'] : ['off', 'on']) runs[side].push(await measure(side));
       const [a, b] = [runs.on.at(-1), runs.off.at(-1)];
-      costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1 });
+      costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1, apiCpu: a.cpu / b.cpu - 1 });
       log(
         `pair ${pair} round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}, writer ${a.writer.toFixed(0)} of it), ` +
           `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
@@ -71,10 +80,14 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   }
   const m = (rs, f) => median(rs.map(f));
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
+  const quartiles = (xs) => [0.25, 0.75].map((q) => xs.toSorted((x, y) => x - y)[Math.round(q * (xs.length - 1))]);
   console.log(
-    `| GET /patients/{id}, ${LAYOUT}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
+    `| GET /patients/{id}, ${LAYOUT}${CONTROL ? ', control (the log off on both sides)' : ''}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
       `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
-      `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))}, CPU per request ${pct(m(costs, (c) => c.cpu))} ` +
+      `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))} (quartiles ${quartiles(costs.map((c) => c.rps))
+        .map(pct)
+        .join(' to ')}), ` +
+      `CPU per request ${pct(m(costs, (c) => c.cpu))}, the API's alone ${pct(m(costs, (c) => c.apiCpu))} ` +
       `| per round: ${costs.map((c) => pct(c.rps)).join(', ')} | errors ${[...runs.on, ...runs.off].reduce((n, r) => n + r.errors, 0)} |`,
   );
   await db.end();
