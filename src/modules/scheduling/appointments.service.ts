@@ -92,8 +92,8 @@ export class AppointmentsService {
   async insert(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, steps: BookingSteps): Promise<AppointmentDto> {
     const refused = await this.availability.unbookable(scope, provider, request.start, request.duration);
     if (refused) throw await this.unavailable(scope, provider, request.start, request.duration, refused);
-    // Racing bookings of one slot may deadlock on the exclusion constraint; the aborted one runs again
-    // and then meets the winner's committed row (a plain 23P01).
+    // Bookings and reschedules take turns per provider (lockProviderSchedule), so racing ones meet the
+    // winner's committed row (a plain 23P01); a deadlock with some other writer is still retried.
     try {
       return await retryOnDeadlock(() => this.bookIn(scope, provider, request, steps));
     } catch (err) {
@@ -107,6 +107,7 @@ export class AppointmentsService {
   /** The booking's transaction: the patient, the appointment, its event and `afterInsert`. */
   private bookIn(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, steps: BookingSteps): Promise<AppointmentDto> {
     return this.transactions.run(async (tx) => {
+      await this.appointments.lockProviderSchedule(scope, provider.id, tx);
       const patient = await steps.patientOf(tx);
       const row = await this.appointments.insert(
         scope,
@@ -161,12 +162,14 @@ export class AppointmentsService {
    */
   async update(auth: AuthContext, id: string, dto: UpdateAppointmentDto): Promise<AppointmentDto> {
     let rescheduled: { provider: ProviderEntity; start: number; duration: number } | undefined;
-    // Racing reschedules onto one slot may deadlock on the exclusion constraint, as bookings may.
+    // As for bookings: the provider's turn settles races, a deadlock with anything else is retried.
     try {
       return await retryOnDeadlock(() =>
         this.transactions.run(async (tx) => {
           const current = await this.appointments.findByIdLocked(auth, id, tx);
           if (!current) throw new AppointmentNotFoundException();
+          // After the row's lock, as every update takes them: the same order everywhere, so no deadlock.
+          await this.appointments.lockProviderSchedule(auth, current.providerId, tx);
           const status = dto.status ?? current.status;
           if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
 
