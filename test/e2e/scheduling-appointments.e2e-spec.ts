@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import ICAL from 'ical.js';
 import { client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { AppointmentsRepository } from '../../src/modules/scheduling/appointments.repository';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
 
@@ -354,6 +355,31 @@ describe('Scheduling: booking and appointments', () => {
       const grow = await api.patch(`${SCHEDULING}/appointments/${a.id}`, { duration: 90 });
       expect(grow.status).toBe(409);
       expect((await api.get(`${SCHEDULING}/appointments/${a.id}`)).body).toMatchObject({ datetime: `${day}T09:00:00.000Z`, duration: 30 });
+    });
+
+    it("a booking and a reschedule wait for the provider's turn: neither answers while another transaction holds it", async () => {
+      // Racing writes that check each other's uncommitted rows can deadlock past retries (500s on a starved
+      // CPU); taking turns per provider makes each meet the winner's committed row instead.
+      const day = nextDay();
+      const a = await booked(`${day}T09:00:00Z`);
+      const holder = dataSource(app).createQueryRunner();
+      await holder.connect();
+      try {
+        await holder.startTransaction();
+        await app.get(AppointmentsRepository).lockProviderSchedule({ tenantId: tenant.id, mode: 'test' }, provider.id, holder.manager);
+        const answered: string[] = [];
+        const booking = book({ datetime: `${day}T11:00:00Z` }).then((r) => (answered.push('booking'), r));
+        const reschedule = api
+          .patch(`${SCHEDULING}/appointments/${a.id}`, { datetime: `${day}T13:00:00Z` })
+          .then((r) => (answered.push('reschedule'), r));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(answered).toEqual([]);
+        await holder.commitTransaction();
+        expect((await booking).status).toBe(201);
+        expect((await reschedule).status).toBe(200);
+      } finally {
+        await holder.release();
+      }
     });
 
     it('10 concurrent reschedules onto one slot: exactly one 200, nine slot_unavailable, never a 500', async () => {
