@@ -1,5 +1,6 @@
 // audit-rows.mjs's writer: COPYs audit rows for GET /patients/{id} into audit_rows at RATE rows a second,
-// 500 per COPY (the API writer's FLUSH_AT), encoded by the API's AuditCopyBuffer, until it is killed.
+// as the API's writer does: one COPY a second (AUDIT_FLUSH_INTERVAL_MS), at most 10,000 rows each (its
+// FLUSH_AT), encoded by the API's AuditCopyBuffer, until it is killed.
 // Inherits the bench script's CPUs (not CPU 0). Environment: DATABASE_URL, TENANT_ID, API_KEY_ID, RATE,
 // IDS (the patients' ids, comma-separated).
 import { Readable } from 'node:stream';
@@ -9,7 +10,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import copyBuffer from '../dist/modules/audit/audit-copy-buffer.js';
 
 const { AuditCopyBuffer, AUDIT_COPY_SQL, copyData } = copyBuffer;
-const BATCH = 500;
+const BATCH = Math.min(10_000, Number(process.env.RATE));
 const ids = process.env.IDS.split(',');
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL, application_name: 'bench-rows-writer' });
 await client.connect();

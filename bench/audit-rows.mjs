@@ -1,8 +1,8 @@
 // Where the audit log's cost on GET /patients/{id} comes from: the database's work for its rows. One built
 // API with the audit log off serves GETs (pinned alone on CPU 0, as in audit.mjs) while, in alternate
 // rounds, a separate process (audit-rows-writer.mjs, on the other CPUs with autocannon and PostgreSQL)
-// COPYs audit rows, encoded by the API's own AuditCopyBuffer in batches of 500, into a table of the given
-// layout at the rate the API was serving. Nothing changes in the API between the rounds, so the cost is
+// COPYs audit rows, encoded by the API's own AuditCopyBuffer in the API writer's batches, into a table of
+// the given layout at the rate the API was serving. Nothing changes in the API between the rounds, so the cost is
 // the rows' alone: 1 - req/s with the writer / req/s without, the median of the rounds. The writer's own
 // encoding runs on the other CPUs here (in the API it runs on CPU 0), so its cost is counted too.
 // Layouts: shipped (audit_log's indexes), heap (none), pk (the primary key only), pk+key (and the key

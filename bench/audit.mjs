@@ -1,9 +1,10 @@
 // Audit-log cost on GET /patients/{id}: pairs of built APIs on one database, one with the audit log on and
 // one with AUDIT_LOG_ENABLED=false (a switch for this comparison only), each pair started and warmed, then
 // measured in alternating rounds (on/off, then off/on), autocannon with 32 connections over random ids of
-// 2,000 seeded patients. Reports req/s and the CPU time per request of the API process and of the
-// PostgreSQL backends serving it (by application_name), the audit writer's own connection included. Two API processes with the same configuration
-// still differ by a few per cent for their whole life (JIT state); several pairs average that out.
+// 2,000 seeded patients. Reports req/s and the CPU time per request of the API process (its main thread,
+// which runs the JavaScript, apart) and of the PostgreSQL backends serving it (by application_name), the
+// audit writer's own connection included. Two API processes with the same configuration still differ by a
+// few per cent for their whole life (JIT state); several pairs average that out.
 // Layouts: pinned (the default where `taskset` is on PATH and there are 2+ CPUs) runs each API alone on
 // CPU 0, and this script (autocannon) and the machine's PostgreSQL on the others, as rate-limit.mjs does;
 // apart runs the APIs and autocannon on CPU 0 and PostgreSQL alone on the others (the database with CPU to
@@ -64,16 +65,21 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const cpu = await meter.stop(r.total);
       const writer = side === 'on' ? cpu['pg:writer'] : 0;
-      return { ...r, cpu: cpu[side], pgCpu: cpu[`pg:${side}`] + writer, writer };
+      return { ...r, cpu: cpu[side], mainCpu: cpu[`main:${side}`], pgCpu: cpu[`pg:${side}`] + writer, writer };
     };
     for (let round = 1; round <= ROUNDS; round++) {
       // Alternate the order, so that a machine getting busier does not favour one side.
       for (const side of round % 2 ? ['on', 'off'] : ['off', 'on']) runs[side].push(await measure(side));
       const [a, b] = [runs.on.at(-1), runs.off.at(-1)];
-      costs.push({ rps: 1 - a.rps / b.rps, cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1, apiCpu: a.cpu / b.cpu - 1 });
+      costs.push({
+        rps: 1 - a.rps / b.rps,
+        cpu: (a.cpu + a.pgCpu) / (b.cpu + b.pgCpu) - 1,
+        apiCpu: a.cpu / b.cpu - 1,
+        mainCpu: a.mainCpu / b.mainCpu - 1,
+      });
       log(
-        `pair ${pair} round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} + PostgreSQL ${a.pgCpu.toFixed(0)}, writer ${a.writer.toFixed(0)} of it), ` +
-          `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
+        `pair ${pair} round ${round}: on ${a.rps.toFixed(0)} req/s (CPU µs/req ${a.cpu.toFixed(0)} [main thread ${a.mainCpu.toFixed(0)}] + PostgreSQL ${a.pgCpu.toFixed(0)}, writer ${a.writer.toFixed(0)} of it), ` +
+          `off ${b.rps.toFixed(0)} req/s (${b.cpu.toFixed(0)} [${b.mainCpu.toFixed(0)}] + ${b.pgCpu.toFixed(0)}) (load ${a.load.toFixed(1)})`,
       );
     }
     await Promise.all([bench.stop(apis.on), bench.stop(apis.off)]);
@@ -82,12 +88,12 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   const quartiles = (xs) => [0.25, 0.75].map((q) => xs.toSorted((x, y) => x - y)[Math.round(q * (xs.length - 1))]);
   console.log(
-    `| GET /patients/{id}, ${LAYOUT}${CONTROL ? ', control (the log off on both sides)' : ''}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
-      `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
+    `| GET /patients/{id}, ${LAYOUT}${CONTROL ? ', control (the log off on both sides)' : ''}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} [main thread ${m(runs.on, (r) => r.mainCpu).toFixed(0)}] + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
+      `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} [${m(runs.off, (r) => r.mainCpu).toFixed(0)}] + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
       `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))} (quartiles ${quartiles(costs.map((c) => c.rps))
         .map(pct)
         .join(' to ')}), ` +
-      `CPU per request ${pct(m(costs, (c) => c.cpu))}, the API's alone ${pct(m(costs, (c) => c.apiCpu))} ` +
+      `CPU per request ${pct(m(costs, (c) => c.cpu))}, the API's alone ${pct(m(costs, (c) => c.apiCpu))} (its main thread ${pct(m(costs, (c) => c.mainCpu))}) ` +
       `| per round: ${costs.map((c) => pct(c.rps)).join(', ')} | errors ${[...runs.on, ...runs.off].reduce((n, r) => n + r.errors, 0)} |`,
   );
   await db.end();

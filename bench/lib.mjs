@@ -289,10 +289,12 @@ export function sampleRss(pids) {
   };
 }
 
-/** CPU milliseconds (user + system) a process has used so far; 0 once it is gone. */
-export function cpuMs(pid) {
+/** CPU milliseconds (user + system) a process (or, given `tid`, one of its threads) has used so far; 0 once it is gone. */
+export function cpuMs(pid, tid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in clock ticks (USER_HZ = 100)
   } catch {
     return 0;
@@ -301,18 +303,20 @@ export function cpuMs(pid) {
 
 /**
  * CPU time per request, which the machine's other load disturbs far less than req/s: `start()` before a
- * run, `stop(requests)` after answers µs per request of each named process and of the PostgreSQL backends
- * serving the bench database, split by application_name (`pgApps` maps a name to one, which also takes
- * its `<name>/…` connections, such as `<name>/audit-writer`, unless they are named themselves; the rest go
- * to `others`).
+ * run, `stop(requests)` after answers µs per request of each named process (its main thread apart, as
+ * `main:<name>`) and of the PostgreSQL backends serving the bench database, split by application_name
+ * (`pgApps` maps a name to one, which also takes its `<name>/…` connections, such as `<name>/audit-writer`,
+ * unless they are named themselves; the rest go to `others`).
  */
 export function cpuMeter(db, database, processes, pgApps = {}) {
   let before;
   const snapshot = async () => {
     const { rows } = await db.query('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1', [database]);
     const byName = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+    // A Node process's main thread (tid = pid) runs the JavaScript; the rest is GC helpers, libuv's pool, etc.
+    const mainThread = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid, pid)]));
     const backends = rows.map((r) => ({ pid: r.pid, app: r.application_name, ms: cpuMs(r.pid) }));
-    return { byName, backends };
+    return { byName, mainThread, backends };
   };
   return {
     async start() {
@@ -321,7 +325,10 @@ export function cpuMeter(db, database, processes, pgApps = {}) {
     async stop(requests) {
       const after = await snapshot();
       const out = {};
-      for (const name of Object.keys(processes)) out[name] = ((after.byName[name] - before.byName[name]) * 1000) / requests;
+      for (const name of Object.keys(processes)) {
+        out[name] = ((after.byName[name] - before.byName[name]) * 1000) / requests;
+        out[`main:${name}`] = ((after.mainThread[name] - before.mainThread[name]) * 1000) / requests;
+      }
       const names = Object.keys(pgApps);
       for (const name of [...names, 'others']) out[`pg:${name}`] = 0;
       for (const b of after.backends) {

@@ -35,7 +35,8 @@ function writerFailingWith(failures: (Error | undefined)[]): { writer: AuditWrit
 }
 
 const connectionRefused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-/** Entries with 120-character request ids: ~250 bytes each, so 10,000 fill some 40 chunks. */
+/** Entries with 120-character request ids: ~250 bytes each, so 40,000 fill some 150 chunks, several COPYs' worth. */
+const BACKLOG = 40_000;
 const many = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}-`.padEnd(120, 'x'));
 
 const sqlError = (code: string): DatabaseError => Object.assign(new DatabaseError('refused', 0, 'error'), { code });
@@ -64,12 +65,12 @@ describe('AuditWriter', () => {
 
   it('loads a large backlog in bounded COPYs, and a COPY refused as data loses only its own entries', async () => {
     const { writer, loaded, copies } = writerFailingWith([undefined, sqlError('22021')]);
-    const ids = many('e', 10_000);
+    const ids = many('e', BACKLOG);
     for (const id of ids) writer.write(entry(id));
     await writer.flush();
     expect(copies.length).toBeGreaterThan(2);
-    expect(Math.max(...copies)).toBeLessThan(10_000 / 2);
-    expect(copies.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(Math.max(...copies)).toBeLessThan(BACKLOG / 2);
+    expect(copies.reduce((a, b) => a + b, 0)).toBe(BACKLOG);
     const refused = ids.slice(copies[0], copies[0] + copies[1]);
     expect(loaded).toEqual(ids.filter((id) => !refused.includes(id)));
   });
@@ -77,7 +78,7 @@ describe('AuditWriter', () => {
   it('after a COPY fails for want of the database, keeps it and the rest, in order, for the next flush', async () => {
     // The flush FLUSH_AT starts, then this test's own: both find the database gone after the first COPY.
     const { writer, loaded, copies } = writerFailingWith([undefined, connectionRefused(), connectionRefused()]);
-    const ids = many('e', 10_000);
+    const ids = many('e', BACKLOG);
     for (const id of ids) writer.write(entry(id));
     await writer.flush();
     expect(copies).toHaveLength(3);

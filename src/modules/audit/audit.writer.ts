@@ -4,10 +4,15 @@ import { sqlStateOf } from '../../database/database-errors';
 import { AuditChunk, AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
 import { AuditLoader } from './audit.loader';
 
-/** A flush of this many entries starts at once rather than at the next tick. */
-const FLUSH_AT = 500;
+/**
+ * A flush of this many entries (~1.5 MiB of a GET's) starts at once rather than at the next interval. Each
+ * COPY costs the API a fixed ~0.6 ms of CPU besides its bytes (its round trips and wake-ups on the loader's
+ * socket), so fewer, larger ones: flushing at 500 cost ~1.4 µs per entry against ~0.4 at 5,000
+ * (bench/README.md, Audit log, 2026-11-25 afternoon).
+ */
+const FLUSH_AT = 10_000;
 /** Chunks per COPY (64 KiB each, ~350 entries of a GET): after an outage, a batch refused as data loses no more. */
-const MAX_COPY_CHUNKS = 16;
+const MAX_COPY_CHUNKS = 32;
 /** Past this, a database outage would exhaust memory: the oldest entries are dropped (and logged). */
 const MAX_BUFFERED = 100_000;
 
