@@ -2,9 +2,9 @@
 // API with the audit log off serves GETs (pinned alone on CPU 0, as in audit.mjs) while, in alternate
 // rounds, a separate process (audit-rows-writer.mjs, on the other CPUs with autocannon and PostgreSQL)
 // COPYs audit rows, encoded by the API's own AuditCopyBuffer in the API writer's batches, into a table of
-// the given layout at the rate the API was serving. Nothing changes in the API between the rounds, so the cost is
-// the rows' alone: 1 - req/s with the writer / req/s without, the median of the rounds. The writer's own
-// encoding runs on the other CPUs here (in the API it runs on CPU 0), so its cost is counted too.
+// the given layout at the rate the API was serving. Nothing changes in the API between the rounds, so the
+// cost is the rows' alone: 1 - req/s with the writer / req/s without, the median of the rounds. The
+// writer's own encoding runs on the other CPUs here (in the API it runs on CPU 0), so its cost is counted too.
 // Layouts: shipped (audit_log's indexes), heap (none), pk (the primary key only), pk+key (and the key
 // index), pk+key+hash (and a hash index on resource_id instead of the resource B-tree).
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
