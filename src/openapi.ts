@@ -26,7 +26,7 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   {
     name: 'Email',
     description:
-      'Email templates (Handlebars), sending over SMTP through a queue (retried, never twice), the messages sent and their status.',
+      'Email templates (Handlebars), sending over SMTP through a queue (retried, never lost), the messages sent and their status.',
   },
   { name: 'Events', description: 'What happened in the tenant (`patient.created`, …), in order, for polling or webhooks.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, signed per the Standard Webhooks specification, and their deliveries.' },

@@ -10,6 +10,7 @@ import { SmtpReceiver } from '../helpers/smtp-receiver';
 const TEMPLATES = '/api/v1/emails/templates';
 const SEND = '/api/v1/emails/send';
 const MESSAGES = '/api/v1/emails/messages';
+const IDLE_CLOSE_MS = 1_000;
 
 /** Polls a message until its status is one of `statuses`. */
 async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<any> {
@@ -27,7 +28,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    receiver = await new SmtpReceiver().start();
+    // It ends sessions idle for a second, as relays do after a while: the worker's pooled connections die.
+    receiver = await new SmtpReceiver().start(0, { idleTimeoutMs: IDLE_CLOSE_MS });
     app = await startApp({
       ...NO_RATE_LIMITS,
       SMTP_URL: receiver.url,
@@ -100,6 +102,37 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
 
     const events = await api.get(`/api/v1/events?type=email.sent`);
     expect(events.body.events.map((e: any) => e.data.id)).toContain(sent.body.messageId);
+  });
+
+  it("sends every message of a burst after the pool sat idle past the server's idle close, each once and at the first try", async () => {
+    const api = client(app, tenant.testKey);
+    const burst = async (label: string): Promise<string[]> => {
+      const ids: string[] = [];
+      for (let i = 0; i < 48; i++) {
+        const res = await api.post(SEND, { to: `burst${i}@example.test`, subject: `${label} ${i}`, textContent: 'x' });
+        expect(res.status).toBe(202);
+        ids.push(res.body.messageId);
+      }
+      return ids;
+    };
+    const allSent = (ids: string[]): Promise<void> =>
+      eventually(async () => {
+        const rows: { status: string; attempts: number }[] = await app
+          .get(DataSource)
+          .query(`SELECT status, attempts FROM email_messages WHERE id = ANY($1::uuid[])`, [ids]);
+        expect(rows.filter((r) => r.status !== 'sent' || r.attempts !== 1)).toEqual([]);
+        expect(rows).toHaveLength(ids.length);
+      }, 60_000);
+
+    const first = await burst('Before');
+    await allSent(first);
+    const connectionsBefore = receiver.connections;
+    // Idle past the server's close: every pooled connection is gone by now.
+    await new Promise((r) => setTimeout(r, IDLE_CLOSE_MS * 2.5));
+    const second = await burst('After');
+    await allSent(second);
+    expect(receiver.connections).toBeGreaterThan(connectionsBefore);
+    for (const id of [...first, ...second]) expect({ id, copies: receiver.byMessageId(id).length }).toEqual({ id, copies: 1 });
   });
 
   it('sends a one-off message to a bare address, and lists it by status', async () => {

@@ -9,6 +9,8 @@ export interface ReceivedEmail {
   headers: Record<string, string>;
   html: string | null;
   text: string | null;
+  /** When its final dot arrived (ms since the epoch). */
+  receivedAt: number;
 }
 
 /** How the receiver answers the end of DATA: accept, or an SMTP error (`code` 4xx or 5xx). */
@@ -27,12 +29,21 @@ export class SmtpReceiver {
   private counter = 0;
   private held: (() => void)[] | null = null;
 
-  async start(port = 0): Promise<this> {
+  /** Sessions opened so far. */
+  connections = 0;
+
+  /** `idleTimeoutMs` ends a session that stays silent that long (421, then close), as relays do. */
+  async start(port = 0, options: { idleTimeoutMs?: number } = {}): Promise<this> {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
       size: 10 * 1024 * 1024,
+      ...(options.idleTimeoutMs ? { socketTimeout: options.idleTimeoutMs } : {}),
+      onConnect: (_session, callback) => {
+        this.connections++;
+        callback();
+      },
       onData: (stream, session, callback) => this.onData(stream, session, callback),
     });
     this.server.on('error', () => undefined);
@@ -76,6 +87,7 @@ export class SmtpReceiver {
       const raw = Buffer.concat(chunks).toString('utf8');
       const email = {
         ...parseEmail(raw),
+        receivedAt: Date.now(),
         from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
         to: session.envelope.rcptTo.map((r) => r.address),
       };
@@ -93,7 +105,7 @@ export class SmtpReceiver {
 }
 
 /** Just enough MIME for tests: top-level headers, and the text/html and text/plain parts decoded. */
-export function parseEmail(raw: string): Omit<ReceivedEmail, 'from' | 'to'> {
+export function parseEmail(raw: string): Omit<ReceivedEmail, 'from' | 'to' | 'receivedAt'> {
   const { headers, body } = splitHeaders(raw);
   const parts: { headers: Record<string, string>; body: string }[] = [];
   const walk = (h: Record<string, string>, b: string): void => {

@@ -24,7 +24,8 @@ export enum JobName {
   WebhookDelivery = 'webhook-delivery',
   /**
    * Send one email message; jobId = the message id, so a message is one job. Its row is claimed in
-   * PostgreSQL at the hand-over (see EmailSender), so a duplicated or re-run job never sends it twice.
+   * PostgreSQL before each try (see EmailSender): a job that finds it settled sends nothing, and a re-run
+   * after its worker died sends it again (same Message-ID).
    */
   EmailSend = 'email-send',
   /**
@@ -146,12 +147,12 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
       // Longer than the SMTP timeouts (10 s to connect or greet, 20 s per reply) plus the database writes.
       lockDuration: 30_000,
       stalledInterval: 15_000,
-      // A re-run after a crash is harmless: a message already handed to the server is resolved from its
-      // row, not sent again. The count only stops a message whose sends keep killing their worker.
+      // A re-run after a crash sends the message again (the server's acceptance was never recorded). The
+      // count only stops a message whose sends keep killing their worker: it ends failed.
       maxStalledCount: 3,
     },
     jobOptions: {
-      // Failures before the hand-over (server down, 4xx) are retried 5, 10, 20, 40, 80 s apart: six tries
+      // Failed tries (server down, 4xx, no answer) are retried 5, 10, 20, 40, 80 s apart: six tries
       // over 2.5 minutes ride out a relay's restart, then the message ends `failed` with the last error.
       // EMAIL_MAX_ATTEMPTS and EMAIL_RETRY_BASE_MS override both (EmailMessagesService adds the jobs).
       attempts: 6,

@@ -26,7 +26,7 @@ export class EmailMessagesController {
     operationId: 'sendEmail',
     summary: 'Send an email',
     description:
-      'To a patient (`patientId`: their address, and an RFC 8058 one-click unsubscribe link) or a bare address (`to`), from a template (`templateId`) or a one-off subject with htmlContent and/or textContent, rendered with `templateVariables`. Answers 202 at once; a queue worker sends it over SMTP (retried with backoff, never twice) and GET /emails/messages/{messageId} (the Location) follows it. A patient who unsubscribed gets no email: the message ends `suppressed`.',
+      'To a patient (`patientId`: their address, and an RFC 8058 one-click unsubscribe link) or a bare address (`to`), from a template (`templateId`) or a one-off subject with htmlContent and/or textContent, rendered with `templateVariables`. Answers 202 at once; a queue worker sends it over SMTP (retried with backoff; never lost; sent twice only when a worker dies between the relay accepting it and recording that) and GET /emails/messages/{messageId} (the Location) follows it. A patient who unsubscribed gets no email: the message ends `suppressed`.',
   })
   @ApiAcceptedResponse({
     type: EmailSendAcceptedDto,

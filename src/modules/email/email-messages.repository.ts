@@ -80,23 +80,25 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
   }
 
   /**
-   * The hand-over: queued → sending, in its own committed statement, before the final dot of DATA goes
-   * out. False when the message is no longer queued (another run took it, or it was settled).
+   * Takes a message for one try: queued → sending (or sending again, for the re-run of a job whose
+   * worker died mid-send), in its own committed statement before the SMTP transaction starts, so that a
+   * row left `sending` names a message whose acceptance was never recorded. False when it is in neither
+   * status any more (settled, or suppressed).
    */
-  async handOver(scope: TenantScope, id: string): Promise<boolean> {
+  async claim(scope: TenantScope, id: string, from: 'queued' | 'sending'): Promise<boolean> {
     const [rows] = await this.sql<[unknown[], number]>(
       scope,
       `UPDATE email_messages SET status = 'sending', attempts = attempts + 1, handed_over_at = now(), updated_at = now()
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'queued'
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = $4
         RETURNING id`,
-      [id],
+      [id, from],
     );
     return rows.length > 0;
   }
 
   /**
-   * Settles a message as sent: from `sending` (SMTP, after the hand-over) or from `queued` (the log
-   * transport, which has no hand-over). Answers the row when this call settled it.
+   * Settles a message as sent: from `sending` (SMTP, once the server has accepted it) or from `queued`
+   * (the log transport, which takes no try). Answers the row when this call settled it.
    */
   async markSent(
     scope: TenantScope,
@@ -117,29 +119,16 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
   }
 
   /** Settles a message as failed for good, from either unsettled status. */
-  async markFailed(
-    scope: TenantScope,
-    id: string,
-    error: string,
-    tx: EntityManager,
-    countAttempt = false,
-  ): Promise<EmailMessageEntity | null> {
-    return this.settle(
-      scope,
-      id,
-      ['queued', 'sending'],
-      `status = 'failed', last_error = $5, attempts = attempts + $6`,
-      [error.slice(0, 500), countAttempt ? 1 : 0],
-      tx,
-    );
+  async markFailed(scope: TenantScope, id: string, error: string, tx: EntityManager): Promise<EmailMessageEntity | null> {
+    return this.settle(scope, id, ['queued', 'sending'], `status = 'failed', last_error = $5`, [error.slice(0, 500)], tx);
   }
 
-  /** The patient opted out before the message went: it is not sent. */
+  /** The patient opted out before the message went: it is not sent (again). */
   async markSuppressed(scope: TenantScope, id: string): Promise<boolean> {
     const [rows] = await this.sql<[unknown[], number]>(
       scope,
       `UPDATE email_messages SET status = 'suppressed', last_error = 'the patient unsubscribed from email', updated_at = now()
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'queued'
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'sending')
         RETURNING id`,
       [id],
     );
@@ -147,18 +136,16 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
   }
 
   /**
-   * A try that did not deliver and may be repeated: the error is kept, the attempt counted (unless the
-   * hand-over counted it already), and a message the server answered with 4xx after its hand-over goes
-   * back to queued. `nextAttemptAt` tells the sweep when its retry is due.
+   * A try that did not deliver and may be repeated: `sending` goes back to `queued` with the error kept
+   * (the claim counted the try). `nextAttemptAt` tells the sweep when its retry is due.
    */
-  async markRetry(scope: TenantScope, id: string, from: 'queued' | 'sending', error: string, nextAttemptAt: Date): Promise<void> {
+  async markRetry(scope: TenantScope, id: string, error: string, nextAttemptAt: Date): Promise<void> {
     await this.sql(
       scope,
       `UPDATE email_messages
-          SET status = 'queued', last_error = $5, next_attempt_at = $6, handed_over_at = NULL, updated_at = now(),
-              attempts = attempts + CASE WHEN status = 'queued' THEN 1 ELSE 0 END
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = $4`,
-      [id, from, error.slice(0, 500), nextAttemptAt],
+          SET status = 'queued', last_error = $4, next_attempt_at = $5, handed_over_at = NULL, updated_at = now()
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'sending'`,
+      [id, error.slice(0, 500), nextAttemptAt],
     );
   }
 

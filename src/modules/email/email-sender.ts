@@ -14,20 +14,20 @@ import { toMessageDto } from './email-messages.service';
 import { EmailMessagesRepository } from './email-messages.repository';
 import { EmailSendJobs } from './email-send-jobs';
 import { EmailMessageEntity } from './entities/email-message.entity';
-import { HandOverRefused, SmtpMailer, SmtpSendError } from './smtp-mailer';
-
-/** Written as the last error of a message whose server reply never came after its hand-over. */
-const UNCONFIRMED = 'unconfirmed: the connection ended after the message was handed to the SMTP server; not sent again';
+import { SmtpMailer, SmtpSendError } from './smtp-mailer';
 
 /**
- * Sends one message per job. The order of things is what makes "never twice" hold:
- * 1. a settled row (sent, failed, suppressed) ends the job; a `sending` row was handed to the server by
- *    a run that died before it recorded the answer: it is resolved as sent (unconfirmed), never re-sent;
+ * Sends one message per job, at least once: nothing the relay has not accepted is ever recorded as sent.
+ * 1. a settled row (sent, failed, suppressed) ends the job;
  * 2. a patient who opted out meanwhile makes it `suppressed`;
- * 3. the envelope and the body go out, and the final dot of DATA only after `queued → sending` has
- *    committed (SmtpMailer's hand-over); a run that loses that race sends nothing;
- * 4. the server's answer settles the row (sent + `email.sent`, or failed + `email.failed`, or back to
- *    queued for a retry when the server said 4xx).
+ * 3. the row is claimed (`queued → sending`, committed) before the SMTP transaction starts; a row the
+ *    job finds `sending` was claimed by a run whose worker died before it recorded the server's answer:
+ *    it is claimed again and sent again, with the same Message-ID. BullMQ's job lock keeps a live
+ *    worker's message from being taken over;
+ * 4. only the server's 250 to the end of DATA makes it `sent` (+ `email.sent`); a 5xx makes it `failed`
+ *    (+ `email.failed`); anything else (4xx, connection lost, no answer) puts it back to `queued` for a
+ *    retry. A duplicate therefore needs the worker to stop between the server's 250 and that record, or
+ *    a connection lost between the end of DATA and the reply.
  * Logs carry message ids and SMTP codes only, never addresses or content.
  */
 @Injectable()
@@ -59,8 +59,7 @@ export class EmailSender implements OnApplicationShutdown {
     const scope: TenantScope = { tenantId, mode };
     const row = await this.messages.findById(scope, messageId);
     if (!row) return; // its tenant was deleted
-    if (row.status === 'sending') return this.resolveHandedOver(scope, row);
-    if (row.status !== 'queued') return;
+    if (row.status !== 'queued' && row.status !== 'sending') return;
 
     if (row.patientId) {
       const patient = await this.patients.find(scope, row.patientId);
@@ -72,14 +71,15 @@ export class EmailSender implements OnApplicationShutdown {
     if (!this.mailer) return this.sendToLog(scope, row);
 
     const raw = await this.compose(row);
+    if (!(await this.messages.claim(scope, row.id, row.status))) return; // settled meanwhile
+    if (row.status === 'sending') {
+      this.logger.warn(`email ${row.id}: its last try stopped before the server's answer was recorded; sending it again`);
+    }
     try {
-      const accepted = await this.mailer.send({ from: this.headers.envelopeFrom, to: row.toAddress }, raw, () =>
-        this.messages.handOver(scope, row.id),
-      );
+      const accepted = await this.mailer.send({ from: this.headers.envelopeFrom, to: row.toAddress }, raw);
       const smtpId = parseServerMessageId(accepted.response) ?? accepted.serverMessageId ?? queuedAs(accepted.response);
-      await this.settleSent(scope, row.id, 'sending', smtpId, null);
+      await this.settleSent(scope, row.id, 'sending', smtpId);
     } catch (err) {
-      if (err instanceof HandOverRefused) return; // another run has it, or it was settled meanwhile
       if (!(err instanceof SmtpSendError)) throw err; // our own failure (database, Redis): retried as it is
       await this.onSmtpError(job, scope, row, err);
     }
@@ -90,37 +90,26 @@ export class EmailSender implements OnApplicationShutdown {
   async failed(payload: EmailSendPayload, _jobId: string, reason: string): Promise<void> {
     const scope: TenantScope = { tenantId: payload.tenantId, mode: payload.mode };
     const row = await this.messages.findById(scope, payload.messageId);
-    if (row?.status === 'sending') return this.resolveHandedOver(scope, row);
-    if (row?.status === 'queued') await this.settleFailed(scope, row.id, row.lastError ?? reason);
+    if (row?.status === 'queued' || row?.status === 'sending') await this.settleFailed(scope, row.id, row.lastError ?? reason);
   }
 
   private async onSmtpError(job: Job<EmailSendPayload>, scope: TenantScope, row: EmailMessageEntity, err: SmtpSendError): Promise<void> {
     const code = err.responseCode ? `SMTP ${err.responseCode}` : 'SMTP connection error';
     if (err.stage === 'unknown') {
-      // The dot went out and the answer did not come back: the server most likely has the message
-      // (RFC 1047). Sending it again is how duplicates happen; it is recorded as sent, unconfirmed.
-      this.logger.warn(`email ${row.id}: no reply after the hand-over; recorded as sent, unconfirmed`);
-      await this.settleSent(scope, row.id, 'sending', null, UNCONFIRMED);
-      return;
+      // The server may have it (RFC 1047); sending it again may deliver it twice, never losing it.
+      this.logger.warn(`email ${row.id}: no reply to the end of DATA; it is sent again (same Message-ID)`);
     }
-    const from = err.stage === 'rejected' ? 'sending' : 'queued';
     const attempts = job.opts.attempts ?? 1;
     if (err.permanent || job.attemptsMade + 1 >= attempts) {
-      await this.settleFailed(scope, row.id, err.message, from === 'queued');
+      await this.settleFailed(scope, row.id, err.message);
       throw new JobFailure(`${code}: the message failed`, true);
     }
-    await this.messages.markRetry(scope, row.id, from, err.message, new Date(Date.now() + this.jobs.retryDelayMs(job.attemptsMade + 1)));
+    await this.messages.markRetry(scope, row.id, err.message, new Date(Date.now() + this.jobs.retryDelayMs(job.attemptsMade + 1)));
     throw new JobFailure(`${code}: retrying`);
   }
 
-  /** A `sending` row after a crash: the dot may have reached the server, so it is never sent again. */
-  private async resolveHandedOver(scope: TenantScope, row: EmailMessageEntity): Promise<void> {
-    this.logger.warn(`email ${row.id} was handed to the SMTP server by a run that stopped; recorded as sent, unconfirmed`);
-    await this.settleSent(scope, row.id, 'sending', null, UNCONFIRMED.replace('the connection ended', 'the worker stopped'));
-  }
-
   private async sendToLog(scope: TenantScope, row: EmailMessageEntity): Promise<void> {
-    const settled = await this.settleSent(scope, row.id, 'queued', null, null, 'log');
+    const settled = await this.settleSent(scope, row.id, row.status === 'sending' ? 'sending' : 'queued', null, 'log');
     // Ids only: the address and the content are patient data.
     if (settled) this.logger.log(`email ${row.id} delivered to the log transport (SMTP_URL is not set)`);
   }
@@ -130,19 +119,18 @@ export class EmailSender implements OnApplicationShutdown {
     id: string,
     from: 'queued' | 'sending',
     smtpMessageId: string | null,
-    lastError: string | null,
     transport: 'smtp' | 'log' = 'smtp',
   ): Promise<boolean> {
     return this.transactions.run(async (tx) => {
-      const row = await this.messages.markSent(scope, id, from, { transport, smtpMessageId, lastError }, tx);
+      const row = await this.messages.markSent(scope, id, from, { transport, smtpMessageId, lastError: null }, tx);
       if (row) await this.events.record(tx, scope, 'email.sent', toMessageDto(row));
       return row !== null;
     });
   }
 
-  private async settleFailed(scope: TenantScope, id: string, error: string, countAttempt = false): Promise<void> {
+  private async settleFailed(scope: TenantScope, id: string, error: string): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const row = await this.messages.markFailed(scope, id, error, tx, countAttempt);
+      const row = await this.messages.markFailed(scope, id, error, tx);
       if (row) await this.events.record(tx, scope, 'email.failed', toMessageDto(row));
     });
   }

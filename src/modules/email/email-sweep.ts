@@ -19,7 +19,7 @@ const BATCH = 500;
  * `queued` or `sending` and a minute past due when its job was never added (the process died between
  * COMMIT and the add, or Redis refused it) or was lost; adding a job whose id still exists is a no-op,
  * so a message with a live job is untouched. The job then settles it from its row (a `sending` message
- * is resolved, never sent again); a message whose job BullMQ failed for good unheard ends failed. Each pass pushes the rows it took a minute ahead, under SKIP LOCKED,
+ * is sent again); a message whose job BullMQ failed for good unheard ends failed. Each pass pushes the rows it took a minute ahead, under SKIP LOCKED,
  * so sweeps running side by side share the work instead of repeating it.
  */
 @Injectable()

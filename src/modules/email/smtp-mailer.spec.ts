@@ -1,14 +1,19 @@
 import { createServer, Server, Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { HandOverRefused, SmtpMailer, SmtpSendError } from './smtp-mailer';
+import { SmtpMailer, SmtpSendError } from './smtp-mailer';
 
 /**
  * A minimal SMTP server on loopback, scripted per test: it records what happens in order ("data" when the
- * final dot arrives) and answers the end of DATA as told, or hangs up without answering.
+ * final dot arrives) and answers the end of DATA as told, or hangs up without answering. `idleCloseMs`
+ * ends a session that stays idle that long (421, then close), as relays do; `onReusedMail` is what it
+ * does when a second message starts on a session: answer, or end the session right then (the server's
+ * idle close crossing the client's next command).
  */
 class ScriptedServer {
   readonly events: string[] = [];
   endOfData: 'accept' | 'reject-451' | 'reject-554' | 'hang-up' = 'accept';
+  idleCloseMs = 0;
+  onReusedMail: 'answer' | 'drop' | 'close-421' = 'answer';
   private server!: Server;
 
   async start(): Promise<number> {
@@ -21,13 +26,29 @@ class ScriptedServer {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Stops listening; sessions already open go on. */
+  refuseNewConnections(): void {
+    this.server.close();
+  }
+
   private session(socket: Socket): void {
     let buffer = '';
     let inData = false;
+    let messages = 0;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const idle = (): void => {
+      clearTimeout(idleTimer);
+      if (this.idleCloseMs) idleTimer = setTimeout(() => socket.end('421 4.4.2 idle timeout\r\n'), this.idleCloseMs);
+    };
     socket.write('220 test ESMTP\r\n');
+    idle();
     socket.on('error', () => undefined);
-    socket.on('close', () => this.events.push('closed'));
+    socket.on('close', () => {
+      clearTimeout(idleTimer);
+      this.events.push('closed');
+    });
     socket.on('data', (chunk) => {
+      clearTimeout(idleTimer);
       buffer += chunk.toString('latin1');
       for (;;) {
         if (inData) {
@@ -35,6 +56,7 @@ class ScriptedServer {
           if (end < 0) return;
           buffer = buffer.slice(end + 5);
           inData = false;
+          messages++;
           this.events.push('data');
           if (this.endOfData === 'hang-up') return void socket.destroy();
           socket.write(
@@ -47,10 +69,14 @@ class ScriptedServer {
           continue;
         }
         const eol = buffer.indexOf('\r\n');
-        if (eol < 0) return;
+        if (eol < 0) return void idle();
         const line = buffer.slice(0, eol);
         buffer = buffer.slice(eol + 2);
         const verb = line.split(/[ :]/)[0].toUpperCase();
+        if (verb === 'MAIL' && messages > 0 && this.onReusedMail !== 'answer') {
+          if (this.onReusedMail === 'drop') return void socket.destroy();
+          return void socket.end('421 4.4.2 closing idle session\r\n');
+        }
         if (verb === 'EHLO' || verb === 'HELO') socket.write('250 test\r\n');
         else if (verb === 'DATA') {
           inData = true;
@@ -77,32 +103,46 @@ describe('SmtpMailer', () => {
     await server.stop();
   });
 
-  it('lets the final dot out only once the hand-over has answered true', async () => {
-    const handOver = async (): Promise<boolean> => {
-      server.events.push('hand-over');
-      await new Promise((r) => setTimeout(r, 50));
-      expect(server.events).not.toContain('data'); // the server holds nothing yet
-      return true;
-    };
-    const accepted = await mailer.send(envelope, raw, handOver);
+  it("sends a message and answers the server's acceptance", async () => {
+    const accepted = await mailer.send(envelope, raw);
     expect(accepted.response).toMatch(/^250 .*queued as ABC123/);
-    expect(server.events.slice(0, 2)).toEqual(['hand-over', 'data']);
+    expect(server.events).toEqual(['data']);
   });
 
-  it('sends nothing when the hand-over answers false, and the connection is not reused', async () => {
-    await expect(mailer.send(envelope, raw, () => Promise.resolve(false))).rejects.toBeInstanceOf(HandOverRefused);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(server.events).toEqual(['closed']);
-    // The pool opens a fresh connection for the next message.
-    await expect(mailer.send(envelope, raw, () => Promise.resolve(true))).resolves.toMatchObject({
-      response: expect.stringMatching(/^250/),
+  it('never hands out a connection the server closed while it sat idle', async () => {
+    server.idleCloseMs = 100;
+    await mailer.send(envelope, raw);
+    await new Promise((r) => setTimeout(r, 300)); // the server ends the idle session
+    expect(server.events).toEqual(['data', 'closed']);
+    await expect(mailer.send(envelope, raw)).resolves.toMatchObject({ response: expect.stringMatching(/^250/) });
+    expect(server.events).toEqual(['data', 'closed', 'data']);
+  });
+
+  it.each(['drop', 'close-421'] as const)(
+    'sends on a new connection, as one try, when the idle one turns out gone as the next message starts (%s)',
+    async (how) => {
+      await mailer.send(envelope, raw);
+      server.onReusedMail = how;
+      await expect(mailer.send(envelope, raw)).resolves.toMatchObject({ response: expect.stringMatching(/^250/) });
+      expect(server.events).toEqual(['data', 'closed', 'data']);
+    },
+  );
+
+  it("tries a new connection once: when that one fails too, the failure is the caller's", async () => {
+    await mailer.send(envelope, raw);
+    server.onReusedMail = 'drop';
+    server.refuseNewConnections();
+    await expect(mailer.send(envelope, raw)).rejects.toMatchObject({
+      stage: 'before-data',
+      message: expect.stringMatching(/ECONNREFUSED/),
     });
+    expect(server.events).toEqual(['data', 'closed']);
   });
 
-  it('tells a refusal after the dot (4xx: may retry, 5xx: final) from a hang-up with no answer (unknown)', async () => {
+  it('tells a refusal after the message (4xx: may retry, 5xx: final) from a hang-up with no answer (unknown)', async () => {
     const outcome = async (): Promise<SmtpSendError> => {
       try {
-        await mailer.send(envelope, raw, () => Promise.resolve(true));
+        await mailer.send(envelope, raw);
       } catch (err) {
         return err as SmtpSendError;
       }
@@ -116,11 +156,9 @@ describe('SmtpMailer', () => {
     expect(await outcome()).toMatchObject({ stage: 'unknown', responseCode: null, permanent: false });
   });
 
-  it('reports a server that is not there as a failure before the hand-over', async () => {
+  it('reports a server that is not there as a failure before the message went out', async () => {
     await server.stop();
-    const handOver = jest.fn(() => Promise.resolve(true));
-    await expect(mailer.send(envelope, raw, handOver)).rejects.toMatchObject({ stage: 'before-hand-over' });
-    expect(handOver).not.toHaveBeenCalled();
+    await expect(mailer.send(envelope, raw)).rejects.toMatchObject({ stage: 'before-data', responseCode: null });
     server = new ScriptedServer(); // afterEach stops a running one
     await server.start();
   });

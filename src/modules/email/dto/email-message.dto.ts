@@ -10,8 +10,9 @@ export class EmailMessageDto {
   id!: string;
 
   /**
-   * `queued` (waiting, or between retries), `sending` (handed to the SMTP server, answer pending), `sent`,
-   * `failed` (see lastError) or `suppressed` (the patient unsubscribed before it went).
+   * `queued` (waiting, or between retries), `sending` (a worker is sending it; sent again if that worker
+   * stopped), `sent` (the SMTP server accepted it), `failed` (see lastError) or `suppressed` (the patient
+   * unsubscribed before it went).
    */
   @ApiProperty({ enum: EMAIL_STATUSES, example: 'sent' })
   status!: EmailStatus;
@@ -37,7 +38,7 @@ export class EmailMessageDto {
   @ApiProperty({ example: 'See you soon, Ada' })
   subject!: string;
 
-  /** Tries that reached an outcome (a hand-over, or an error before it). */
+  /** Tries: each time a worker started sending it. */
   @ApiProperty({ type: 'integer', example: 1 })
   attempts!: number;
 

@@ -10,8 +10,8 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 
 /**
  * One message, rendered when it was queued (what was previewed is what goes out). Its id is the BullMQ
- * job id. `sending` means handed to the SMTP server (see EmailSender): a row in that state is never
- * sent again.
+ * job id. `sending` means a worker took it and has not recorded the SMTP server's answer (see EmailSender):
+ * a row left in that state by a worker that died is sent again.
  */
 @Entity('email_messages')
 @Check(`"status" IN ('queued', 'sending', 'sent', 'failed', 'suppressed')`)
