@@ -122,7 +122,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
           .query(`SELECT status, attempts FROM email_messages WHERE id = ANY($1::uuid[])`, [ids]);
         expect(rows.filter((r) => r.status !== 'sent' || r.attempts !== 1)).toEqual([]);
         expect(rows).toHaveLength(ids.length);
-      }, 60_000);
+      }, 20_000);
 
     const first = await burst('Before');
     await allSent(first);
@@ -256,5 +256,21 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     expect(receiver.byMessageId(id)).toHaveLength(1);
     // Once taken up, a message is not swept again until it is overdue again.
     expect(await app.get(EmailSweep).runOnce()).not.toContain(id);
+  });
+
+  it('sends again, with the same Message-ID, a message left sending by a worker that died before recording the answer', async () => {
+    const db = app.get(DataSource);
+    const [{ id }] = await db.query(
+      `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, handed_over_at,
+                                   next_attempt_at, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'test', 'orphan@example.test', 'Orphaned', 'x', 'sending', 1, now() - interval '2 minutes',
+               now() - interval '2 minutes', now(), now())
+       RETURNING id`,
+      [tenant.id],
+    );
+    expect(await app.get(EmailSweep).runOnce()).toContain(id);
+    const message = await settled(app, tenant.testKey, id);
+    expect(message).toMatchObject({ status: 'sent', attempts: 2, lastError: null, smtpMessageId: expect.stringMatching(/^TEST\d+$/) });
+    expect(receiver.byMessageId(id)).toHaveLength(1);
   });
 });
