@@ -90,7 +90,9 @@ export class EmailSender implements OnApplicationShutdown {
   async failed(payload: EmailSendPayload, _jobId: string, reason: string): Promise<void> {
     const scope: TenantScope = { tenantId: payload.tenantId, mode: payload.mode };
     const row = await this.messages.findById(scope, payload.messageId);
-    if (row?.status === 'queued' || row?.status === 'sending') await this.settleFailed(scope, row.id, row.lastError ?? reason);
+    // A queued row keeps its last SMTP error; a sending one was stopped mid-try, which the reason says.
+    if (row?.status === 'queued') await this.settleFailed(scope, row.id, row.lastError ?? reason);
+    if (row?.status === 'sending') await this.settleFailed(scope, row.id, reason);
   }
 
   private async onSmtpError(job: Job<EmailSendPayload>, scope: TenantScope, row: EmailMessageEntity, err: SmtpSendError): Promise<void> {
