@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
-import { ensureBuilt, runCli } from '../helpers/cli';
+import { runCli } from '../helpers/cli';
 
 /** The operator CLI, run as operators run it: `node dist/cli.js …` in a child process. */
 describe('CLI (dist/cli.js)', () => {
@@ -9,7 +9,6 @@ describe('CLI (dist/cli.js)', () => {
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ensureBuilt();
     app = await startApp();
     tenant = await createTenant(app);
   }, 180_000);
