@@ -11,7 +11,7 @@ import { SmtpReceiver } from '../helpers/smtp-receiver';
  * The send worker as its own process (`node dist/worker.js`, as deployed), stopped in the middle of a
  * batch: gracefully (SIGTERM: its in-flight sends finish and are recorded) and brutally (SIGKILL while
  * messages sit at the worst moment, handed to the SMTP server with its answer not yet recorded). After a
- * restart every message has reached the receiver exactly once. `npm run build` first.
+ * restart every message has reached the receiver exactly once. The run's set-up builds `dist/`.
  */
 const WORKER = join(__dirname, '..', '..', 'dist', 'worker.js');
 const MESSAGES = 150;
@@ -48,7 +48,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
   const workers: ReturnType<typeof startWorker>[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(WORKER)) throw new Error('dist/worker.js is missing: run `npm run build` before `npm test`');
+    if (!existsSync(WORKER)) throw new Error('dist/worker.js is missing: run `npm run build`');
     receiver = await new SmtpReceiver().start();
     // The API queues; only the child processes send.
     api = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', SMTP_URL: receiver.url, REDIS_PREFIX: prefix });
