@@ -41,16 +41,34 @@ class CliModule {
   }
 }
 
-const COMMANDS = ['tenants:create', 'keys:create', 'seed:demo', 'migrations:run'] as const;
-type Command = (typeof COMMANDS)[number];
+/** Each command's usage and what it does: `--help` prints them all, `<command> --help` its own. */
+const HELP = {
+  'tenants:create': ['--name "Acme Clinic"', 'create a tenant and one OWNER key per mode; prints {"tenant":…,"apiKeys":[…]}'],
+  'keys:create': [
+    '--tenant <tenantId> --mode test|live [--role OWNER|ADMIN|STAFF]',
+    'issue an unscoped key (OWNER by default) for an existing tenant; prints it as tenants:create does',
+  ],
+  'seed:demo': [
+    '--tenant <tenantId>',
+    "fill the tenant's test mode with demo data; settings it already has are kept. Prints what it added and the demo records' ids",
+  ],
+  'migrations:run': ['', 'apply pending migrations, even with MIGRATIONS_RUN=false; prints {"migrated":[…names applied…]}'],
+} as const;
+type Command = keyof typeof HELP;
+const COMMANDS = Object.keys(HELP) as Command[];
 
-const USAGE = `usage:
-  node dist/cli.js tenants:create --name "Acme Clinic"   create a tenant and one OWNER key per mode (JSON on stdout)
-  node dist/cli.js keys:create --tenant <tenantId> --mode test|live [--role OWNER|ADMIN|STAFF]
-                                                         issue a key (default OWNER) for an existing tenant (JSON on stdout)
-  node dist/cli.js seed:demo --tenant <tenantId>         fill a tenant's test mode with demo data
-  node dist/cli.js migrations:run                        apply pending migrations, even with MIGRATIONS_RUN=false
-                                                         (JSON on stdout: the names of those applied)`;
+const usageOf = (command: Command): string => {
+  const [args, says] = HELP[command];
+  return `  node dist/cli.js ${command}${args ? ` ${args}` : ''}\n      ${says}`;
+};
+const USAGE = `usage: node dist/cli.js <command> [options]   (node dist/cli.js <command> --help for one)
+
+${COMMANDS.map(usageOf).join('\n')}
+
+Every command prints one JSON object on stdout; logs and errors go to stderr. The database and Redis are those
+of DATABASE_URL and REDIS_URL (unset: the embedded PostgreSQL in DATA_DIR and the local Redis), as for the API.`;
+
+const isHelpFlag = (arg: string | undefined): boolean => arg === '--help' || arg === '-h';
 
 /** One line on stderr and a non-zero exit; the usage follows only when the command itself is wrong. */
 function fail(message: string, withUsage = false): never {
@@ -66,10 +84,18 @@ interface Args {
   role: Role;
 }
 
+/** Help goes to stdout with a zero exit: it is what was asked for. */
+function help(text: string): never {
+  process.stdout.write(`${text}\n`);
+  process.exit(0);
+}
+
 function parseCommandLine(argv: string[]): Args {
   const [command, ...rest] = argv;
+  if (command === 'help' || isHelpFlag(command)) help(USAGE);
   if (!command) fail('a command is required', true);
   if (!(COMMANDS as readonly string[]).includes(command)) fail(`unknown command: ${command}`, true);
+  if (rest.some(isHelpFlag)) help(`usage:\n${usageOf(command as Command)}`);
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({

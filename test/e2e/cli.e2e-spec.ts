@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
-import { ensureBuilt, runCli } from '../helpers/cli';
+import { runCli } from '../helpers/cli';
 
 /** The operator CLI, run as operators run it: `node dist/cli.js …` in a child process. */
 describe('CLI (dist/cli.js)', () => {
@@ -9,7 +9,6 @@ describe('CLI (dist/cli.js)', () => {
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ensureBuilt();
     app = await startApp();
     tenant = await createTenant(app);
   }, 180_000);
@@ -105,5 +104,73 @@ describe('CLI (dist/cli.js)', () => {
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toEqual({ migrated: [] });
     }, 120_000); // two cold CLI starts and every migration: over 30 s when the shared machine is busy
+  });
+
+  describe('help', () => {
+    const COMMANDS = ['tenants:create', 'keys:create', 'seed:demo', 'migrations:run'];
+
+    it.each(['--help', 'help', '-h'])('`%s` prints the usage of every command on stdout and exits 0', async (flag) => {
+      const run = await runCli([flag]);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      for (const command of COMMANDS) expect(run.stdout).toMatch(new RegExp(`^  node dist/cli\\.js ${command}\\b.*\\n {6}\\S`, 'm'));
+    });
+
+    it.each(COMMANDS)("`%s --help` prints that command's usage and runs nothing", async (command) => {
+      // No tenant, no database: it would fail if it ran.
+      const run = await runCli([command, '--help'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toContain(`node dist/cli.js ${command}`);
+      for (const other of COMMANDS.filter((c) => c !== command)) expect(run.stdout).not.toContain(`node dist/cli.js ${other}`);
+    });
+  });
+
+  describe('seed:demo', () => {
+    it('keeps the practice settings already set, fills the rest, and prints the ids of what it made', async () => {
+      const own = await createTenant(app);
+      const api = client(app, own.testKey);
+      expect((await api.post('/api/v1/settings/practice', { name: 'Harbour Physio', timezone: 'America/Chicago' })).status).toBe(200);
+      expect((await api.post('/api/v1/settings/brand', { primaryColor: '#112233' })).status).toBe(200);
+
+      const run = await runCli(['seed:demo', '--tenant', own.id]);
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      const printed = JSON.parse(lines[0]);
+
+      const practice = (await api.get('/api/v1/settings/practice')).body.settings;
+      expect(practice).toMatchObject({ name: 'Harbour Physio', timezone: 'America/Chicago', phone: expect.any(String) });
+      expect((await api.get('/api/v1/settings/brand')).body.settings).toMatchObject({
+        primaryColor: '#112233',
+        accentColor: expect.any(String),
+      });
+      expect(printed.seeded.settingsFilled.practice).not.toContain('name');
+      expect(printed.seeded.settingsFilled.practice).toContain('phone');
+
+      const ids = printed.ids;
+      expect(ids.patients).toHaveLength(printed.seeded.patients.created);
+      expect(ids.patients.length).toBeGreaterThan(0);
+      const paths: string[] = [
+        ...ids.patients.slice(0, 3).map((id: string) => `/api/v1/patients/${id}`),
+        ...ids.forms.map((id: string) => `/api/v1/forms/${id}`),
+        ...ids.providers.map((id: string) => `/api/v1/scheduling/providers/${id}`),
+        ...ids.appointments.slice(0, 3).map((id: string) => `/api/v1/scheduling/appointments/${id}`),
+        ...ids.schedulers.map((id: string) => `/api/v1/schedulers/${id}`),
+        ...ids.emailTemplates.map((id: string) => `/api/v1/emails/templates/${id}`),
+        ...ids.emailSequences.map((id: string) => `/api/v1/emails/sequences/${id}`),
+      ];
+      for (const key of ['forms', 'providers', 'appointments', 'schedulers', 'emailTemplates', 'smsTemplates', 'emailSequences']) {
+        expect([key, ids[key].length > 0]).toEqual([key, true]);
+      }
+      for (const path of paths) expect([path, (await api.get(path)).status]).toEqual([path, 200]);
+      const sms = (await api.get('/api/v1/sms/templates?limit=100')).body.templates.map((t: { id: string }) => t.id);
+      expect(sms).toEqual(expect.arrayContaining(ids.smsTemplates));
+
+      // A second run keeps everything and adds nothing, yet still names the demo records.
+      const again = JSON.parse((await runCli(['seed:demo', '--tenant', own.id])).stdout);
+      expect(again.seeded.settingsFilled).toEqual({ practice: [], brand: [], portal: [] });
+      expect(again.seeded.patients.created).toBe(0);
+      expect(again.ids.patients).toEqual(ids.patients);
+      expect((await api.get('/api/v1/settings/practice')).body.settings).toEqual(practice);
+    }, 300_000);
   });
 });

@@ -13,7 +13,7 @@ import { SmtpReceiver } from '../helpers/smtp-receiver';
  * batch: gracefully (SIGTERM: its in-flight sends finish and are recorded) and brutally, twice (SIGKILL:
  * once while its sends sit unfinished on the wire, once at whatever moment the batch has reached). After a
  * restart every message has reached the receiver; a message reaches it twice only when its worker died
- * between the server's acceptance and its record. `npm run build` first.
+ * between the server's acceptance and its record. The run's set-up builds `dist/`.
  */
 const WORKER = join(__dirname, '..', '..', 'dist', 'worker.js');
 const MESSAGES = 1_000;
@@ -114,7 +114,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
   const workers: ReturnType<typeof startWorker>[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(WORKER)) throw new Error('dist/worker.js is missing: run `npm run build` before `npm test`');
+    if (!existsSync(WORKER)) throw new Error('dist/worker.js is missing: run `npm run build`');
     receiver = await new SmtpReceiver().start();
     link = await new FreezableLink().start(receiver.port);
     // The API queues; only the child processes send.

@@ -6,7 +6,7 @@ import { useApp } from '../helpers/use-app';
  * Issue 8: 40 concurrent POST /patients, each with its own Idempotency-Key, the built API killed with
  * SIGKILL mid-burst and restarted, the unanswered requests retried: each request must have created
  * exactly one patient, and every retry must answer 201 (replayed or fresh). Runs `node dist/main.js`:
- * `npm run build` first (CI builds before it tests).
+ * the run's set-up builds `dist/` when it is missing or stale.
  */
 const PORT = 4100 + (process.pid % 100);
 const BASE = `http://127.0.0.1:${PORT}`;

@@ -1,14 +1,8 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
-
-/** The built CLI is what operators run; build it once if this checkout has not been built yet. */
-export function ensureBuilt(): void {
-  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-}
 
 export interface CliRun {
   code: number;
@@ -16,7 +10,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node dist/cli.js …` with the test run's environment (its database and Redis) plus `env`. */
+/** Runs `node dist/cli.js …` (the test run's set-up has built it) with the test run's environment (its database and Redis) plus `env`. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
 
-/** Drops the run's database and deletes the run's Redis keys. */
+/** Drops the run's database, deletes the run's Redis keys and stops the embedded PostgreSQL if the set-up started one. */
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   const database = process.env.TEST_DATABASE_NAME;
@@ -22,4 +22,5 @@ export default async function globalTeardown(): Promise<void> {
     } while (cursor !== '0');
     redis.disconnect();
   }
+  await (globalThis as { stopEmbeddedPostgres?: () => Promise<void> }).stopEmbeddedPostgres?.();
 }

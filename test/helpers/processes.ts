@@ -1,15 +1,28 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 const DIST = join(__dirname, '..', '..', 'dist');
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A loopback port nothing listens on at the moment. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
 /**
  * A built entry point (`dist/main.js`, `dist/worker.js`) run as a child process on the run's database and
- * Redis (the environment of test/helpers/global-setup.ts), for tests that kill or stop it. `npm run build`
- * first; CI builds before it tests. Start-up waits are generous: a cold start takes over 30 s when the
+ * Redis (the environment of test/helpers/global-setup.ts), for tests that kill or stop it. The test run's
+ * set-up builds `dist/` when it is missing or older than the sources. Start-up waits are generous: a cold start takes over 30 s when the
  * machine's two cores are shared by several test runs.
  */
 export class BuiltProcess {
@@ -26,15 +39,24 @@ export class BuiltProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  /** Starts `dist/<entry>` with the run's environment plus `env`. */
-  static start(entry: 'main.js' | 'worker.js', env: Record<string, string> = {}): BuiltProcess {
+  /**
+   * Starts `dist/<entry>` with the run's environment plus `env`. `ownGroup`: in a process group of its own,
+   * as a shell starts a foreground job, so that `signalGroup` reaches it and everything it started there.
+   */
+  static start(entry: 'main.js' | 'worker.js', env: Record<string, string> = {}, options: { ownGroup?: boolean } = {}): BuiltProcess {
     const file = join(DIST, entry);
-    if (!existsSync(file)) throw new Error(`dist/${entry} is missing: run \`npm run build\` before \`npm test\``);
+    if (!existsSync(file)) throw new Error(`dist/${entry} is missing: run \`npm run build\``);
     const child = spawn(process.execPath, [file], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.ownGroup ?? false,
     });
     return new BuiltProcess(entry, child);
+  }
+
+  /** Sends `signal` to its whole process group, as Ctrl-C in a terminal does (started with `ownGroup`). */
+  signalGroup(signal: NodeJS.Signals): void {
+    process.kill(-this.child.pid!, signal);
   }
 
   /** The last 20 kB of its stdout and stderr. */

@@ -41,4 +41,15 @@ describe('the application secret', () => {
     expect(() => loadConfig({ APP_SECRET: 's'.repeat(32), APP_SECRET_PREVIOUS: 'x' })).toThrow(/APP_SECRET_PREVIOUS/);
     expect(() => loadConfig({}).appSecret).toThrow(/APP_SECRET has not been resolved/);
   });
+
+  it('is required under NODE_ENV=production: one ConfigError naming APP_SECRET, before any file is written', () => {
+    const dataDir = join(dir, 'data');
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir })).toThrow(
+      /^APP_SECRET is required when NODE_ENV=production: [^\n]+$/,
+    );
+    expect(() => statSync(dataDir)).toThrow(/ENOENT/);
+    expect(loadConfig({ NODE_ENV: 'production', APP_SECRET: 's'.repeat(32) }).appSecret).toBe('s'.repeat(32));
+    expect(() => loadConfig({ NODE_ENV: 'development' })).not.toThrow();
+  });
 });

@@ -41,6 +41,11 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     for (const queue of Object.values(QueueName)) this.start(queue);
   }
 
+  /** Every queue's worker is running (none stopped or closing): the worker process's readiness. */
+  get running(): boolean {
+    return this.workers.length > 0 && this.workers.every((worker) => worker.isRunning());
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
     // close() waits for the active jobs, which now stop after their current unit of work.

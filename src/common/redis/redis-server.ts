@@ -55,8 +55,11 @@ export async function resolveDefaultRedis(log: (line: string) => void): Promise<
     );
   }
   const port = await freePort();
+  // Its own process group, like the embedded PostgreSQL: Ctrl-C reaches this process, which stops Redis
+  // only after the app has closed.
   const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
+    detached: true,
   });
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {

@@ -1,0 +1,60 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { BuiltProcess, freePort, sleep } from '../helpers/processes';
+
+const HEALTHCHECK = join(__dirname, '..', '..', 'dist', 'healthcheck.js');
+
+/** Runs the image's health check (`node dist/healthcheck.js`) with `env`; resolves its exit code. */
+const healthcheck = (env: Record<string, string>): Promise<number> =>
+  new Promise((resolve) =>
+    execFile(process.execPath, [HEALTHCHECK], { env: { ...process.env, ...env }, timeout: 30_000 }, (err) =>
+      resolve(err ? (typeof err.code === 'number' ? err.code : 1) : 0),
+    ),
+  );
+
+/** README "Deploying with docker-compose": the worker, which has no API listener, reports its health on WORKER_HEALTH_PORT. */
+describe('Worker health (WORKER_HEALTH_PORT)', () => {
+  let redis: ChildProcess;
+  let worker: BuiltProcess;
+
+  afterAll(async () => {
+    if (worker?.running) await worker.stop('SIGKILL');
+    redis?.kill('SIGKILL');
+  });
+
+  it('answers /health/ready 200 while PostgreSQL, Redis and its queue workers are up, 503 once Redis is gone', async () => {
+    // A Redis of its own, to take away: never the shared one.
+    const redisPort = await freePort();
+    redis = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    const healthPort = await freePort();
+    const env = {
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      WORKER_HEALTH_PORT: String(healthPort),
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()), // nothing listens there: the check must ask the worker's port
+    };
+    await sleep(300);
+    worker = BuiltProcess.start('worker.js', env);
+    await worker.waitFor(/worker started/);
+    const base = `http://127.0.0.1:${healthPort}`;
+
+    expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    const ready = await fetch(`${base}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      status: 'ok',
+      info: { database: { status: 'up' }, redis: { status: 'up' }, workers: { status: 'up' } },
+    });
+    expect((await fetch(`${base}/patients`)).status).toBe(404);
+    expect(await healthcheck(env)).toBe(0);
+
+    redis.kill('SIGKILL');
+    await new Promise((resolve) => redis.once('exit', resolve));
+    const down = await fetch(`${base}/health/ready`);
+    expect(down.status).toBe(503);
+    expect(((await down.json()) as { info: unknown }).info).toMatchObject({ database: { status: 'up' }, redis: { status: 'down' } });
+    expect(await healthcheck(env)).toBe(1);
+  }, 180_000);
+});
