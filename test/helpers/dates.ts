@@ -39,7 +39,7 @@ export function nextWeekday(weekday: number, fromDays = 30): string {
  * or back (autumn), as a start of day in that zone; found by comparing each day's UTC offset with the
  * next day's, so it follows the zone's rules for whichever year the clock says it is.
  */
-export function nextOffsetChange(zone: string, direction: 'forward' | 'back', fromDays = 7): DateTime {
+export function nextOffsetChange(zone: string, direction: 'forward' | 'back', fromDays = 3): DateTime {
   let day = DateTime.fromMillis(clock.nowMs(), { zone }).startOf('day').plus({ days: fromDays });
   for (let i = 0; i < 800; i++, day = day.plus({ days: 1 })) {
     const change = day.plus({ days: 1 }).offset - day.offset;
