@@ -4,6 +4,7 @@ import { CryptoModule } from './common/crypto/crypto.module';
 import { AppLogger, createLog } from './common/observability/logger';
 import { QueueModule } from './common/queue/queue.module';
 import { RedisModule } from './common/redis/redis.module';
+import { clock } from './common/time/clock';
 import { TrafficModule } from './common/traffic/traffic.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -19,6 +20,8 @@ export interface CoreOptions {
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig, options: CoreOptions = {}): DynamicModule {
+    // Every entry point (API, worker, CLI, the tests' apps) builds its app through here.
+    clock.setOffsetMs(config.clock.offsetMs);
     return {
       module: CoreModule,
       imports: [

@@ -1,4 +1,5 @@
 import type { AuthContext } from '../common/auth/auth.types';
+import { clock } from '../common/time/clock';
 import { SchedulersService } from '../modules/schedulers/schedulers.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
@@ -55,7 +56,7 @@ export async function seedDemoScheduling(
   for (const dto of DEMO_PROVIDERS) providers.push(await services.providers.create(auth, dto));
 
   // Time off from three weeks on, so that it never hides the seeded appointments: a week's holiday and a training day.
-  const start = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) + DAY;
+  const start = Math.floor(clock.nowMs() / DAY) * DAY + DAY;
   await services.providers.addTimeOff(auth, providers[0].id, {
     start: new Date(start + 21 * DAY).toISOString(),
     end: new Date(start + 28 * DAY).toISOString(),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { ApiException } from '../common/http/problem';
+import { clock } from '../common/time/clock';
 import { FormSubmissionsService } from '../modules/forms/form-submissions.service';
 import { EmailTemplatesService } from '../modules/email/email-templates.service';
 import { SequencesService } from '../modules/email/sequences/sequences.service';
@@ -105,6 +106,8 @@ const DEMO_SETTINGS: Record<DemoSection, Record<string, unknown>> = {
 
 export const DEMO_PATIENTS = 200;
 const WITH_CLINICAL = 40;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const WITH_INTAKE_FORM = 8;
 
 /** A deterministic pseudo-random sequence, so a re-run writes the same population. */
@@ -278,7 +281,8 @@ export class DemoSeeder {
       startDate: `${year}-0${1 + (i % 9)}-2${i % 8}`,
     });
     await this.clinical.addEncounter(auth, patientId, {
-      datetime: new Date(Date.UTC(2025, i % 12, 1 + (i % 27), 9 + (i % 8), 0)).toISOString(),
+      // Past visits spread over the year before the clock's today, each on the hour.
+      datetime: new Date((Math.floor(clock.nowMs() / DAY) - 7 - ((i * 37) % 358)) * DAY + (9 + (i % 8)) * HOUR).toISOString(),
       type: pick(['consultation', 'follow-up', 'telephone', 'review'], i, 5),
       reason: `Review of ${c.display.toLowerCase()}`,
     });

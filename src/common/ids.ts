@@ -39,7 +39,7 @@ export function writeUuidv7(target: Uint8Array, offset: number): void {
 
 function nextV7(): { random: Uint8Array; msecs: number; seq: number } {
   const random = pooledRandomBytes(16);
-  const now = Date.now();
+  const now = Date.now(); // the real clock: an id's time orders ids, it is not a business time
   if (now > lastMs) {
     lastMs = now;
     sequence = ((random[6] & 0x7f) << 24) | (random[7] << 16) | (random[8] << 8) | random[9];

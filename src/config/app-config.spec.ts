@@ -25,6 +25,7 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_TEST_PER_HOUR', '-1', /RATE_LIMIT_TEST_PER_HOUR/],
     ['SMTP_URL', 'http://mail', /SMTP_URL/],
     ['HEAP_GROWING_PERCENT', 'half', /HEAP_GROWING_PERCENT must be an integer/],
+    ['CLOCK_OFFSET_MS', '3 days', /CLOCK_OFFSET_MS must be an integer/],
   ])('stops on an invalid %s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -37,8 +38,10 @@ describe('loadConfig', () => {
       PORT: '8080',
       RATE_LIMIT_LIVE_PER_DAY: '5',
       RATE_LIMIT_LIVE_PER_SECOND: '0',
+      CLOCK_OFFSET_MS: '-86400000',
     });
     expect(config.workers.enabled).toBe(false);
+    expect(config.clock.offsetMs).toBe(-86_400_000);
     expect(config.database.migrationsRun).toBe(false);
     expect(config.http.port).toBe(8080);
     expect(config.rateLimits.live).toEqual([

@@ -255,6 +255,16 @@ class EnvironmentVariables {
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
   QUEUE_DASHBOARD_READ_ONLY = true;
+
+  /**
+   * Tests only: moves the business clock (src/common/time/clock.ts) this many milliseconds, so that a
+   * suite runs as if on another date. At most ten years either way.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(-315_576_000_000)
+  @Max(315_576_000_000)
+  CLOCK_OFFSET_MS = 0;
 }
 
 export class ConfigError extends Error {}
@@ -318,6 +328,8 @@ export class AppConfig {
     readonly sequences: { minuteMs: number } = { minuteMs: 60_000 },
     /** `heapGrowingPercent`: see HEAP_GROWING_PERCENT; 0 leaves V8's default. */
     readonly runtime: { heapGrowingPercent: number } = { heapGrowingPercent: 50 },
+    /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
+    readonly clock: { offsetMs: number } = { offsetMs: 0 },
   ) {}
 
   /** The application secret; throws if start-up has not resolved it. */
@@ -410,5 +422,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     { appSecret: vars.APP_SECRET, previous: vars.APP_SECRET_PREVIOUS?.split(',') ?? [] },
     { minuteMs: vars.EMAIL_SEQUENCE_MINUTE_MS },
     { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
+    { offsetMs: vars.CLOCK_OFFSET_MS },
   );
 }

@@ -1,6 +1,7 @@
 import { uuidv7 } from '../common/ids';
 import { DeepPartial, EntityManager, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import { Cursor, encodeCursor, PageRequest } from '../common/http/pagination';
+import { clock } from '../common/time/clock';
 import { runStatement } from './prepared';
 import { TenantOwnedEntity, TenantScope } from './tenant-owned.entity';
 
@@ -131,7 +132,7 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
 /** For tables of `TenantOwnedEntity`: ids, timestamps and newest-first keyset pages. */
 export abstract class TenantEntityRepository<T extends TenantOwnedEntity> extends TenantScopedRepository<T> {
   /** Builds a row in the scope with a fresh time-ordered id; nothing is written. */
-  build(scope: TenantScope, values: Unscoped<T>, now = new Date()): T {
+  build(scope: TenantScope, values: Unscoped<T>, now = clock.now()): T {
     return this.repository.create({
       ...values,
       id: uuidv7(),

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { clock } from '../../src/common/time/clock';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 
@@ -93,9 +94,9 @@ describe('API keys: create, list, revoke, /me', () => {
     });
 
     it('a key with an expiry cannot create a key that outlives it', async () => {
-      const soon = new Date(Date.now() + 3600_000).toISOString();
+      const soon = new Date(clock.nowMs() + 3600_000).toISOString();
       const expiring = await createKey(app, tenant.testKey, { expiresAt: soon });
-      const later = await client(app, expiring).post(KEYS, { name: 'x', expiresAt: new Date(Date.now() + 7200_000).toISOString() });
+      const later = await client(app, expiring).post(KEYS, { name: 'x', expiresAt: new Date(clock.nowMs() + 7200_000).toISOString() });
       expect(later.status).toBe(400);
       expect(later.body.errors[0].field).toBe('expiresAt');
       const inherited = await client(app, expiring).post(KEYS, { name: 'y' });

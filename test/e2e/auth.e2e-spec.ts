@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { hashApiKey } from '../../src/common/auth/api-key-secret';
 import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { clock } from '../../src/common/time/clock';
 
 describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)', () => {
   let app: NestFastifyApplication;
@@ -65,7 +66,7 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
   });
 
   it('refuses an expired key, even one that was cached while it was valid', async () => {
-    const key = await createKey(app, tenant.testKey, { name: 'short-lived', expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const key = await createKey(app, tenant.testKey, { name: 'short-lived', expiresAt: new Date(clock.nowMs() + 1500).toISOString() });
     expect((await client(app, key).get(practice)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1600));
     const res = await client(app, key).get(practice);

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { EmailMessagesService } from '../../src/modules/email/email-messages.service';
 import { EmailSweep } from '../../src/modules/email/email-sweep';
+import { clock } from '../../src/common/time/clock';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
@@ -246,9 +247,9 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const db = app.get(DataSource);
     const [{ id }] = await db.query(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, now() - interval '2 minutes', now(), now())
+       VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, $2::timestamptz - interval '2 minutes', $2, $2)
        RETURNING id`,
-      [tenant.id],
+      [tenant.id, clock.now()],
     );
     expect(await app.get(EmailSweep).runOnce()).toContain(id);
     const message = await settled(app, tenant.testKey, id);

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '../../src/common/queue/queues';
+import { clock } from '../../src/common/time/clock';
 import { client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
@@ -212,7 +213,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     expect(receivedBy('grace.pause@example.test')).toHaveLength(1);
     const [held] = await enrollments(acme.testKey, seq.id);
     expect(held).toMatchObject({ status: 'active', currentStep: 1 });
-    expect(Date.parse(held.nextStepAt)).toBeLessThan(Date.now());
+    expect(Date.parse(held.nextStepAt)).toBeLessThan(clock.nowMs());
 
     expect((await client(app, acme.testKey).patch(`${SEQUENCES}/${seq.id}`, { status: 'active' })).body.status).toBe('active');
     await eventually(async () => expect(receivedBy('grace.pause@example.test')).toHaveLength(2), 20_000);

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { idempotencyKeyHash } from '../../src/common/traffic/idempotency';
 import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
+import { clock } from '../../src/common/time/clock';
 import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { PATIENTS } from '../helpers/patients';
 
@@ -182,9 +183,9 @@ describe('Idempotency-Key on POST (contract section 4)', () => {
     const key = idem();
     await post(one, tenant.testKey, { name: `ttl ${key}` }, key);
     const [row] = await dataSource(one).query(
-      `SELECT state, response_status, extract(epoch FROM expires_at - now()) * 1000 AS ttl
+      `SELECT state, response_status, extract(epoch FROM expires_at - $3::timestamptz) * 1000 AS ttl
          FROM idempotency_keys WHERE tenant_id = $1 AND key_hash = $2`,
-      [tenant.id, idempotencyKeyHash(key)],
+      [tenant.id, idempotencyKeyHash(key), clock.now()],
     );
     expect(row).toMatchObject({ state: 'done', response_status: 201 });
     expect(Number(row.ttl)).toBeGreaterThan(86_400_000 - 60_000);
@@ -377,14 +378,20 @@ describe('Idempotency-Key on POST (contract section 4)', () => {
       const key = idem();
       expect((await post(one, tenant.testKey, { name: `expiring ${key}` }, key)).status).toBe(201);
       const hash = idempotencyKeyHash(key);
-      await dataSource(one).query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1`, [hash]);
+      await dataSource(one).query(`UPDATE idempotency_keys SET expires_at = $2::timestamptz - interval '1 second' WHERE key_hash = $1`, [
+        hash,
+        clock.now(),
+      ]);
       const fresh = await post(one, tenant.testKey, { name: `another body ${key}` }, key); // not 422: the old one has expired
       expect(fresh.status).toBe(201);
       expect(fresh.headers['idempotent-replayed']).toBeUndefined();
 
       const kept = idem();
       await post(one, tenant.testKey, { name: `kept ${kept}` }, kept);
-      await dataSource(one).query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1`, [hash]);
+      await dataSource(one).query(`UPDATE idempotency_keys SET expires_at = $2::timestamptz - interval '1 second' WHERE key_hash = $1`, [
+        hash,
+        clock.now(),
+      ]);
       expect(await one.get(IdempotencyKeysRepository).deleteExpired()).toBeGreaterThanOrEqual(1);
       const left = await dataSource(one).query(`SELECT key_hash FROM idempotency_keys WHERE key_hash = ANY($1)`, [
         [hash, idempotencyKeyHash(kept)],

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { clock } from '../../src/common/time/clock';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 
@@ -50,7 +51,10 @@ describe("API keys: a mode's last active OWNER key cannot be revoked", () => {
   it('does not count an expired OWNER key as a way in', async () => {
     const tenant = await createTenant(app);
     const second = await createOwner(tenant.testKey);
-    await dataSource(app).query(`UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1`, [second.id]);
+    await dataSource(app).query(`UPDATE api_keys SET expires_at = $2::timestamptz - interval '1 minute' WHERE id = $1`, [
+      second.id,
+      clock.now(),
+    ]);
     const res = await client(app, tenant.testKey).delete(`${KEYS}/${await idOf(tenant.testKey)}`);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('last_owner_key');

@@ -1,10 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+import { clock } from '../../src/common/time/clock';
 
 /** A birth date that makes someone `years` old today plus `days` days (UTC). */
 function bornYearsAgo(years: number, days = 10): string {
-  const d = new Date();
+  const d = clock.now();
   d.setUTCFullYear(d.getUTCFullYear() - years);
   d.setUTCDate(d.getUTCDate() - days);
   return d.toISOString().slice(0, 10);
@@ -56,14 +57,14 @@ describe('Patients: list, filters, pagination, tags', () => {
       })
     ).id;
     await sleep(20);
-    betweenCreates = new Date().toISOString();
+    betweenCreates = clock.now().toISOString();
     await sleep(20);
     ids.carol = (
       await createPatient(app, k, { firstName: 'Carol', lastName: 'Clark', phone: '+14155552671', tags: ['paris'], patientType: 'lead' })
     ).id;
     ids.dan = (await createPatient(app, k, { firstName: 'Dan', lastName: 'Dawson', dateOfBirth: bornYearsAgo(12) })).id;
     await sleep(20);
-    afterCreates = new Date().toISOString();
+    afterCreates = clock.now().toISOString();
   });
   afterAll(() => app.close());
 
@@ -111,12 +112,12 @@ describe('Patients: list, filters, pagination, tags', () => {
     expect(await names(`dateFrom=${encodeURIComponent(betweenCreates)}`)).toEqual(['Carol', 'Dan']);
     expect(await names(`dateTo=${encodeURIComponent(betweenCreates)}`)).toEqual(['Alice', 'Bob']);
     expect(await names(`dateFrom=${encodeURIComponent(afterCreates)}`)).toEqual([]);
-    const today = new Date().toISOString().slice(0, 10);
+    const today = clock.now().toISOString().slice(0, 10);
     expect(await names(`dateFrom=${today}&dateTo=${today}`)).toEqual(['Alice', 'Bob', 'Carol', 'Dan']);
   });
 
   it('filters by updatedSince', async () => {
-    const since = new Date().toISOString();
+    const since = clock.now().toISOString();
     await sleep(5);
     expect((await api.put(`${PATIENTS}/${ids.alice}`, { address: 'moved' })).status).toBe(200);
     expect(await names(`updatedSince=${encodeURIComponent(since)}`)).toEqual(['Alice']);

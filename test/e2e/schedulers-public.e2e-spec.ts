@@ -3,6 +3,7 @@ import { call, client, createTenant, dataSource, startApp, TestTenant } from '..
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
+import { dayByDay } from '../helpers/dates';
 
 const PUBLIC = '/api/v1/public/schedulers';
 /** Per-IP limits off too: these tests send bursts from one address (the limits have their own test below). */
@@ -13,9 +14,8 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
   let tenant: TestTenant;
   let api: ReturnType<typeof client>;
   let provider: any;
-  // Every test books on its own day of 2027 (providers work every day 09:00–17:00 UTC).
-  let dayIndex = 0;
-  const nextDay = (): string => new Date(Date.UTC(2027, 1, 1 + dayIndex++)).toISOString().slice(0, 10);
+  // Every test books on its own day from a month ahead (providers work every day 09:00–17:00 UTC).
+  const nextDay = dayByDay();
   let people = 0;
   const person = (extra: Record<string, unknown> = {}) => ({
     firstName: 'Grace',

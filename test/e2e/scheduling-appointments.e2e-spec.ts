@@ -4,6 +4,8 @@ import { client, createKey, createTenant, dataSource, startApp, TestTenant } fro
 import { AppointmentsRepository } from '../../src/modules/scheduling/appointments.repository';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
+import { dayByDay } from '../helpers/dates';
+import { clock } from '../../src/common/time/clock';
 
 type Status = 'scheduled' | 'confirmed' | 'completed' | 'cancelled' | 'no_show';
 const STATUSES: Status[] = ['scheduled', 'confirmed', 'completed', 'cancelled', 'no_show'];
@@ -23,14 +25,8 @@ describe('Scheduling: booking and appointments', () => {
   let api: ReturnType<typeof client>;
   let provider: any;
   let patient: any;
-  // Every test books on its own day (weekdays of 2027, 09:00–17:00 UTC) so tests do not collide.
-  let dayIndex = 0;
-  const nextDay = (): string => {
-    for (;;) {
-      const d = new Date(Date.UTC(2027, 0, 4 + dayIndex++));
-      if (![0, 6].includes(d.getUTCDay())) return d.toISOString().slice(0, 10);
-    }
-  };
+  // Every test books on its own day (weekdays from a month ahead, 09:00–17:00 UTC) so tests do not collide.
+  const nextDay = dayByDay({ weekdaysOnly: true });
 
   beforeAll(async () => {
     app = await startApp(NO_RATE_LIMITS);
@@ -114,7 +110,7 @@ describe('Scheduling: booking and appointments', () => {
       expect(past.status).toBe(409);
       expect(past.body.code).toBe('slot_unavailable');
       expect(past.body.alternatives).toHaveLength(3);
-      expect(past.body.alternatives.every((s: { start: string }) => Date.parse(s.start) > Date.now())).toBe(true);
+      expect(past.body.alternatives.every((s: { start: string }) => Date.parse(s.start) > clock.nowMs())).toBe(true);
     });
 
     it('refuses ids of another tenant or mode with a 400 naming the field', async () => {

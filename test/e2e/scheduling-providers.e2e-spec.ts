@@ -3,6 +3,8 @@ import { DateTime } from 'luxon';
 import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, everyDay, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
+import { nextOffsetChange, nextWeekday, utcDate } from '../helpers/dates';
+import { clock } from '../../src/common/time/clock';
 
 const query = (params: Record<string, string | number>): string =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
@@ -126,21 +128,22 @@ describe('Scheduling: providers, time off and availability', () => {
 
   describe('time off', () => {
     it('adds, lists by start and removes time off; availability excludes it while it exists', async () => {
+      const [day1, day2] = [utcDate(30), utcDate(31)];
       const p = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
       const later = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, {
-        start: '2027-02-02T09:00:00Z',
-        end: '2027-02-02T17:00:00Z',
+        start: `${day2}T09:00:00Z`,
+        end: `${day2}T17:00:00Z`,
       });
       const res = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, {
-        start: '2027-02-01T12:00:00Z',
-        end: '2027-02-01T14:00:00+01:00',
+        start: `${day1}T12:00:00Z`,
+        end: `${day1}T14:00:00+01:00`,
         reason: 'Training',
       });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         providerId: p.id,
-        start: '2027-02-01T12:00:00.000Z',
-        end: '2027-02-01T13:00:00.000Z',
+        start: `${day1}T12:00:00.000Z`,
+        end: `${day1}T13:00:00.000Z`,
         reason: 'Training',
       });
 
@@ -148,19 +151,19 @@ describe('Scheduling: providers, time off and availability', () => {
       expect(list.status).toBe(200);
       expect(list.body.timeOff.map((t: { id: string }) => t.id)).toEqual([res.body.id, later.body.id]);
 
-      const slots = await availability({ providerId: p.id, startDate: '2027-02-01', endDate: '2027-02-02', duration: 30 });
+      const slots = await availability({ providerId: p.id, startDate: day1, endDate: day2, duration: 30 });
       expect(slots.status).toBe(200);
       const starts = slots.body.slots.map((s: { start: string }) => s.start);
-      expect(starts).toContain('2027-02-01T11:30:00.000Z');
-      expect(starts).not.toContain('2027-02-01T11:45:00.000Z');
-      expect(starts).not.toContain('2027-02-01T12:30:00.000Z');
-      expect(starts).toContain('2027-02-01T13:00:00.000Z');
-      expect(starts.filter((s: string) => s.startsWith('2027-02-02'))).toEqual([]);
+      expect(starts).toContain(`${day1}T11:30:00.000Z`);
+      expect(starts).not.toContain(`${day1}T11:45:00.000Z`);
+      expect(starts).not.toContain(`${day1}T12:30:00.000Z`);
+      expect(starts).toContain(`${day1}T13:00:00.000Z`);
+      expect(starts.filter((s: string) => s.startsWith(day2))).toEqual([]);
 
       expect((await api.delete(`${SCHEDULING}/providers/${p.id}/time-off/${res.body.id}`)).status).toBe(204);
       expect((await api.delete(`${SCHEDULING}/providers/${p.id}/time-off/${res.body.id}`)).status).toBe(404);
-      const after = await availability({ providerId: p.id, startDate: '2027-02-01', endDate: '2027-02-01' });
-      expect(after.body.slots.map((s: { start: string }) => s.start)).toContain('2027-02-01T12:30:00.000Z');
+      const after = await availability({ providerId: p.id, startDate: day1, endDate: day1 });
+      expect(after.body.slots.map((s: { start: string }) => s.start)).toContain(`${day1}T12:30:00.000Z`);
     });
 
     it('refuses an end before the start, impossible dates and times without an offset', async () => {
@@ -187,50 +190,57 @@ describe('Scheduling: providers, time off and availability', () => {
 
   describe('availability', () => {
     it('America/New_York across the March change: 09:00 local is 14:00Z before and 13:00Z after', async () => {
+      const change = nextOffsetChange('America/New_York', 'forward'); // a Sunday in March
+      const [fri, mon] = [change.minus({ days: 2 }).toISODate()!, change.plus({ days: 1 }).toISODate()!];
       const p = await createProvider(app, tenant.testKey, { timezone: 'America/New_York', workingHours: weekdays('09:00', '17:00') });
-      const res = await availability({ providerId: p.id, startDate: '2027-03-12', endDate: '2027-03-15', duration: 60 });
+      const res = await availability({ providerId: p.id, startDate: fri, endDate: mon, duration: 60 });
       expect(res.status).toBe(200);
       const slots: { providerId: string; start: string; end: string }[] = res.body.slots;
       expect(slots.every((s) => s.providerId === p.id)).toBe(true);
-      const friday = slots.filter((s) => local(s.start, 'America/New_York').startsWith('2027-03-12'));
-      const monday = slots.filter((s) => local(s.start, 'America/New_York').startsWith('2027-03-15'));
-      expect(friday[0].start).toBe('2027-03-12T14:00:00.000Z');
-      expect(monday[0].start).toBe('2027-03-15T13:00:00.000Z');
-      expect(friday.at(-1)!.end).toBe('2027-03-12T22:00:00.000Z');
-      expect(monday.at(-1)!.end).toBe('2027-03-15T21:00:00.000Z');
+      const friday = slots.filter((s) => local(s.start, 'America/New_York').startsWith(fri));
+      const monday = slots.filter((s) => local(s.start, 'America/New_York').startsWith(mon));
+      expect(friday[0].start).toBe(`${fri}T14:00:00.000Z`);
+      expect(monday[0].start).toBe(`${mon}T13:00:00.000Z`);
+      expect(friday.at(-1)!.end).toBe(`${fri}T22:00:00.000Z`);
+      expect(monday.at(-1)!.end).toBe(`${mon}T21:00:00.000Z`);
       expect(slots).toHaveLength(friday.length + monday.length); // nothing at the weekend
     });
 
     it('America/New_York on the change nights: no slot in the skipped hour, none doubled in the repeated one', async () => {
       const p = await createProvider(app, tenant.testKey, { workingHours: [{ weekday: 7, start: '00:00', end: '06:00' }] });
-      const march = await availability({ providerId: p.id, startDate: '2027-03-14', endDate: '2027-03-14' });
+      const spring = nextOffsetChange('America/New_York', 'forward').toISODate()!;
+      const autumn = nextOffsetChange('America/New_York', 'back').toISODate()!;
+      const march = await availability({ providerId: p.id, startDate: spring, endDate: spring });
       const marchWalls = march.body.slots.map((s: { start: string }) => local(s.start, 'America/New_York').slice(11));
       expect(marchWalls.filter((w: string) => w.startsWith('02:'))).toEqual([]);
       expect(new Set(marchWalls).size).toBe(marchWalls.length);
       expect(marchWalls).toHaveLength(19);
 
-      const november = await availability({ providerId: p.id, startDate: '2027-11-07', endDate: '2027-11-07' });
+      const november = await availability({ providerId: p.id, startDate: autumn, endDate: autumn });
       const novemberWalls = november.body.slots.map((s: { start: string }) => local(s.start, 'America/New_York').slice(11));
       expect(new Set(novemberWalls).size).toBe(novemberWalls.length);
       expect(novemberWalls.filter((w: string) => w === '01:30')).toHaveLength(1);
-      expect(november.body.slots[novemberWalls.indexOf('01:30')].start).toBe('2027-11-07T05:30:00.000Z');
-      expect(november.body.slots.at(-1).end).toBe('2027-11-07T11:00:00.000Z');
+      expect(november.body.slots[novemberWalls.indexOf('01:30')].start).toBe(`${autumn}T05:30:00.000Z`);
+      expect(november.body.slots.at(-1).end).toBe(`${autumn}T11:00:00.000Z`);
     });
 
     it('America/New_York across the November change: 09:00 local is 13:00Z before and 14:00Z after', async () => {
+      const change = nextOffsetChange('America/New_York', 'back'); // a Sunday in November
+      const [fri, mon] = [change.minus({ days: 2 }).toISODate()!, change.plus({ days: 1 }).toISODate()!];
       const p = await createProvider(app, tenant.testKey);
-      const res = await availability({ providerId: p.id, startDate: '2027-11-05', endDate: '2027-11-08' });
+      const res = await availability({ providerId: p.id, startDate: fri, endDate: mon });
       const starts: string[] = res.body.slots.map((s: { start: string }) => s.start);
-      expect(starts.find((s) => s.startsWith('2027-11-05'))).toBe('2027-11-05T13:00:00.000Z');
-      expect(starts.find((s) => s.startsWith('2027-11-08'))).toBe('2027-11-08T14:00:00.000Z');
+      expect(starts.find((s) => s.startsWith(fri))).toBe(`${fri}T13:00:00.000Z`);
+      expect(starts.find((s) => s.startsWith(mon))).toBe(`${mon}T14:00:00.000Z`);
     });
 
     it('Asia/Kolkata (UTC+05:30): 09:00 local is 03:30Z, and a date range is read in that zone', async () => {
+      const monday = nextWeekday(1);
       const p = await createProvider(app, tenant.testKey, { timezone: 'Asia/Kolkata' });
-      const res = await availability({ providerId: p.id, startDate: '2027-01-04', endDate: '2027-01-04', duration: 45 });
+      const res = await availability({ providerId: p.id, startDate: monday, endDate: monday, duration: 45 });
       const slots = res.body.slots;
-      expect(slots[0].start).toBe('2027-01-04T03:30:00.000Z');
-      expect(slots.at(-1).end).toBe('2027-01-04T11:30:00.000Z');
+      expect(slots[0].start).toBe(`${monday}T03:30:00.000Z`);
+      expect(slots.at(-1).end).toBe(`${monday}T11:30:00.000Z`);
       expect(slots.map((s: { start: string }) => s.start.slice(14, 16)).every((m: string) => ['00', '15', '30', '45'].includes(m))).toBe(
         true,
       );
@@ -238,8 +248,8 @@ describe('Scheduling: providers, time off and availability', () => {
 
     it('never offers a slot in the past', async () => {
       const p = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
-      const now = Date.now();
-      const today = new Date(now).toISOString().slice(0, 10);
+      const now = clock.nowMs();
+      const today = utcDate();
       const res = await availability({ providerId: p.id, startDate: today, endDate: today, duration: 15 });
       expect(res.status).toBe(200);
       expect(res.body.slots.every((s: { start: string }) => Date.parse(s.start) >= now)).toBe(true);
@@ -253,7 +263,8 @@ describe('Scheduling: providers, time off and availability', () => {
       const a = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: [{ weekday: 1, start: '09:00', end: '10:00' }] });
       const b = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: [{ weekday: 1, start: '09:30', end: '10:30' }] });
       const off = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: everyDay(), isActive: false });
-      const res = await availability({ startDate: '2027-01-04', endDate: '2027-01-04', duration: 30 }, other.testKey);
+      const monday = nextWeekday(1);
+      const res = await availability({ startDate: monday, endDate: monday, duration: 30 }, other.testKey);
       expect(res.status).toBe(200);
       expect(
         res.body.slots.map((s: { providerId: string; start: string }) => [s.start.slice(11, 16), s.providerId === a.id ? 'a' : 'b']),
@@ -265,7 +276,7 @@ describe('Scheduling: providers, time off and availability', () => {
         ['09:45', 'b'],
         ['10:00', 'b'],
       ]);
-      const inactive = await availability({ providerId: off.id, startDate: '2027-01-04', endDate: '2027-01-04' }, other.testKey);
+      const inactive = await availability({ providerId: off.id, startDate: monday, endDate: monday }, other.testKey);
       expect(inactive.status).toBe(200);
       expect(inactive.body.slots).toEqual([]);
       expect(b.id).not.toBe(a.id);
@@ -290,10 +301,13 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('accepts exactly 31 days', async () => {
+      const first = DateTime.fromISO(utcDate(30), { zone: 'utc' });
+      let lastWeekday = first.plus({ days: 30 });
+      while (lastWeekday.weekday > 5) lastWeekday = lastWeekday.minus({ days: 1 });
       const p = await createProvider(app, tenant.testKey);
-      const res = await availability({ providerId: p.id, startDate: '2027-01-01', endDate: '2027-01-31' });
+      const res = await availability({ providerId: p.id, startDate: first.toISODate()!, endDate: first.plus({ days: 30 }).toISODate()! });
       expect(res.status).toBe(200);
-      expect(res.body.slots.at(-1).start.slice(0, 10)).toBe('2027-01-29'); // the last weekday of the range
+      expect(res.body.slots.at(-1).start.slice(0, 10)).toBe(lastWeekday.toISODate()); // the last weekday of the range
     });
 
     it('answers 404 for an unknown provider', async () => {

@@ -7,6 +7,7 @@ import { NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { AppCrypto } from '../../src/common/crypto/app-crypto';
+import { clock } from '../../src/common/time/clock';
 import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/webhooks/webhook-endpoints.repository';
 import { EncryptSecretsAtRest1764030000000 } from '../../migrations/1764030000000-EncryptSecretsAtRest';
@@ -129,8 +130,8 @@ describe('Secrets at rest', () => {
     const legacy = 'whsec_bGVnYWN5LXBsYWluLXRleHQtc2VjcmV0LTAxMjM0NTY3ODk=';
     const previous = 'whsec_cHJldmlvdXMtcGxhaW4tdGV4dC1zZWNyZXQtMDEyMzQ1Njc=';
     await dataSource(app).query(
-      `UPDATE webhook_endpoints SET secret = $2, previous_secret = $3, previous_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
-      [id, legacy, previous],
+      `UPDATE webhook_endpoints SET secret = $2, previous_secret = $3, previous_secret_expires_at = $4::timestamptz + interval '1 hour' WHERE id = $1`,
+      [id, legacy, previous, clock.now()],
     );
     const keyed = await api.post(KEYS, { name: 'legacy answer' }, { 'idempotency-key': 'legacy-answer' });
     const [record] = await dataSource(app).query(

@@ -7,6 +7,7 @@ import { AppConfig } from '../../config/app-config';
 import { AppCrypto } from '../crypto/app-crypto';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantScopedRepository } from '../../database/tenant-scoped.repository';
+import { clock } from '../time/clock';
 import { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
 import type { IdempotencyRecord, StoredResponse } from './idempotency';
 
@@ -38,22 +39,23 @@ const ms = (param: string): string => `${param}::int * interval '1 millisecond'`
 /**
  * Inserts the claim, or takes over a record whose holder is gone (a running record past its lock, with
  * the same request; its recovery points are kept) or that has expired (a fresh start). Anything else is
- * left as it is and nothing is returned: the caller reads it to replay, 409 or 422.
+ * left as it is and nothing is returned: the caller reads it to replay, 409 or 422. Expiry reads the business
+ * clock ($10); the lock, a duration of work in flight, the database's own.
  */
 const CLAIM = `
   INSERT INTO idempotency_keys AS k (id, tenant_id, mode, api_key_id, key_hash, fingerprint, state, token, locked_until,
     recovery_points, created_at, expires_at)
-  VALUES ($3, $1, $2, $4, $5, $6, 'running', $7, now() + ${ms('$8')}, '{}', now(), now() + ${ms('$9')})
+  VALUES ($3, $1, $2, $4, $5, $6, 'running', $7, now() + ${ms('$8')}, '{}', $10, $10::timestamptz + ${ms('$9')})
   ON CONFLICT (tenant_id, mode, api_key_id, key_hash) DO UPDATE SET
     token = EXCLUDED.token,
     locked_until = EXCLUDED.locked_until,
     state = 'running',
     fingerprint = EXCLUDED.fingerprint,
-    recovery_points = CASE WHEN k.expires_at <= now() THEN '{}' ELSE k.recovery_points END,
+    recovery_points = CASE WHEN k.expires_at <= $10 THEN '{}' ELSE k.recovery_points END,
     response_status = NULL, response_body = NULL, response_headers = NULL,
-    created_at = CASE WHEN k.expires_at <= now() THEN EXCLUDED.created_at ELSE k.created_at END,
-    expires_at = CASE WHEN k.expires_at <= now() THEN EXCLUDED.expires_at ELSE k.expires_at END
-  WHERE k.expires_at <= now() OR (k.state = 'running' AND k.locked_until <= now() AND k.fingerprint = EXCLUDED.fingerprint)
+    created_at = CASE WHEN k.expires_at <= $10 THEN EXCLUDED.created_at ELSE k.created_at END,
+    expires_at = CASE WHEN k.expires_at <= $10 THEN EXCLUDED.expires_at ELSE k.expires_at END
+  WHERE k.expires_at <= $10 OR (k.state = 'running' AND k.locked_until <= now() AND k.fingerprint = EXCLUDED.fingerprint)
   RETURNING k.id, k.recovery_points AS "recoveryPoints"`;
 
 /** How often one process sweeps expired records (they are also ignored, and overwritten, once expired). */
@@ -63,7 +65,7 @@ const SWEEP_BATCH = 5000;
 /** Idempotency-Key records in PostgreSQL, shared by every API instance (see IdempotencyInterceptor). */
 @Injectable()
 export class IdempotencyKeysRepository extends TenantScopedRepository<IdempotencyKeyEntity> {
-  private nextSweep = Date.now() + SWEEP_EVERY_MS;
+  private nextSweep = Date.now() + SWEEP_EVERY_MS; // how often, not what expires: the real clock
 
   constructor(
     @InjectRepository(IdempotencyKeyEntity) repository: Repository<IdempotencyKeyEntity>,
@@ -88,6 +90,7 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
         token,
         lockMs,
         ttlMs,
+        clock.now(),
       ]);
       if (claimed) {
         const context = idempotencyRecordContext(scope, claimed.id);
@@ -139,9 +142,9 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
       scope,
       `UPDATE idempotency_keys
           SET state = 'done', token = NULL, recovery_points = '{}', response_status = $5, response_body = $6,
-              response_headers = $7::jsonb, expires_at = now() + ${ms('$8')}
+              response_headers = $7::jsonb, expires_at = $9::timestamptz + ${ms('$8')}
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND token = $4`,
-      [claim.id, claim.token, response.status, body, JSON.stringify(response.headers), this.config.idempotency.ttlMs],
+      [claim.id, claim.token, response.status, body, JSON.stringify(response.headers), this.config.idempotency.ttlMs, clock.now()],
     );
   }
 
@@ -170,7 +173,8 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
    */
   async deleteExpired(): Promise<number> {
     const [, count] = await this.repository.query<[unknown[], number]>(
-      `DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE expires_at < now() LIMIT ${SWEEP_BATCH})`,
+      `DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE expires_at < $1 LIMIT ${SWEEP_BATCH})`,
+      [clock.now()],
     );
     return count;
   }

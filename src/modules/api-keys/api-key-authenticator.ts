@@ -4,6 +4,7 @@ import { InvalidApiKeyException, MissingApiKeyException } from '../../common/aut
 import { API_KEY_FORMAT, hashApiKey } from '../../common/auth/api-key-secret';
 import { AuthContext, Authenticator } from '../../common/auth/auth.types';
 import { RedisService } from '../../common/redis/redis.service';
+import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { ApiKeysRepository } from './api-keys.repository';
 
@@ -76,10 +77,10 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
 
     const entry = this.cached(hash) ?? (await this.load(hash));
     if (!entry || entry.revoked) throw new InvalidApiKeyException();
-    if (entry.auth.expiresAt && entry.auth.expiresAt.getTime() <= Date.now()) {
+    if (entry.auth.expiresAt && entry.auth.expiresAt.getTime() <= clock.nowMs()) {
       throw new InvalidApiKeyException('The API key has expired');
     }
-    this.lastUse.set(entry.auth.apiKeyId, Date.now());
+    this.lastUse.set(entry.auth.apiKeyId, clock.nowMs());
     return entry.auth;
   }
 
@@ -124,6 +125,7 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
   private cached(hash: string): CachedKey | undefined {
     const entry = this.cache.get(hash);
     if (!entry) return undefined;
+    // The cache's age is a duration, measured on the real clock (as cachedAt below).
     if (!this.redis.listening || Date.now() - entry.cachedAt > this.config.auth.cacheTtlMs) {
       this.cache.delete(hash);
       return undefined;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
@@ -55,9 +56,9 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
     const rows = await this.sql<{ id: string }[]>(
       scope,
       `SELECT id FROM api_keys
-        WHERE tenant_id = $1 AND mode = $2 AND role = 'OWNER' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        WHERE tenant_id = $1 AND mode = $2 AND role = 'OWNER' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
         ORDER BY id FOR UPDATE`,
-      [],
+      [clock.now()],
       tx,
     );
     return rows.map((r) => r.id);

@@ -5,6 +5,7 @@ import { InsufficientRoleException, InsufficientScopeException } from '../../com
 import { AuthContext, ROLE_RANK, Role, Scope } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
@@ -52,7 +53,7 @@ export class ApiKeysService {
         throw new InsufficientScopeException(beyond[0], `This key cannot grant scopes it does not hold: ${beyond.join(', ')}`);
     }
     const expiresAt = dto.expiresAt ? new Date(dto.expiresAt) : auth.expiresAt;
-    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    if (expiresAt && expiresAt.getTime() <= clock.nowMs()) {
       throw new ValidationFailedException([{ field: 'expiresAt', message: 'must be in the future' }]);
     }
     if (expiresAt && auth.expiresAt && expiresAt > auth.expiresAt) {
@@ -106,7 +107,7 @@ export class ApiKeysService {
         const owners = await this.keys.lockActiveOwnerKeys(auth, tx);
         if (owners.length === 1 && owners[0] === id) throw new LastOwnerKeyException(auth.mode);
       }
-      await this.keys.revoke(auth, id, new Date(), tx);
+      await this.keys.revoke(auth, id, clock.now(), tx);
     });
     await this.authenticator.evict(key.keyHash);
   }

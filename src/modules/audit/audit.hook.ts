@@ -3,6 +3,7 @@ import { DiscoveryService, HttpAdapterHost, MetadataScanner } from '@nestjs/core
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_METADATA } from '../../common/audit/audited.decorator';
+import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { AuditWriter } from './audit.writer';
 
@@ -39,7 +40,7 @@ export class AuditHook implements OnModuleInit {
     this.writer.write({
       tenantId: scope.tenantId,
       mode: scope.mode,
-      at: Date.now(),
+      at: clock.nowMs(),
       apiKeyId: auth?.apiKeyId ?? null,
       action: spec.action,
       resourceType: spec.resourceType,

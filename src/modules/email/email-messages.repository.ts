@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { uuidv7 } from '../../common/ids';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { EmailMessageEntity, EmailStatus, EmailTransportName } from './entities/email-message.entity';
@@ -43,7 +44,7 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
    */
   async insertQueued(scope: TenantScope, values: NewEmailMessage, tx?: EntityManager): Promise<{ id: string; created: boolean }> {
     const id = uuidv7();
-    const now = new Date();
+    const now = clock.now();
     const [row] = await this.sql<{ id: string }[]>(
       scope,
       `INSERT INTO email_messages (id, tenant_id, mode, patient_id, template_id, sequence_id, enrollment_id, step, to_address, subject,
@@ -88,10 +89,10 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
   async claim(scope: TenantScope, id: string, from: 'queued' | 'sending'): Promise<boolean> {
     const [rows] = await this.sql<[unknown[], number]>(
       scope,
-      `UPDATE email_messages SET status = 'sending', attempts = attempts + 1, handed_over_at = now(), updated_at = now()
+      `UPDATE email_messages SET status = 'sending', attempts = attempts + 1, handed_over_at = $5, updated_at = $5
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = $4
         RETURNING id`,
-      [id, from],
+      [id, from, clock.now()],
     );
     return rows.length > 0;
   }
@@ -111,9 +112,9 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
       scope,
       id,
       [from],
-      `status = 'sent', transport = $5, smtp_message_id = $6, last_error = $7, sent_at = now(),
+      `status = 'sent', transport = $5, smtp_message_id = $6, last_error = $7, sent_at = $8,
        attempts = attempts + CASE WHEN status = 'queued' THEN 1 ELSE 0 END`,
-      [values.transport, values.smtpMessageId, values.lastError],
+      [values.transport, values.smtpMessageId, values.lastError, clock.now()],
       tx,
     );
   }
@@ -127,10 +128,10 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
   async markSuppressed(scope: TenantScope, id: string): Promise<boolean> {
     const [rows] = await this.sql<[unknown[], number]>(
       scope,
-      `UPDATE email_messages SET status = 'suppressed', last_error = 'the patient unsubscribed from email', updated_at = now()
+      `UPDATE email_messages SET status = 'suppressed', last_error = 'the patient unsubscribed from email', updated_at = $4
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'sending')
         RETURNING id`,
-      [id],
+      [id, clock.now()],
     );
     return rows.length > 0;
   }
@@ -143,9 +144,9 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
     await this.sql(
       scope,
       `UPDATE email_messages
-          SET status = 'queued', last_error = $4, next_attempt_at = $5, handed_over_at = NULL, updated_at = now()
+          SET status = 'queued', last_error = $4, next_attempt_at = $5, handed_over_at = NULL, updated_at = $6
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'sending'`,
-      [id, error.slice(0, 500), nextAttemptAt],
+      [id, error.slice(0, 500), nextAttemptAt, clock.now()],
     );
   }
 
@@ -159,10 +160,10 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
   ): Promise<EmailMessageEntity | null> {
     const [rows] = await this.sql<[Record<string, unknown>[], number]>(
       scope,
-      `UPDATE email_messages SET ${set}, updated_at = now()
+      `UPDATE email_messages SET ${set}, updated_at = $${params.length + 5}
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = ANY($4::text[])
         RETURNING *`,
-      [id, from, ...params],
+      [id, from, ...params, clock.now()],
       tx,
     );
     return rows[0] ? this.fromRaw(rows[0]) : null;

@@ -4,6 +4,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { parseServerMessageId } from 'nodemailer/lib/smtp-connection/server-message-id';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { EmailSendPayload, JobName, QUEUES, QueueName } from '../../common/queue/queues';
+import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
@@ -106,7 +107,7 @@ export class EmailSender implements OnApplicationShutdown {
       await this.settleFailed(scope, row.id, err.message);
       throw new JobFailure(`${code}: the message failed`, true);
     }
-    await this.messages.markRetry(scope, row.id, err.message, new Date(Date.now() + this.jobs.retryDelayMs(job.attemptsMade + 1)));
+    await this.messages.markRetry(scope, row.id, err.message, new Date(clock.nowMs() + this.jobs.retryDelayMs(job.attemptsMade + 1)));
     throw new JobFailure(`${code}: retrying`);
   }
 
@@ -145,7 +146,7 @@ export class EmailSender implements OnApplicationShutdown {
       html: row.htmlBody ?? undefined,
       text: row.textBody ?? undefined,
       messageId: this.headers.messageId(row.id),
-      date: new Date(),
+      date: new Date(), // for mail servers and their real clocks, not a business time
       headers: this.headers.forMessage(row),
     })
       .compile()

@@ -5,6 +5,7 @@ import { describeError } from '../../common/queue/job-handler';
 import { JobQueue } from '../../common/queue/job-queue';
 import { PeriodicTask } from '../../common/queue/periodic-task';
 import { JobName } from '../../common/queue/queues';
+import { clock } from '../../common/time/clock';
 import type { Mode } from '../../database/tenant-owned.entity';
 import { EmailSendJobs } from './email-send-jobs';
 import { EmailSender } from './email-sender';
@@ -52,12 +53,12 @@ export class EmailSweep implements OnApplicationBootstrap, OnApplicationShutdown
   /** One pass; answers the ids of the messages it took up. Works across tenants by design: each row names its own. */
   async runOnce(graceSeconds = GRACE_SECONDS): Promise<string[]> {
     const rows = await this.dataSource.query<{ id: string; tenantId: string; mode: Mode }[]>(
-      `UPDATE email_messages SET next_attempt_at = now() + make_interval(secs => $1)
+      `UPDATE email_messages SET next_attempt_at = $3::timestamptz + make_interval(secs => $1)
         WHERE id IN (SELECT id FROM email_messages
-                      WHERE status IN ('queued', 'sending') AND next_attempt_at < now() - make_interval(secs => $1)
+                      WHERE status IN ('queued', 'sending') AND next_attempt_at < $3::timestamptz - make_interval(secs => $1)
                       ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING id, tenant_id AS "tenantId", mode`,
-      [graceSeconds, BATCH],
+      [graceSeconds, BATCH, clock.now()],
     );
     const updated = (rows as unknown as [typeof rows, number])[0] ?? [];
     await Promise.all(

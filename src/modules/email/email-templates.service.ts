@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { In } from 'typeorm';
 import { Transactions } from '../../database/transactions';
@@ -80,7 +81,7 @@ export class EmailTemplatesService {
         textContent: dto.textContent === undefined ? current.textContent : dto.textContent,
       };
       if (next.htmlContent === null && next.textContent === null) throw new ValidationFailedException([NO_CONTENT]);
-      const updatedAt = new Date();
+      const updatedAt = clock.now();
       await this.templates.update(auth, { id }, { ...next, updatedAt }, tx);
       return toTemplateDto(Object.assign(current, next, { updatedAt }));
     });

@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { ScopedStatement } from '../../database/tenant-scoped.repository';
 import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
@@ -42,7 +43,7 @@ export class EventsService {
     payload: object,
     write: ScopedStatement,
   ): Promise<string> {
-    const event = { id: uuidv7(), type, payload, createdAt: new Date() };
+    const event = { id: uuidv7(), type, payload, createdAt: clock.now() };
     await this.events.insertWith(scope, write, event, tx);
     return event.id;
   }
@@ -74,7 +75,7 @@ export class EventsService {
   }
 
   private async insert(tx: EntityManager, scope: TenantScope, type: string, payloads: object[], dispatched: boolean): Promise<string[]> {
-    const createdAt = new Date();
+    const createdAt = clock.now();
     const rows = payloads.map((payload) => ({ id: uuidv7(), type, payload, createdAt }));
     await this.events.insertMany(tx, scope, rows, dispatched);
     return rows.map((r) => r.id);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { FormVersionEntity } from './entities/form-version.entity';
@@ -49,7 +50,7 @@ export class FormsRepository extends TenantEntityRepository<FormEntity> {
     if (patch.description !== undefined) sets.push(`description = ${param(patch.description)}`);
     if (patch.isActive !== undefined) sets.push(`is_active = ${param(patch.isActive)}`);
     if (patch.fields !== undefined) sets.push(`fields = ${param(JSON.stringify(patch.fields))}::jsonb`, 'version = version + 1');
-    sets.push(`updated_at = ${param(new Date())}`);
+    sets.push(`updated_at = ${param(clock.now())}`);
     const [rows] = await this.sql<[FormEntity[], number]>(
       scope,
       `UPDATE forms SET ${sets.join(', ')} WHERE tenant_id = $1 AND mode = $2 AND id = $3 RETURNING ${COLUMNS}`,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ValidationFailedException } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
 import { violates } from '../../database/database-errors';
 import { Transactions } from '../../database/transactions';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
@@ -46,7 +47,7 @@ export class ClinicalService {
   async addCondition(auth: AuthContext, patientId: string, dto: CreateConditionDto): Promise<ConditionDto> {
     return this.transactions.run(async (tx) => {
       await this.requirePatient(auth, patientId, tx);
-      if (dto.recordedAt && new Date(dto.recordedAt).getTime() > Date.now() + 60_000) {
+      if (dto.recordedAt && new Date(dto.recordedAt).getTime() > clock.nowMs() + 60_000) {
         throw new ValidationFailedException([{ field: 'recordedAt', message: 'must not be in the future' }]);
       }
       const values = {
@@ -56,7 +57,7 @@ export class ClinicalService {
         display: dto.display.trim(),
         clinicalStatus: dto.clinicalStatus ?? 'active',
         onsetDate: dto.onsetDate ?? null,
-        recordedAt: dto.recordedAt ? new Date(dto.recordedAt) : new Date(),
+        recordedAt: dto.recordedAt ? new Date(dto.recordedAt) : clock.now(),
       };
       return conditionDto(await this.conditions.insert(auth, values, tx));
     });

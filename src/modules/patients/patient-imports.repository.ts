@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { ImportRowError, ImportStatus, PatientImportJobEntity } from './entities/patient-import-job.entity';
@@ -38,11 +39,11 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
     const [rows] = await this.sql<[{ processed: number; starts_without_progress: number }[], number]>(
       scope,
       `UPDATE patient_import_jobs
-          SET status = 'running', updated_at = now(), started_at_row = processed,
+          SET status = 'running', updated_at = $4, started_at_row = processed,
               starts_without_progress = CASE WHEN started_at_row = processed THEN starts_without_progress + 1 ELSE 0 END
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'running')
         RETURNING processed, starts_without_progress`,
-      [id],
+      [id, clock.now()],
       tx,
     );
     return rows[0] ? { processed: rows[0].processed, startsWithoutProgress: rows[0].starts_without_progress } : null;
@@ -53,16 +54,16 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
     const [, count] = await this.sql<[unknown[], number]>(
       scope,
       `UPDATE patient_import_jobs
-          SET status = 'failed', failure_reason = $4, completed_at = now(), updated_at = now()
+          SET status = 'failed', failure_reason = $4, completed_at = $5, updated_at = $5
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'running')`,
-      [id, reason],
+      [id, reason, clock.now()],
       tx,
     );
     return count === 1;
   }
 
   async setStatus(scope: TenantScope, id: string, status: ImportStatus, tx?: EntityManager): Promise<void> {
-    const at = new Date();
+    const at = clock.now();
     await this.update(
       scope,
       { id },
@@ -80,9 +81,9 @@ export class PatientImportsRepository extends TenantEntityRepository<PatientImpo
       scope,
       `UPDATE patient_import_jobs
           SET processed = processed + $4, created = created + $5, updated = updated + $6, failed = failed + $7,
-              errors = errors || $8::jsonb, updated_at = now()
+              errors = errors || $8::jsonb, updated_at = $10
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND processed = $9`,
-      [id, progress.processed, progress.created, progress.updated, progress.failed, JSON.stringify(progress.errors), from],
+      [id, progress.processed, progress.created, progress.updated, progress.failed, JSON.stringify(progress.errors), from, clock.now()],
       tx,
     );
     return count === 1;

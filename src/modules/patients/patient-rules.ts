@@ -1,5 +1,6 @@
 import { pooledRandomBytes } from '../../common/ids';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { clock } from '../../common/time/clock';
 
 /*
  * The pure rules of a patient record: no database, no HTTP. Unit-tested in patient-rules.spec.ts and
@@ -88,12 +89,12 @@ export function isCalendarDate(value: unknown): value is string {
 }
 
 /** Today in UTC as `YYYY-MM-DD`. */
-export function todayUtc(now = new Date()): string {
+export function todayUtc(now = clock.now()): string {
   return now.toISOString().slice(0, 10);
 }
 
 /** Why a birth date is unacceptable, or null: a real calendar day, in the past, not before 1900. */
-export function birthDateProblem(value: unknown, now = new Date()): string | null {
+export function birthDateProblem(value: unknown, now = clock.now()): string | null {
   if (!isCalendarDate(value)) return 'must be a real date in the format YYYY-MM-DD';
   if (value >= todayUtc(now)) return 'must be in the past';
   if (value < EARLIEST_BIRTH_DATE) return `must not be before ${EARLIEST_BIRTH_DATE}`;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { keysetPage, Page, ScopedStatement, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
@@ -245,7 +246,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
         `custom_fields = (${base} || ${param(JSON.stringify(patch.customFieldsSet))}::jsonb) - ${param(patch.customFieldsRemove)}::text[]`,
       );
     }
-    sets.push('version = version + 1', `updated_at = ${param(new Date())}`);
+    sets.push('version = version + 1', `updated_at = ${param(clock.now())}`);
     const versionCheck = versions ? ` AND version = ANY(${param(versions)}::int[])` : '';
     const rows = await this.sql<[PatientEntity[], number]>(
       scope,
@@ -360,7 +361,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     const result = await this.sql<(PatientEntity & { inserted: boolean })[]>(
       scope,
       UPSERT_PATIENTS,
-      [JSON.stringify(input), new Date()],
+      [JSON.stringify(input), clock.now()],
       tx,
     );
     const written = result.map(({ inserted, ...row }) => ({ inserted, row }));

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { SchedulerEntity } from './entities/scheduler.entity';
@@ -37,7 +38,7 @@ export class SchedulersRepository extends TenantEntityRepository<SchedulerEntity
   /** Applies a patch (absent members unchanged) and answers the new row; null when the id names nothing. */
   async applyPatch(scope: TenantScope, id: string, patch: Partial<SchedulerValues>, tx?: EntityManager): Promise<SchedulerEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    const changed = await this.update(scope, { id }, { ...set, updatedAt: new Date() }, tx);
+    const changed = await this.update(scope, { id }, { ...set, updatedAt: clock.now() }, tx);
     return changed ? this.findById(scope, id, tx) : null;
   }
 

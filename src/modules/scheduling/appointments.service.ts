@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
 import { retryOnDeadlock, violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
@@ -194,7 +195,7 @@ export class AppointmentsService {
               duration,
               type: dto.type === undefined ? undefined : dto.type?.trim() || null,
               notes: dto.notes,
-              updatedAt: new Date(),
+              updatedAt: clock.now(),
             }),
             tx,
           );

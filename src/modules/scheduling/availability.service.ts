@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AppointmentsRepository } from './appointments.repository';
 import { boundInstant, DateRange, parseRange } from './date-range';
@@ -58,7 +59,7 @@ export class AvailabilityService {
       Math.min(...spans.map((s) => s.from)),
       Math.max(...spans.map((s) => s.to)),
     );
-    const now = Date.now();
+    const now = clock.nowMs();
     const slots = spans.flatMap(({ provider, from, to }) =>
       toSlots(provider.id, freeSlots({ ...schedule(provider), from, to, duration, busy: busy.get(provider.id) ?? [], now })),
     );
@@ -78,7 +79,7 @@ export class AvailabilityService {
     tx?: EntityManager,
   ): Promise<Unbookable | undefined> {
     if (!provider.isActive) return 'provider_inactive';
-    if (start < Date.now()) return 'in_the_past';
+    if (start < clock.nowMs()) return 'in_the_past';
     if (!withinWorkingHours(provider.timezone, provider.workingHours, start, duration)) return 'outside_working_hours';
     const end = start + duration * MINUTE;
     const off = await this.timeOff.overlapping(scope, [provider.id], new Date(start), new Date(end), tx);
@@ -89,7 +90,7 @@ export class AvailabilityService {
   /** The provider's next free slots of this duration from `after` (or now, if later): a refused booking's alternatives. */
   async alternatives(scope: TenantScope, provider: ProviderEntity, after: number, duration: number): Promise<SlotDto[]> {
     if (!provider.isActive) return [];
-    const now = Date.now();
+    const now = clock.nowMs();
     let from = Math.max(after, now);
     const horizon = from + ALTERNATIVES_HORIZON_DAYS * DAY;
     const found: Interval[] = [];

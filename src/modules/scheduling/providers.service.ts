@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
 import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
@@ -61,7 +62,7 @@ export class ProvidersService {
       timezone: dto.timezone,
       workingHours,
       isActive: dto.isActive,
-      updatedAt: new Date(),
+      updatedAt: clock.now(),
     });
     const changed = await this.providers.update(auth, { id }, patch);
     if (!changed) throw new ProviderNotFoundException();

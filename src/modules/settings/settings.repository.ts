@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantScopedRepository } from '../../database/tenant-scoped.repository';
 import { SettingsEntity, SettingsSection } from './entities/settings.entity';
@@ -35,11 +36,11 @@ export class SettingsRepository extends TenantScopedRepository<SettingsEntity> {
     const rows = await this.sql<{ data: Record<string, unknown>; updated_at: Date }[]>(
       scope,
       `INSERT INTO settings AS s (tenant_id, mode, section, data, updated_at)
-            VALUES ($1, $2, $3, $4::jsonb - $5::text[], now())
+            VALUES ($1, $2, $3, $4::jsonb - $5::text[], $6)
        ON CONFLICT (tenant_id, mode, section)
-         DO UPDATE SET data = (s.data || EXCLUDED.data) - $5::text[], updated_at = now()
+         DO UPDATE SET data = (s.data || EXCLUDED.data) - $5::text[], updated_at = $6
        RETURNING data, updated_at`,
-      [section, JSON.stringify(patch), deleted],
+      [section, JSON.stringify(patch), deleted, clock.now()],
       tx,
     );
     return { data: rows[0].data, updatedAt: rows[0].updated_at };

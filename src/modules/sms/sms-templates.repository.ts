@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
@@ -27,7 +28,7 @@ export class SmsTemplatesRepository extends TenantEntityRepository<SmsTemplateEn
 
   /** Sets the given members and updatedAt in one statement; null when the template is not the caller's. */
   async patch(scope: TenantScope, id: string, patch: Partial<SmsTemplateValues>, tx?: EntityManager): Promise<SmsTemplateEntity | null> {
-    const updated = await this.update(scope, { id }, { ...patch, updatedAt: new Date() }, tx);
+    const updated = await this.update(scope, { id }, { ...patch, updatedAt: clock.now() }, tx);
     return updated ? this.get(scope, id, tx) : null;
   }
 

@@ -4,6 +4,7 @@ import { uuidv7 } from '../../common/ids';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { MODES, Mode, Role } from '../../common/auth/auth.types';
+import { clock } from '../../common/time/clock';
 import { Transactions } from '../../database/transactions';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { TenantEntity } from './entities/tenant.entity';
@@ -24,7 +25,7 @@ export class TenantsService {
   /** A tenant with one OWNER key per mode, all in one transaction. */
   async create(name: string): Promise<CreatedTenant> {
     return this.transactions.run(async (tx) => {
-      const tenant = tx.create(TenantEntity, { id: uuidv7(), name, createdAt: new Date() });
+      const tenant = tx.create(TenantEntity, { id: uuidv7(), name, createdAt: clock.now() });
       await tx.insert(TenantEntity, tenant);
       const apiKeys = [];
       for (const mode of MODES) {

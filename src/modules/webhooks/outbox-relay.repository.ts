@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { uuidv7 } from '../../common/ids';
 import { DataSource, EntityManager } from 'typeorm';
+import { clock } from '../../common/time/clock';
 import type { Mode } from '../../database/tenant-owned.entity';
 
 /** A delivery that needs a job: which one, for whom, and which attempt comes next. */
@@ -35,7 +36,7 @@ export class OutboxRelayRepository {
     if (!events.length) return { events: 0, deliveries: [] };
     const ids = events.map((e) => e.id);
     const deliveries = await this.createDeliveries(tx, ids, maxAttempts);
-    await tx.query(`UPDATE events SET dispatched_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+    await tx.query(`UPDATE events SET dispatched_at = $2 WHERE id = ANY($1::uuid[])`, [ids, clock.now()]);
     return { events: events.length, deliveries };
   }
 
@@ -53,7 +54,7 @@ export class OutboxRelayRepository {
     return tx.query<DueDelivery[]>(
       `INSERT INTO webhook_deliveries (id, tenant_id, mode, endpoint_id, event_id, event_type, status, attempt_count, max_attempts,
                                        next_attempt_at, created_at, updated_at)
-       SELECT r.id, r.tenant_id, r.mode, r.endpoint_id, r.event_id, r.type, 'pending', 0, $2, now(), now(), now()
+       SELECT r.id, r.tenant_id, r.mode, r.endpoint_id, r.event_id, r.type, 'pending', 0, $2, $3, $3, $3
          FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, tenant_id uuid, mode text, endpoint_id uuid, event_id uuid, type text)
        ON CONFLICT (event_id, endpoint_id) DO NOTHING
        RETURNING id, tenant_id AS "tenantId", mode, attempt_count AS "attemptCount"`,
@@ -69,6 +70,7 @@ export class OutboxRelayRepository {
           })),
         ),
         maxAttempts,
+        clock.now(),
       ],
     );
   }
@@ -80,10 +82,10 @@ export class OutboxRelayRepository {
   overdue(graceMs: number, limit: number): Promise<DueDelivery[]> {
     return this.dataSource.query<DueDelivery[]>(
       `SELECT id, tenant_id AS "tenantId", mode, attempt_count AS "attemptCount" FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+        WHERE status = 'pending' AND next_attempt_at < $3::timestamptz - make_interval(secs => $1::double precision / 1000)
           AND (lease_until IS NULL OR lease_until < now())
         ORDER BY next_attempt_at LIMIT $2`,
-      [graceMs, limit],
+      [graceMs, limit, clock.now()],
     );
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { OnJob } from '../../common/queue/job-handler';
 import { JobName, WebhookDeliveryPayload } from '../../common/queue/queues';
+import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
@@ -55,7 +56,7 @@ export class WebhookDeliverer {
       return;
     }
 
-    const startedAt = new Date();
+    const startedAt = clock.now();
     const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data: event.payload });
     const keys = [secrets.secret];
     if (secrets.previousSecret && secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > startedAt) {
@@ -64,7 +65,8 @@ export class WebhookDeliverer {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'PracticeAPI-Webhooks/1.0',
-      ...signedHeaders(keys, event.id, startedAt, body),
+      // webhook-timestamp: receivers check it against their own real clocks.
+      ...signedHeaders(keys, event.id, new Date(), body),
     };
     const result = await postWebhook(endpoint.url, body, headers, {
       timeoutMs: settings.timeoutMs,
@@ -83,7 +85,7 @@ export class WebhookDeliverer {
         {
           status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
           attemptCount: attempt,
-          nextAttemptAt: delayMs === null ? null : new Date(Date.now() + delayMs),
+          nextAttemptAt: delayMs === null ? null : new Date(clock.nowMs() + delayMs),
           lastStatusCode: result.statusCode,
         },
         tx,

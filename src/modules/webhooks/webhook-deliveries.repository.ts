@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { uuidv7 } from '../../common/ids';
 import { EntityManager, In, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
@@ -53,6 +54,7 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
    * duplicated or re-enqueued job harmless.
    */
   async claim(scope: TenantScope, id: string, afterAttempts: number, leaseMs: number): Promise<ClaimedDelivery | null> {
+    // A lease is a lock held for a duration, so the database's own clock times it, not the business clock.
     const rows = await this.sql<[ClaimedDelivery[], number]>(
       scope,
       `UPDATE webhook_deliveries SET lease_until = now() + make_interval(secs => $5::double precision / 1000)
@@ -85,12 +87,12 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
       responseBody: result.responseBody,
       error: result.error?.slice(0, 200) ?? null,
     });
-    await this.update(scope, { id }, { ...outcome, leaseUntil: null, updatedAt: new Date() }, tx);
+    await this.update(scope, { id }, { ...outcome, leaseUntil: null, updatedAt: clock.now() }, tx);
   }
 
   /** Gives up on a delivery without an attempt (its endpoint was disabled meanwhile). */
   async abandon(scope: TenantScope, id: string): Promise<void> {
-    await this.update(scope, { id }, { status: 'failed', nextAttemptAt: null, leaseUntil: null, updatedAt: new Date() });
+    await this.update(scope, { id }, { status: 'failed', nextAttemptAt: null, leaseUntil: null, updatedAt: clock.now() });
   }
 
   /**
@@ -102,10 +104,10 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
       scope,
       `UPDATE webhook_deliveries
           SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
-              status = 'pending', next_attempt_at = now(), updated_at = now()
+              status = 'pending', next_attempt_at = $4, updated_at = $4
         WHERE tenant_id = $1 AND mode = $2 AND id = $3
         RETURNING id, attempt_count AS "attemptCount"`,
-      [id],
+      [id, clock.now()],
     );
     return rows[0][0] ?? null;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { AppCrypto } from '../../common/crypto/app-crypto';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantEntityRepository, Unscoped } from '../../database/tenant-scoped.repository';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
@@ -77,7 +78,7 @@ export class WebhookEndpointsRepository extends TenantEntityRepository<WebhookEn
 
   /** Turns an endpoint off after a delivery used its last attempt. */
   async disable(scope: TenantScope, id: string, tx?: EntityManager): Promise<void> {
-    const now = new Date();
+    const now = clock.now();
     await this.update(scope, { id, enabled: true }, { enabled: false, disabledAt: now, updatedAt: now }, tx);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
@@ -62,7 +63,7 @@ export class WebhooksService {
   async update(scope: TenantScope, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const current = await this.endpoint(scope, id);
     if (dto.url !== undefined) await this.checkUrl(dto.url);
-    const now = new Date();
+    const now = clock.now();
     const enabled = dto.enabled ?? current.enabled;
     await this.endpoints.update(
       scope,
@@ -85,7 +86,7 @@ export class WebhooksService {
 
   async rotateSecret(scope: TenantScope, id: string): Promise<WebhookWithSecretDto> {
     const secret = newWebhookSecret();
-    const now = new Date();
+    const now = clock.now();
     const updated = await this.transactions.run(async (tx) => {
       const current = await this.endpoints.secrets(scope, id, tx);
       if (!current) return false;
@@ -119,7 +120,7 @@ export class WebhooksService {
           status: 'pending',
           attemptCount: 0,
           maxAttempts: 1,
-          nextAttemptAt: new Date(),
+          nextAttemptAt: clock.now(),
           leaseUntil: null,
           lastStatusCode: null,
         },

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { uuidv7 } from '../../../common/ids';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../../common/http/pagination';
+import { clock } from '../../../common/time/clock';
 import { setClause } from '../../../database/set-clause';
 import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../../database/tenant-scoped.repository';
@@ -58,7 +59,7 @@ export class EnrollmentsRepository extends TenantEntityRepository<SequenceEnroll
     firstStepAt: Date | null,
     tx: EntityManager,
   ): Promise<SequenceEnrollmentEntity[]> {
-    const now = new Date();
+    const now = clock.now();
     const ids = patientIds.map(() => uuidv7());
     return this.sql<SequenceEnrollmentEntity[]>(
       scope,
@@ -102,7 +103,7 @@ export class EnrollmentsRepository extends TenantEntityRepository<SequenceEnroll
       {
         status,
         next_step_at: null,
-        ended_at: new Date(),
+        ended_at: clock.now(),
         ended_reason: values.reason ?? null,
         ...(values.currentStep !== undefined ? { current_step: values.currentStep } : {}),
         ...(values.messageId !== undefined ? { last_message_id: values.messageId } : {}),
@@ -115,10 +116,10 @@ export class EnrollmentsRepository extends TenantEntityRepository<SequenceEnroll
   async cancelActive(scope: TenantScope, sequenceId: string, reason: string, tx: EntityManager): Promise<DueStep[]> {
     const [rows] = await this.sql<[DueStep[], number]>(
       scope,
-      `UPDATE email_sequence_enrollments e SET status = 'cancelled', next_step_at = NULL, ended_at = now(), ended_reason = $4, updated_at = now()
+      `UPDATE email_sequence_enrollments e SET status = 'cancelled', next_step_at = NULL, ended_at = $5, ended_reason = $4, updated_at = $5
         WHERE tenant_id = $1 AND mode = $2 AND sequence_id = $3 AND status = 'active'
-        RETURNING e.id AS "enrollmentId", e.current_step AS "step", now() AS "nextStepAt", e.tenant_id AS "tenantId", e.mode`,
-      [sequenceId, reason],
+        RETURNING e.id AS "enrollmentId", e.current_step AS "step", $5::timestamptz AS "nextStepAt", e.tenant_id AS "tenantId", e.mode`,
+      [sequenceId, reason, clock.now()],
       tx,
     );
     return rows;
@@ -153,10 +154,10 @@ export class EnrollmentsRepository extends TenantEntityRepository<SequenceEnroll
     columns: Record<string, unknown>,
     tx: EntityManager,
   ): Promise<SequenceEnrollmentEntity> {
-    const set = setClause(columns, 4); // $1 and $2 are the scope, $3 the id
+    const set = setClause({ ...columns, updated_at: clock.now() }, 4); // $1 and $2 are the scope, $3 the id
     const [rows] = await this.sql<[SequenceEnrollmentEntity[], number]>(
       scope,
-      `UPDATE email_sequence_enrollments SET ${set.sql}, updated_at = now()
+      `UPDATE email_sequence_enrollments SET ${set.sql}
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 RETURNING ${COLUMNS}`,
       [id, ...set.params],
       tx,

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { describeError } from '../../../common/queue/job-handler';
 import { JobQueue } from '../../../common/queue/job-queue';
 import { JobName } from '../../../common/queue/queues';
+import { clock } from '../../../common/time/clock';
 import type { DueStep } from './enrollments.repository';
 
 /** Chunks of Redis calls at once when a resume, an archive or a large enrolment touches many steps. */
@@ -24,7 +25,7 @@ export class SequenceStepJobs {
 
   /** Adds the jobs; a failure is logged, not thrown: the steps are committed and the sweep adds them. */
   async add(steps: readonly DueStep[]): Promise<void> {
-    const now = Date.now();
+    const now = clock.nowMs(); // due times are on the clock; BullMQ's delay is a duration from here
     await this.inChunks(steps, 'adding', (s) =>
       this.jobs.add(
         JobName.EmailSequenceStep,

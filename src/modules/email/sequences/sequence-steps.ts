@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../../common/auth/auth.types';
 import { ValidationFailedException } from '../../../common/http/problem';
 import { JobNotReadyError } from '../../../common/queue/job-handler';
+import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
 import { Transactions } from '../../../database/transactions';
@@ -94,7 +95,7 @@ export class SequenceSteps {
         scope,
         enrollmentId,
         nextStep,
-        stepDueAt(sequence.steps, nextStep, new Date(), this.config.sequences.minuteMs),
+        stepDueAt(sequence.steps, nextStep, clock.now(), this.config.sequences.minuteMs),
         messageId,
         tx,
       );

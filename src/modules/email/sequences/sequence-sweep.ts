@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { describeError } from '../../../common/queue/job-handler';
 import { PeriodicTask } from '../../../common/queue/periodic-task';
+import { clock } from '../../../common/time/clock';
 import type { DueStep } from './enrollments.repository';
 import { SequenceStepJobs } from './sequence-step-jobs';
 
@@ -46,13 +47,13 @@ export class SequenceSweep implements OnApplicationBootstrap, OnApplicationShutd
   /** One pass; answers how many jobs it (re-)added. Works across tenants by design: each row names its own. */
   async runOnce(graceSeconds = GRACE_SECONDS): Promise<number> {
     const result = await this.dataSource.query<[DueStep[], number]>(
-      `UPDATE email_sequence_enrollments SET next_step_at = now() + make_interval(secs => $1)
+      `UPDATE email_sequence_enrollments SET next_step_at = $3::timestamptz + make_interval(secs => $1)
         WHERE id IN (SELECT e.id FROM email_sequence_enrollments e
                        JOIN email_sequences s ON s.id = e.sequence_id AND s.status = 'active'
-                      WHERE e.status = 'active' AND e.next_step_at < now() - make_interval(secs => $1)
+                      WHERE e.status = 'active' AND e.next_step_at < $3::timestamptz - make_interval(secs => $1)
                       ORDER BY e.next_step_at LIMIT $2 FOR UPDATE OF e SKIP LOCKED)
-        RETURNING id AS "enrollmentId", current_step AS "step", now() AS "nextStepAt", tenant_id AS "tenantId", mode`,
-      [graceSeconds, BATCH],
+        RETURNING id AS "enrollmentId", current_step AS "step", $3::timestamptz AS "nextStepAt", tenant_id AS "tenantId", mode`,
+      [graceSeconds, BATCH, clock.now()],
     );
     const due = result[0] ?? [];
     await this.stepJobs.add(due);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../../common/http/pagination';
+import { clock } from '../../../common/time/clock';
 import { setClause } from '../../../database/set-clause';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../../database/tenant-scoped.repository';
@@ -45,7 +46,7 @@ export class SequencesRepository extends TenantEntityRepository<EmailSequenceEnt
   async applyPatch(scope: TenantScope, id: string, patch: SequencePatch, tx: EntityManager): Promise<EmailSequenceEntity> {
     // $1 and $2 are the scope, $3 the id; steps go as JSON text, which PostgreSQL casts to jsonb.
     const set = setClause(
-      { ...patch, steps: patch.steps === undefined ? undefined : JSON.stringify(patch.steps), updated_at: new Date() },
+      { ...patch, steps: patch.steps === undefined ? undefined : JSON.stringify(patch.steps), updated_at: clock.now() },
       4,
     );
     const [rows] = await this.sql<[EmailSequenceEntity[], number]>(

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../../common/auth/auth.types';
 import { PageRequest } from '../../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../../common/http/problem';
+import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
 import { Transactions } from '../../../database/transactions';
@@ -96,7 +97,7 @@ export class SequencesService {
       return {
         sequence: toSequenceDto(updated),
         // Plain data: a replay under the same Idempotency-Key gets these back (see Transactions.run).
-        resumed: resuming ? plainSteps(await this.enrollments.due(auth, id, new Date(), tx)) : [],
+        resumed: resuming ? plainSteps(await this.enrollments.due(auth, id, clock.now(), tx)) : [],
         cancelled:
           next === 'archived' && current.status !== 'archived'
             ? plainSteps(await this.enrollments.cancelActive(auth, id, ARCHIVED_REASON, tx))
@@ -128,7 +129,13 @@ export class SequencesService {
       if (unknown.length) throw new ValidationFailedException(unknown);
       const eligible = patientIds.filter((pid) => found.get(pid)!.hasEmail && !found.get(pid)!.optedOut);
       const inserted = eligible.length
-        ? await this.enrollments.insertNew(auth, id, eligible, stepDueAt(sequence.steps, 0, new Date(), this.config.sequences.minuteMs), tx)
+        ? await this.enrollments.insertNew(
+            auth,
+            id,
+            eligible,
+            stepDueAt(sequence.steps, 0, clock.now(), this.config.sequences.minuteMs),
+            tx,
+          )
         : [];
       if (inserted.length) {
         await this.sequences.countEnrollments(auth, id, inserted.length, tx);
@@ -178,7 +185,7 @@ function plainSteps(steps: DueStep[]): DueStep[] {
 }
 
 export function dueStep(row: SequenceEnrollmentEntity): DueStep {
-  return { enrollmentId: row.id, step: row.currentStep, nextStepAt: row.nextStepAt ?? new Date(), tenantId: row.tenantId, mode: row.mode };
+  return { enrollmentId: row.id, step: row.currentStep, nextStepAt: row.nextStepAt ?? clock.now(), tenantId: row.tenantId, mode: row.mode };
 }
 
 export function toSequenceDto(row: EmailSequenceEntity): SequenceDto {
