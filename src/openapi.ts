@@ -48,6 +48,15 @@ const DESCRIPTION = [
   'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
 ].join('\n');
 
+/** The security scheme's description: what Swagger UI's Authorize dialog says about keys. */
+const KEYS_DESCRIPTION = [
+  'Paste an API key (without `Bearer `). The first keys of a tenant come from the operator: `node dist/cli.js tenants:create --name "Acme Clinic"` prints a test and a live OWNER key, shown this once; with a key, `POST /api/v1/settings/portal-access-keys` issues more (a role and scopes at most the caller’s).',
+  '',
+  '`sk_test_…` keys read and write only test-mode data (staging), `sk_live_…` keys only live-mode data; the two never mix. A test key is limited by default to 10 requests a second, 100 an hour and 1,000 a day; a live key to 100 a second and 10,000 an hour (`GET /api/v1/me` shows your key’s limits and what is left).',
+  '',
+  'Swagger UI keeps the key in this browser’s local storage across reloads until you log out here.',
+].join('\n');
+
 /**
  * The OpenAPI document of an app whose routes are registered (a running app or a preview one).
  *
@@ -60,7 +69,7 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string): 
     .setTitle('Practice Management API')
     .setVersion('1.0.0')
     .setDescription(DESCRIPTION)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…' }, BEARER_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…', description: KEYS_DESCRIPTION }, BEARER_SCHEME)
     .addServer(serverUrl, 'This API (PUBLIC_URL); paths include their /api/v1 prefix');
   for (const tag of OPENAPI_TAGS) builder.addTag(tag.name, tag.description);
   const document = SwaggerModule.createDocument(app, builder.build(), {
