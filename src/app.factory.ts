@@ -13,11 +13,13 @@ import { requestIdFor } from './common/http/request-id';
 import { addResponseHeadersHooks, API_PREFIX } from './common/http/response-headers';
 import { bindRoutes } from './common/http/route-bindings';
 import { securityHeaders } from './common/http/security-headers';
+import { servedWithExamplesFromNow } from './common/http/example-dates';
 import { createValidationPipe } from './common/http/validation';
 import { AppLogger, logRequests } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
 import { mountQueueDashboard } from './common/queue/queue-dashboard';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
+import { clock } from './common/time/clock';
 import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
 import { AppConfig } from './config/app-config';
@@ -120,7 +122,10 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
 
 function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
   const document = buildOpenApiDocument(app, config.http.publicUrl);
+  const served = servedWithExamplesFromNow(document, () => clock.now());
   SwaggerModule.setup('api/docs', app, document, {
+    // Example dates that must lie ahead are computed from the clock when served (src/common/http/example-dates.ts).
+    patchDocumentOnRequest: () => served(),
     jsonDocumentUrl: 'api/docs-json',
     customSiteTitle: 'Practice Management API',
     // The key survives a reload (local storage of this origin, cleared by Logout): see the scheme's description.

@@ -46,6 +46,8 @@ const DESCRIPTION = [
   '',
   'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota.',
   'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
+  '',
+  'Examples work on a new tenant as they are pre-filled (ids aside: create the records they name first). Dates that must lie ahead (appointment times, availability ranges, time off, a key’s expiry) carry `x-example-from-now`: a number of days after the next Monday (UTC) and a time. The document served here computes their `example` from that rule when it is served, so they never lie in the past; the `openapi.json` committed with the code carries the rule without a date. Every other example date is in the past and stays valid.',
 ].join('\n');
 
 /** The security scheme's description: what Swagger UI's Authorize dialog says about keys. */

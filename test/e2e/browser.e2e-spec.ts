@@ -1,9 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
+import { exampleDate } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
-import { createTenant, startApp, TestTenant } from '../helpers/app';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { freePort, serveSite, useBrowser } from '../helpers/browser';
-import { NO_RATE_LIMITS } from '../helpers/patients';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay } from '../helpers/scheduling';
 
 const API_HOST = 'api.clinic.test';
@@ -43,13 +45,17 @@ describe('In a browser', () => {
     await site?.close();
   });
 
-  /** A page whose failed loads (blocked by CSP, an https upgrade, CORS) are collected. */
+  /** A page whose failed loads (blocked by CSP, an https upgrade, CORS, an error status) and console errors are collected. */
   const open = async (): Promise<{ page: Page; failures: string[] }> => {
     const page = await chromium.browser.newPage();
     const failures: string[] = [];
     page.on('requestfailed', (r) => failures.push(`${r.url()}: ${r.failure()?.errorText}`));
+    // The API has no favicon; Chromium asks for one on every page it shows.
+    page.on('response', (r) => void (r.status() >= 400 && !r.url().endsWith('/favicon.ico') && failures.push(`${r.url()}: ${r.status()}`)));
     // Over plain http Chromium ignores Cross-Origin-Opener-Policy (kept as it is) and says so: not a failure.
-    page.on('console', (m) => void (m.type() === 'error' && !m.text().includes('Cross-Origin-Opener-Policy') && failures.push(m.text())));
+    // A load that answered an error status is in the list above, by its URL.
+    const ignored = (text: string): boolean => text.includes('Cross-Origin-Opener-Policy') || text.startsWith('Failed to load resource');
+    page.on('console', (m) => void (m.type() === 'error' && !ignored(m.text()) && failures.push(m.text())));
     return { page, failures };
   };
 
@@ -68,6 +74,18 @@ describe('In a browser', () => {
         expect(dialog).toContain('sk_test_');
         expect(dialog).toContain('sk_live_');
         expect(dialog).toContain('10 requests a second, 100 an hour and 1,000 a day');
+        await page.locator('.modal-ux button.close-modal').click();
+
+        // "Try it out" pre-fills dates computed when the page was served: next Monday, never a fixed day.
+        const book = page.locator('#operations-Scheduling-bookAppointment');
+        await book.locator('.opblock-summary').first().click();
+        await book.locator('button.try-out__btn').click();
+        const monday = exampleDate({ daysAfterNextMonday: 0, time: '15:00' }, clock.now());
+        expect(await book.locator('textarea.body-param__text').inputValue()).toContain(`"datetime": "${monday}"`);
+        const availability = page.locator('#operations-Scheduling-getAvailability');
+        await availability.locator('.opblock-summary').first().click();
+        await availability.locator('button.try-out__btn').click();
+        expect(await availability.locator('tr[data-param-name="startDate"] input').inputValue()).toBe(monday.slice(0, 10));
         expect(failures).toEqual([]);
       } finally {
         await page.close();
@@ -162,6 +180,35 @@ describe('In a browser', () => {
         expect(await callMe(page)).toEqual({ blocked: 'TypeError: Failed to fetch' });
         await page.goto(`http://${PORTAL}:${site.port}/`);
         expect(await callMe(page)).toEqual({ status: 200, tenant: 'Riverside Clinic' });
+      } finally {
+        await page.close();
+      }
+    }, 60_000);
+  });
+
+  describe('the page an unsubscribe link opens', () => {
+    it('names the practice; its button unsubscribes the patient, and only the button does', async () => {
+      const patient = await createPatient(app, tenant.testKey, { email: 'click@example.test' });
+      const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'test', patientId: patient.id });
+      const optedOut = async (): Promise<boolean> =>
+        (await client(app, tenant.testKey).get(`/api/v1/patients/${patient.id}`)).body.emailOptOut as boolean;
+      const { page, failures } = await open();
+      try {
+        await page.goto(`${api}/api/v1/public/unsubscribe/${token}`);
+        expect(await page.locator('h1').innerText()).toBe('Unsubscribe from Riverside Clinic');
+        expect(await optedOut()).toBe(false);
+        await Promise.all([
+          page.waitForURL(`${api}/api/v1/public/unsubscribe/${token}`),
+          page.getByRole('button', { name: 'Unsubscribe' }).click(),
+        ]);
+        await page.getByText('You are unsubscribed').waitFor();
+        expect(await page.locator('body').innerText()).toContain('Riverside Clinic will send no more email to this address.');
+        expect(await optedOut()).toBe(true);
+        expect(failures).toEqual([]);
+
+        const invalid = await page.goto(`${api}/api/v1/public/unsubscribe/${token.slice(0, -3)}`);
+        expect(invalid?.status()).toBe(404);
+        expect(await page.locator('h1').innerText()).toBe('This unsubscribe link is invalid');
       } finally {
         await page.close();
       }
