@@ -7,16 +7,19 @@ import { AppModule } from './app.module';
 import { Authenticator } from './common/auth/auth.types';
 import { registerJsonBodyParser } from './common/http/json-body';
 import { parseQuery } from './common/http/query';
+import { isPublicPath, registerCors } from './common/http/cors';
 import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
 import { requestIdFor } from './common/http/request-id';
 import { addResponseHeadersHooks, API_PREFIX } from './common/http/response-headers';
 import { bindRoutes } from './common/http/route-bindings';
 import { securityHeaders } from './common/http/security-headers';
+import { servedWithExamplesFromNow } from './common/http/example-dates';
 import { createValidationPipe } from './common/http/validation';
 import { AppLogger, logRequests } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
 import { mountQueueDashboard } from './common/queue/queue-dashboard';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
+import { clock } from './common/time/clock';
 import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
 import { AppConfig } from './config/app-config';
@@ -37,12 +40,15 @@ export function setGlobalPrefix(app: INestApplication): void {
 
 /** Builds the API application (not listening). Shared by main.ts and the e2e tests. */
 export async function createApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+  const https = config.http.publicUrl.startsWith('https:');
+  const security = Object.entries(securityHeaders({ https }));
+  const publicSecurity = Object.entries(securityHeaders({ https, crossOrigin: true }));
   const adapter = new FastifyAdapter({
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     routerOptions: { maxParamLength: 256, querystringParser: parseQuery },
     frameworkErrors: rerouteFrameworkError,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, securityHeaders({ https })),
     trustProxy: false,
   });
   const fastify = adapter.getInstance();
@@ -76,13 +82,14 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   app.useGlobalPipes(createValidationPipe());
 
   // Helmet's headers, computed once (helmet itself would rebuild them, CSP included, on every request),
-  // and the request id: on every answer, the framework's own (404, 415 …) included.
-  const security = Object.entries(securityHeaders());
+  // and the request id: on every answer, the framework's own (404, 415 …) included. Public routes' answers
+  // are for other sites' pages, which the same-origin resource policy would keep from using them.
   fastify.addHook('onRequest', (request, reply, done) => {
-    for (const [name, value] of security) reply.raw.setHeader(name, value as string);
+    for (const [name, value] of isPublicPath(request.url) ? publicSecurity : security) reply.raw.setHeader(name, value as string);
     reply.raw.setHeader('x-request-id', request.id);
     done();
   });
+  await registerCors(fastify, config.http.corsOrigins);
 
   // Hostile queries and headers are refused once here (after the security headers, which every answer carries),
   // before routes, guards and modules see them.
@@ -115,5 +122,13 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
 
 function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
   const document = buildOpenApiDocument(app, config.http.publicUrl);
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Practice Management API' });
+  const served = servedWithExamplesFromNow(document, () => clock.now());
+  SwaggerModule.setup('api/docs', app, document, {
+    // Example dates that must lie ahead are computed from the clock when served (src/common/http/example-dates.ts).
+    patchDocumentOnRequest: () => served(),
+    jsonDocumentUrl: 'api/docs-json',
+    customSiteTitle: 'Practice Management API',
+    // The key survives a reload (local storage of this origin, cleared by Logout): see the scheme's description.
+    swaggerOptions: { persistAuthorization: true },
+  });
 }

@@ -46,6 +46,17 @@ const DESCRIPTION = [
   '',
   'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota.',
   'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
+  '',
+  'Examples work on a new tenant as they are pre-filled (ids aside: create the records they name first). Dates that must lie ahead (appointment times, availability ranges, time off, a key’s expiry) carry `x-example-from-now`: a number of days after the next Monday (UTC) and a time. The document served here computes their `example` from that rule when it is served, so they never lie in the past; the `openapi.json` committed with the code carries the rule without a date. Every other example date is in the past and stays valid.',
+].join('\n');
+
+/** The security scheme's description: what Swagger UI's Authorize dialog says about keys. */
+const KEYS_DESCRIPTION = [
+  'Paste an API key (without `Bearer `). The first keys of a tenant come from the operator: `node dist/cli.js tenants:create --name "Acme Clinic"` prints a test and a live OWNER key, shown this once; with a key, `POST /api/v1/settings/portal-access-keys` issues more (a role and scopes at most the caller’s).',
+  '',
+  '`sk_test_…` keys read and write only test-mode data (staging), `sk_live_…` keys only live-mode data; the two never mix. A test key is limited by default to 10 requests a second, 100 an hour and 1,000 a day; a live key to 100 a second and 10,000 an hour (`GET /api/v1/me` shows your key’s limits and what is left).',
+  '',
+  'Swagger UI keeps the key in this browser’s local storage across reloads until you log out here.',
 ].join('\n');
 
 /**
@@ -60,7 +71,7 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string): 
     .setTitle('Practice Management API')
     .setVersion('1.0.0')
     .setDescription(DESCRIPTION)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…' }, BEARER_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…', description: KEYS_DESCRIPTION }, BEARER_SCHEME)
     .addServer(serverUrl, 'This API (PUBLIC_URL); paths include their /api/v1 prefix');
   for (const tag of OPENAPI_TAGS) builder.addTag(tag.name, tag.description);
   const document = SwaggerModule.createDocument(app, builder.build(), {

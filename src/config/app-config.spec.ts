@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './app-config';
 describe('loadConfig', () => {
   it('has working defaults with nothing set', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, publicUrl: 'http://127.0.0.1:3000' });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, publicUrl: 'http://127.0.0.1:3000', corsOrigins: [] });
     expect(config.database.url).toBeUndefined();
     expect(config.workers.enabled).toBe(true);
     expect(config.rateLimits.test).toEqual([
@@ -26,6 +26,9 @@ describe('loadConfig', () => {
     ['SMTP_URL', 'http://mail', /SMTP_URL/],
     ['HEAP_GROWING_PERCENT', 'half', /HEAP_GROWING_PERCENT must be an integer/],
     ['CLOCK_OFFSET_MS', '3 days', /CLOCK_OFFSET_MS must be an integer/],
+    ['CORS_ORIGINS', 'portal.example.com', /CORS_ORIGINS must be comma-separated origins/],
+    ['CORS_ORIGINS', 'https://portal.example.com/app', /CORS_ORIGINS must be comma-separated origins/],
+    ['CORS_ORIGINS', 'https://portal.example.com:99999', /CORS_ORIGINS has an origin that is not a URL/],
   ])('stops on an invalid %s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -44,6 +47,10 @@ describe('loadConfig', () => {
     expect(config.clock.offsetMs).toBe(-86_400_000);
     expect(config.database.migrationsRun).toBe(false);
     expect(config.http.port).toBe(8080);
+    expect(loadConfig({ CORS_ORIGINS: 'https://Portal.Example.com:443/, http://localhost:5173' }).http.corsOrigins).toEqual([
+      'https://portal.example.com',
+      'http://localhost:5173',
+    ]);
     expect(config.rateLimits.live).toEqual([
       { name: 'hour', seconds: 3600, limit: 10000 },
       { name: 'day', seconds: 86400, limit: 5 },

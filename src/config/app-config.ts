@@ -55,6 +55,13 @@ class EnvironmentVariables {
   @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s) URL' })
   PUBLIC_URL?: string;
 
+  /** Origins (scheme://host[:port], comma-separated) whose pages may call the keyed routes from a browser. */
+  @IsOptional()
+  @Matches(/^\s*https?:\/\/[^/\s,]+\/?\s*(,\s*https?:\/\/[^/\s,]+\/?\s*)*$/, {
+    message: 'must be comma-separated origins such as https://portal.example.com (scheme, host and port only)',
+  })
+  CORS_ORIGINS?: string;
+
   @IsOptional()
   @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
@@ -300,7 +307,8 @@ export interface RateLimitWindow {
  */
 export class AppConfig {
   constructor(
-    readonly http: { host: string; port: number; publicUrl: string },
+    /** `corsOrigins`: browser origins allowed to call the keyed routes (CORS_ORIGINS), normalised as browsers send them. */
+    readonly http: { host: string; port: number; publicUrl: string; corsOrigins: string[] },
     readonly database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number },
     readonly redis: { url?: string; prefix: string },
     readonly email: EmailSettings,
@@ -359,6 +367,17 @@ function windows(second: number, hour: number, day: number): RateLimitWindow[] {
   return all.filter((w) => w.limit > 0); // 0 means no limit for that window
 }
 
+/** CORS_ORIGINS as browsers send an Origin (lower-case host, no default port); a URL that does not parse stops start-up. */
+function corsOrigins(value: string | undefined): string[] {
+  return (value?.split(',') ?? []).map((entry) => {
+    try {
+      return new URL(entry.trim()).origin;
+    } catch {
+      throw new ConfigError(`Invalid configuration: CORS_ORIGINS has an origin that is not a URL (got "${entry.trim()}")`);
+    }
+  });
+}
+
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const raw: Record<string, string> = {};
@@ -393,6 +412,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       host: vars.HOST,
       port: vars.PORT,
       publicUrl: (vars.PUBLIC_URL ?? `http://${vars.HOST}:${vars.PORT}`).replace(/\/$/, ''),
+      corsOrigins: corsOrigins(vars.CORS_ORIGINS),
     },
     { url: vars.DATABASE_URL, migrationsRun: vars.MIGRATIONS_RUN, dataDir: vars.DATA_DIR, embeddedPort: vars.EMBEDDED_POSTGRES_PORT },
     { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },

@@ -1,6 +1,8 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { call } from '../helpers/app';
+import { EXAMPLE_FROM_NOW } from '../../src/common/http/example-dates';
+import { clock } from '../../src/common/time/clock';
+import { call, createTenant } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
@@ -13,13 +15,14 @@ interface Operation {
 }
 
 /**
- * Issue 9 §2: the examples of the OpenAPI document are what an integrator first sends ("Try it out"), so
+ * The examples of the OpenAPI document are what an integrator first sends ("Try it out"), so
  * they must work. Every operation of the document is called with its documented request example — the
  * media type's `example`, else the one Swagger UI composes from the schema's property examples — and must
  * answer 2xx with a body that matches its documented response schema. Routes added later join without an
  * edit here. Ids are the one thing an example cannot know: a body's `…Id`/`…Ids` and a path's `{…}` are
  * filled with the ids of records this test created earlier from other examples (creates run first,
- * deletes last).
+ * deletes last). Examples that name no record must work alone on a tenant that has nothing, and no example
+ * date may go stale.
  */
 describe('OpenAPI examples work as documented', () => {
   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
@@ -74,32 +77,49 @@ describe('OpenAPI examples work as documented', () => {
     return nullable ? { anyOf: [out, { type: 'null' }] } : out;
   };
 
-  it('every request example answers 2xx, and every response matches its documented schema', async () => {
-    const ajv = new Ajv({ strict: false, allErrors: true });
-    addFormats(ajv);
-    ajv.addSchema({ $id: 'openapi', components: toJsonSchema(doc.components) });
-
-    const operations: Operation[] = Object.entries<Schema>(doc.paths)
+  const apiOperations = (): Operation[] =>
+    Object.entries<Schema>(doc.paths)
       .filter(([path]) => path.startsWith('/api/v1/'))
       .flatMap(([path, item]) =>
         (['get', 'post', 'put', 'patch', 'delete'] as const)
           .filter((m) => item[m])
           .map((m) => ({ method: m.toUpperCase() as Method, path, op: item[m] })),
       );
-    const hasParams = (o: Operation): boolean => o.path.includes('{');
-    /** A request's documented example: the media type's `example`, else the first of its `examples` (as Swagger UI shows), else one built from the schema. */
-    const requestExample = (media: Schema): unknown =>
-      media.example ?? (Object.values<Schema>(media.examples ?? {})[0]?.value as unknown) ?? exampleOf(media.schema ?? {});
-    /** Creates whose example names other records (`…Id`) run after those that name none. */
-    const namesIds = (o: Operation): boolean => {
-      const media = o.op.requestBody?.content?.['application/json'];
-      return !!media && /Ids?":/.test(JSON.stringify(requestExample(media)));
-    };
+  const hasParams = (o: Operation): boolean => o.path.includes('{');
+  /** A request's documented example: the media type's `example`, else the first of its `examples` (as Swagger UI shows), else one built from the schema. */
+  const requestExample = (media: Schema): unknown =>
+    media.example ?? (Object.values<Schema>(media.examples ?? {})[0]?.value as unknown) ?? exampleOf(media.schema ?? {});
+  /** Creates whose example names other records (`…Id` with an id, not an `externalId` of yours) run after those that name none. */
+  const namesIds = (o: Operation): boolean => {
+    const media = o.op.requestBody?.content?.['application/json'];
+    return !!media && /Ids?":\[?"[0-9a-f]{8}-[0-9a-f]{4}-/.test(JSON.stringify(requestExample(media)));
+  };
+
+  it('every create whose example names no other record works as pre-filled on a tenant that has nothing yet', async () => {
+    const creates = apiOperations().filter((o) => o.method === 'POST' && !hasParams(o) && !namesIds(o));
+    expect(creates.map((o) => o.path)).toEqual(expect.arrayContaining(['/api/v1/patients', '/api/v1/scheduling/providers']));
+    const failures: string[] = [];
+    for (const { path, op } of creates) {
+      const fresh = await createTenant(suite.app);
+      const media = op.requestBody?.content?.['application/json'];
+      const res = await call(suite.app, 'POST', path, { key: fresh.testKey, body: media ? requestExample(media) : undefined });
+      if (res.status >= 300) failures.push(`POST ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('every request example answers 2xx, and every response matches its documented schema', async () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'openapi', components: toJsonSchema(doc.components) });
+
+    const operations = apiOperations();
     const failures: string[] = [];
     let sent = 0;
     // Routes whose precondition no earlier example can produce; each is covered by its own suite.
     const NOT_FROM_EXAMPLES: Record<string, string> = {
       'POST /api/v1/public/unsubscribe/{token}': "the token arrives only in an email's List-Unsubscribe header (email-consent.e2e-spec.ts)",
+      'GET /api/v1/public/unsubscribe/{token}': 'the same token: the page of the link (unsubscribe-page.e2e-spec.ts)',
     };
     interface Step {
       method: Method;
@@ -193,14 +213,10 @@ describe('OpenAPI examples work as documented', () => {
         .map((p) => `${p.name}=${encodeURIComponent(String(idFor(p.name) ?? p.example ?? exampleOf(p.schema ?? {})))}`);
       if (query.length) url += `?${query.join('&')}`;
       const media = op.requestBody?.content?.['application/json'];
-      let body = media ? withIds(requestExample(media)) : undefined;
+      const body = media ? withIds(requestExample(media)) : undefined;
       await runSteps(where, AROUND[where]?.before(url) ?? []);
-      let res = await call(suite.app, method, url, { key: suite.tenant.testKey, body });
-      // A slot in an example cannot stay free forever: take the next free one the 409 offers.
-      if (res.status === 409 && res.body?.code === 'slot_unavailable' && res.body.alternatives?.length) {
-        body = { ...(body as object), datetime: res.body.alternatives[0].start };
-        res = await call(suite.app, method, url, { key: suite.tenant.testKey, body });
-      }
+      // Sent as pre-filled: the example dates are computed when the document is served, so their slots are free.
+      const res = await call(suite.app, method, url, { key: suite.tenant.testKey, body });
       sent++;
       await runSteps(where, AROUND[where]?.after(url) ?? []);
       if (res.status >= 300) {
@@ -226,6 +242,50 @@ describe('OpenAPI examples work as documented', () => {
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(40);
   }, 120_000);
+
+  it('no example date goes stale: each is computed from the clock when served, or lies in the past already', async () => {
+    const years = 7;
+    const offsetMs = years * 365 * 86_400_000;
+    clock.setOffsetMs(offsetMs);
+    let moved: Schema;
+    try {
+      moved = (await call(suite.app, 'GET', '/api/docs-json')).body;
+    } finally {
+      clock.setOffsetMs(0);
+    }
+    const movedNow = Date.now() + offsetMs;
+    const fromNow: string[] = [];
+    const problems: string[] = [];
+    // Every date anywhere in the document: examples, defaults, and the "Example: …" of descriptions.
+    const visit = (value: unknown, where: string, owner?: Schema, key?: string): void => {
+      if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}/${i}`));
+      if (value && typeof value === 'object') {
+        for (const [k, v] of Object.entries(value)) visit(v, `${where}/${k}`, value, k);
+        return;
+      }
+      if (typeof value !== 'string') return;
+      for (const [date] of value.matchAll(/\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?/g)) {
+        const at = Date.parse(date.length === 10 ? `${date}T00:00:00Z` : date);
+        if (key === 'example' && owner?.[EXAMPLE_FROM_NOW]) {
+          fromNow.push(where);
+          // Ahead of the (moved) clock and within the year a booking horizon allows.
+          if (!(at > movedNow - 86_400_000 && at < movedNow + 380 * 86_400_000))
+            problems.push(`${where}: ${date} is not near the clock it was served at`);
+        } else if (!(at < Date.now())) {
+          problems.push(`${where}: ${date} is a fixed date still ahead; it will go stale (use exampleFromNow)`);
+        }
+      }
+    };
+    visit(moved, '#');
+    expect(problems).toEqual([]);
+    expect(fromNow).toEqual(
+      expect.arrayContaining([
+        '#/components/schemas/BookAppointmentDto/properties/datetime/example',
+        '#/components/schemas/CreateApiKeyDto/properties/expiresAt/example',
+      ]),
+    );
+    expect(fromNow.length).toBeGreaterThan(12);
+  });
 
   it('pre-fills no optional query parameter (list filters say their example in the description)', () => {
     const prefilled = Object.entries<Schema>(doc.paths).flatMap(([path, item]) =>

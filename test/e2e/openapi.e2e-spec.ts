@@ -6,6 +6,8 @@ import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { generateOpenApiDocument, OPENAPI_FILE, REGENERATE_COMMAND, serialise } from '../../src/export-openapi';
 import { OPENAPI_TAGS } from '../../src/openapi';
 import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
+import { withExamplesFromNow } from '../../src/common/http/example-dates';
+import { clock } from '../../src/common/time/clock';
 import { IdempotencyInterceptor } from '../../src/common/traffic/idempotency.interceptor';
 import { call, startApp } from '../helpers/app';
 import { listRoutes } from '../helpers/routes';
@@ -131,10 +133,16 @@ describe('OpenAPI document', () => {
     });
     afterAll(() => app.close());
 
-    it('is the same document, with this deployment’s PUBLIC_URL as its server', async () => {
+    it('is the same document, with this deployment’s PUBLIC_URL as its server and its example dates computed now', async () => {
+      const before = clock.now();
       const served = (await call<OpenAPIObject>(app, 'GET', '/api/docs-json')).body;
+      const after = clock.now();
       expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
-      expect({ ...served, servers: doc.servers }).toEqual(JSON.parse(serialise(doc)));
+      // The examples change each Monday (UTC): the one of the request's moment, whichever side of it.
+      expect([withExamplesFromNow(doc, before), withExamplesFromNow(doc, after)].map((d) => JSON.parse(serialise(d)))).toContainEqual({
+        ...served,
+        servers: doc.servers,
+      });
     });
 
     it('documents the Idempotency-Key header on exactly the routes its interceptor wraps', () => {

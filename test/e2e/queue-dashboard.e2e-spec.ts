@@ -1,11 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { call, startApp } from '../helpers/app';
+import { launchChromium } from '../helpers/browser';
 import { QueueName } from '../../src/common/queue/queues';
 
 const PASSWORD = 'correct horse battery staple';
-const CHROMIUM = '/usr/bin/chromium';
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('Queue dashboard (/admin/queues)', () => {
@@ -74,11 +72,7 @@ describe('Queue dashboard (/admin/queues)', () => {
 
     it('renders every queue name in a real headless Chromium', async () => {
       // No skipping: CI installs Chromium (.ci/run); without it this test fails and says so.
-      expect(existsSync(CHROMIUM) ? CHROMIUM : `Chromium missing at ${CHROMIUM}: apt-get install -y chromium`).toBe(CHROMIUM);
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      const browser = await launchChromium();
       try {
         const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD } });
         const page = await context.newPage();

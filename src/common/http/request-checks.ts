@@ -5,7 +5,6 @@ import type { Duplex } from 'node:stream';
 import { ErrorCode, ERROR_CODES } from './error-codes';
 import { PROBLEM_CONTENT_TYPE, problemOf, ValidationFailedException } from './problem';
 import { queryProblem } from './query';
-import { securityHeaders } from './security-headers';
 
 const FRAMEWORK_ERROR = Symbol('frameworkError');
 type MarkedRequest = IncomingMessage & { [FRAMEWORK_ERROR]?: { error: FastifyError; url: string | undefined } };
@@ -64,9 +63,9 @@ const CLIENT_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
  * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a bad chunk size, a body cut short of
  * its Content-Length, a malformed request line) never becomes a request, so no hook or filter can see it.
  * It is answered here in the same shape: problem+json, X-Request-Id (that of the request in flight, if
- * any) and the security headers.
+ * any) and the security headers the app sends.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, securityHeaders: OutgoingHttpHeaders): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // Node's response in progress on this socket, when the parser failed in a request's body.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse<IncomingMessage & { requestId?: string }> })._httpMessage;
@@ -76,7 +75,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   if (socket.writable && !inFlight?.headersSent) {
     const body = JSON.stringify({ type: 'about:blank', status, code, title, detail, requestId });
     const headers: OutgoingHttpHeaders = {
-      ...securityHeaders(),
+      ...securityHeaders,
       'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
       'content-length': Buffer.byteLength(body),
       'x-request-id': requestId,

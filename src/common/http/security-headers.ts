@@ -2,7 +2,12 @@ import type { FastifyHelmetOptions } from '@fastify/helmet';
 import { createRequire } from 'node:module';
 import type { OutgoingHttpHeaders } from 'node:http';
 
-/** The options of helmet; its headers are computed once (securityHeaders) and set on every response (app.factory.ts). */
+/**
+ * The options of helmet; its headers are computed once per variant (securityHeaders) and set on every
+ * response (app.factory.ts). No `upgrade-insecure-requests`: an internal deployment served over plain http
+ * on a host name (Swagger UI, the unsubscribe page) would otherwise have the browser fetch every asset
+ * and post every form over https, which such a host does not answer.
+ */
 export const SECURITY_HEADERS_OPTIONS: FastifyHelmetOptions = {
   contentSecurityPolicy: {
     directives: {
@@ -10,9 +15,17 @@ export const SECURITY_HEADERS_OPTIONS: FastifyHelmetOptions = {
       styleSrc: [`'self'`, `'unsafe-inline'`],
       imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
       scriptSrc: [`'self'`, `https: 'unsafe-inline'`],
+      upgradeInsecureRequests: null,
     },
   },
 };
+
+export interface SecurityHeadersVariant {
+  /** The API is served over https (PUBLIC_URL): only then Strict-Transport-Security, which would pin a plain-http host to https. */
+  https?: boolean;
+  /** An answer meant for other sites (/api/v1/public/…): `Cross-Origin-Resource-Policy: cross-origin` instead of same-origin. */
+  crossOrigin?: boolean;
+}
 
 type HelmetMiddleware = (
   req: unknown,
@@ -20,24 +33,26 @@ type HelmetMiddleware = (
   next: () => void,
 ) => void;
 
-let computed: OutgoingHttpHeaders | undefined;
+const computed = new Map<string, OutgoingHttpHeaders>();
 
 /**
- * Helmet's headers as a plain object, computed once by the helmet that @fastify/helmet ships: set on every
- * response by an onRequest hook, and written as they are on the few answers sent without a response object
- * (clientError). Helmet's middleware would rebuild them, CSP included, on every request.
+ * Helmet's headers as a plain object, computed once per variant by the helmet that @fastify/helmet ships:
+ * set on every response by an onRequest hook, and written as they are on the few answers sent without a
+ * response object (clientError). Helmet's middleware would rebuild them, CSP included, on every request.
  */
-export function securityHeaders(): OutgoingHttpHeaders {
-  if (computed) return computed;
+export function securityHeaders({ https = false, crossOrigin = false }: SecurityHeadersVariant = {}): OutgoingHttpHeaders {
+  const variant = `${https}:${crossOrigin}`;
+  const known = computed.get(variant);
+  if (known) return known;
   const load = createRequire(require.resolve('@fastify/helmet'));
   const helmet = load('helmet') as (options: object) => HelmetMiddleware;
   const headers: OutgoingHttpHeaders = {};
   const { global: _global, enableCSPNonces: _nonces, ...options } = SECURITY_HEADERS_OPTIONS;
-  helmet(options)(
-    {},
-    { setHeader: (name, value) => (headers[name.toLowerCase()] = value), removeHeader: () => undefined },
-    () => undefined,
-  );
-  computed = headers;
+  helmet({
+    ...options,
+    strictTransportSecurity: https,
+    crossOriginResourcePolicy: { policy: crossOrigin ? 'cross-origin' : 'same-origin' },
+  })({}, { setHeader: (name, value) => (headers[name.toLowerCase()] = value), removeHeader: () => undefined }, () => undefined);
+  computed.set(variant, headers);
   return headers;
 }

@@ -6,13 +6,13 @@ import { ValidationFailedException } from './problem';
 /** A page of a time-ordered list narrowed to `from`..`to` (both inclusive). */
 export class TimeRangePageQueryDto extends PageQueryDto {
   /** At or after (date or date-time; a date means its start, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-11-01T00:00:00.000Z' })
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-10-01T00:00:00.000Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
   /** At or before (date or date-time; a date means its end, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-11-30T23:59:59.999Z' })
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-10-31T23:59:59.999Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { PatientsModule } from '../patients/patients.module';
+import { SettingsModule } from '../settings/settings.module';
+import { TenantsModule } from '../tenants/tenants.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { EmailContexts } from './email-contexts';
 import { EmailHeaders } from './email-headers';
@@ -23,7 +25,14 @@ import { UnsubscribeTokens } from './unsubscribe-tokens';
  * the sweep run in EmailWorkersModule.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), PatientsModule, TemplatesModule, EventsModule],
+  imports: [
+    TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]),
+    PatientsModule,
+    TemplatesModule,
+    EventsModule,
+    SettingsModule,
+    TenantsModule,
+  ],
   controllers: [EmailTemplatesController, EmailMessagesController, UnsubscribeController],
   providers: [
     EmailTemplatesRepository,

@@ -3,6 +3,7 @@ import { ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, Ma
 import { WhenClearable } from '../../../common/http/patch-members';
 import { ROLES, SCOPES } from '../../../common/auth/auth.types';
 import type { Role, Scope } from '../../../common/auth/auth.types';
+import { exampleFromNow } from '../../../common/http/example-dates';
 
 export class CreateApiKeyDto {
   /** A label to recognise the key by. */
@@ -33,7 +34,7 @@ export class CreateApiKeyDto {
   scopes?: Scope[] | null;
 
   /** When the key stops working; in the future, and no later than the caller's own expiry. */
-  @ApiPropertyOptional({ format: 'date-time', example: '2027-01-01T00:00:00.000Z' })
+  @ApiPropertyOptional({ format: 'date-time', ...exampleFromNow(364, '00:00') })
   @IsOptional()
   @IsISO8601({ strict: true })
   expiresAt?: string;

@@ -74,8 +74,12 @@ export class CreatePatientDto {
   @IsTagList()
   tags?: string[];
 
-  /** Keys must be defined custom fields (GET /patients/custom-fields); values must fit their type. */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { insurer: 'Bupa' } })
+  /**
+   * Keys must be defined custom fields (GET /patients/custom-fields); values must fit their type, e.g.
+   * `{"insurer": "Bupa"}` once a text field `insurer` is defined. The example is empty so that it works on a
+   * tenant that has defined none.
+   */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: {} })
   @IsOptional()
   @IsObject()
   customFields?: Record<string, unknown>;

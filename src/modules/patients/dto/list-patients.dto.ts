@@ -54,7 +54,7 @@ export class ListPatientsQueryDto extends PageQueryDto {
   dateFrom?: string;
 
   /** Created at or before (date or date-time; a date means its end, UTC). */
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-12-31T23:59:59.999Z' })
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-30T23:59:59.999Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   dateTo?: string;

@@ -78,8 +78,12 @@ export class UpdatePatientDto {
   @IsTagList()
   tags?: string[] | null;
 
-  /** Merged per key; a `null` value removes that key; `null` for the whole object removes every key. */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: { insurer: 'AXA' } })
+  /**
+   * Merged per key; a `null` value removes that key; `null` for the whole object removes every key. Keys must
+   * be defined custom fields, e.g. `{"insurer": "AXA"}` once `insurer` is defined (the example is empty so that
+   * it works on a tenant that has defined none).
+   */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: {} })
   @WhenClearable()
   @IsObject()
   customFields?: Record<string, unknown> | null;

@@ -4,6 +4,7 @@ import { CreatePatientDto } from '../../patients/dto/create-patient.dto';
 import { DateRangeQueryDto } from '../../scheduling/dto/availability.dto';
 import { IsInstant } from '../../scheduling/dto/is-instant';
 import { SchedulerDto } from './scheduler.dto';
+import { exampleFromNow } from '../../../common/http/example-dates';
 
 /** Who a public page books with: a name and a timezone, never an id. */
 export class PublicProviderDto {
@@ -25,10 +26,10 @@ export class PublicSchedulerDto extends PickType(SchedulerDto, ['id', 'name', 's
 export class PublicAvailabilityQueryDto extends DateRangeQueryDto {}
 
 export class PublicSlotDto {
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:00') })
   start!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:30:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:30') })
   end!: string;
 }
 
@@ -47,7 +48,7 @@ export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', '
   email!: string;
 
   /** The start: one of the page's free slots. */
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:00:00Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:00') })
   @IsInstant()
   datetime!: string;
 }
@@ -61,10 +62,10 @@ export class PublicBookingResultDto {
   @ApiProperty({ format: 'uuid', example: '0193a5b2-9e10-7c3d-b2a1-5f6e7d8c9b0a' })
   schedulerId!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:00') })
   datetime!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T14:30:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:30') })
   end!: string;
 
   /** Minutes. */

@@ -6,6 +6,7 @@ import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';
 import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
+import { exampleFromNow } from '../../../common/http/example-dates';
 
 export class BookAppointmentDto {
   @ApiProperty({ format: 'uuid' })
@@ -17,7 +18,7 @@ export class BookAppointmentDto {
   providerId!: string;
 
   /** The start, with Z or an offset. */
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T13:00:00Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '15:00') })
   @IsInstant()
   datetime!: string;
 
@@ -50,7 +51,7 @@ export class UpdateAppointmentDto {
   @IsIn(APPOINTMENT_STATUSES)
   status?: AppointmentStatus;
 
-  @ApiPropertyOptional({ format: 'date-time', example: '2027-03-16T14:00:00Z' })
+  @ApiPropertyOptional({ format: 'date-time', ...exampleFromNow(7, '15:00') })
   @WhenPresent()
   @IsInstant()
   datetime?: string;
@@ -115,7 +116,7 @@ export class AppointmentDto {
   providerId!: string;
 
   /** The start. */
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T13:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '15:00') })
   datetime!: string;
 
   /** Minutes. */
@@ -123,7 +124,7 @@ export class AppointmentDto {
   duration!: number;
 
   /** datetime + duration. */
-  @ApiProperty({ format: 'date-time', example: '2027-03-15T13:30:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '15:30') })
   end!: string;
 
   @ApiProperty({ enum: APPOINTMENT_STATUSES })

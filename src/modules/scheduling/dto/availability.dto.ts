@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { exampleFromNow } from '../../../common/http/example-dates';
 
 /** A date (YYYY-MM-DD, in the provider's timezone) or a date-time with Z or an offset. */
 export const DATE_OR_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -9,13 +10,13 @@ const DATE_OR_INSTANT_MESSAGE = 'must be a date (YYYY-MM-DD) or a date-time with
 /** startDate and endDate of an availability query (at most 31 days apart). */
 export class DateRangeQueryDto {
   /** Start of the range: a date (its start in the provider's timezone) or a date-time. */
-  @ApiProperty({ example: '2027-03-12' })
+  @ApiProperty({ ...exampleFromNow(0) })
   @IsString()
   @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
   startDate!: string;
 
   /** End of the range: a date (included whole, in the provider's timezone) or a date-time. At most 31 days after startDate. */
-  @ApiProperty({ example: '2027-03-18' })
+  @ApiProperty({ ...exampleFromNow(4) })
   @IsString()
   @Matches(DATE_OR_INSTANT, { message: DATE_OR_INSTANT_MESSAGE })
   endDate!: string;
@@ -42,10 +43,10 @@ export class SlotDto {
   @ApiProperty({ format: 'uuid' })
   providerId!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2027-03-12T14:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '15:00') })
   start!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2027-03-12T14:30:00.000Z' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '15:30') })
   end!: string;
 }
 

@@ -2,14 +2,15 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageOf } from '../../../common/http/pagination';
 import { IsInstant } from './is-instant';
+import { exampleFromNow } from '../../../common/http/example-dates';
 
 export class CreateTimeOffDto {
-  @ApiProperty({ format: 'date-time', example: '2027-03-22T00:00:00-04:00' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(14, '00:00') })
   @IsInstant()
   start!: string;
 
   /** After start. */
-  @ApiProperty({ format: 'date-time', example: '2027-03-27T00:00:00-04:00' })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(19, '00:00') })
   @IsInstant()
   end!: string;
 

@@ -1,0 +1,61 @@
+import type { ApiPropertyOptions, OpenAPIObject } from '@nestjs/swagger';
+
+/**
+ * The OpenAPI extension that says how an example date is computed when the document is served: a date a
+ * request must give in the future (an appointment, an availability range, time off, a key's expiry), and the
+ * answers that show it. The committed openapi.json carries the rule and no date, so nothing in it goes stale
+ * and it does not change with the day it was generated; /api/docs and /api/docs-json fill `example` in.
+ */
+export const EXAMPLE_FROM_NOW = 'x-example-from-now';
+
+export interface ExampleFromNow {
+  /** Days after the next Monday (UTC, 1 to 7 days ahead): a weekday, inside usual working hours. */
+  daysAfterNextMonday: number;
+  /** `HH:MM` UTC: the example is that date-time; absent, the date (YYYY-MM-DD). */
+  time?: string;
+}
+
+/**
+ * Options to spread into @ApiProperty for such a date, e.g. `@ApiProperty({ format: 'date-time',
+ * ...exampleFromNow(0, '15:00') })`: next Monday at 15:00 UTC (10:00 or 11:00 in New York, 15:00 or 16:00 in
+ * London: inside working hours on both sides of the Atlantic, whatever the daylight-saving time).
+ */
+export function exampleFromNow(daysAfterNextMonday: number, time?: string): ApiPropertyOptions {
+  const rule: ExampleFromNow = time === undefined ? { daysAfterNextMonday } : { daysAfterNextMonday, time };
+  return { [EXAMPLE_FROM_NOW]: rule } as ApiPropertyOptions;
+}
+
+/** The example a rule gives at `now`. */
+export function exampleDate(rule: ExampleFromNow, now: Date): string {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const untilMonday = 7 - ((now.getUTCDay() + 6) % 7); // Monday: 7, Sunday: 1
+  const day = new Date(today + (untilMonday + rule.daysAfterNextMonday) * 86_400_000).toISOString().slice(0, 10);
+  return rule.time === undefined ? day : `${day}T${rule.time}:00.000Z`;
+}
+
+/** A copy of the document with every rule's example computed at `now`. */
+export function withExamplesFromNow(document: OpenAPIObject, now: Date): OpenAPIObject {
+  const fill = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(fill);
+    if (!value || typeof value !== 'object') return value;
+    const out = Object.fromEntries(Object.entries(value).map(([key, v]) => [key, fill(v)]));
+    const rule = (value as Record<string, unknown>)[EXAMPLE_FROM_NOW] as ExampleFromNow | undefined;
+    if (rule) out.example = exampleDate(rule, now);
+    return out;
+  };
+  return fill(document) as OpenAPIObject;
+}
+
+/**
+ * The document to serve, its examples computed from `now()` and rebuilt only when they change (each
+ * Monday), so that a server running for months never shows a date in the past.
+ */
+export function servedWithExamplesFromNow(document: OpenAPIObject, now: () => Date): () => OpenAPIObject {
+  let served: { nextMonday: string; document: OpenAPIObject } | undefined;
+  return () => {
+    const at = now();
+    const nextMonday = exampleDate({ daysAfterNextMonday: 0 }, at);
+    if (served?.nextMonday !== nextMonday) served = { nextMonday, document: withExamplesFromNow(document, at) };
+    return served.document;
+  };
+}
