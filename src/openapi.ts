@@ -44,7 +44,7 @@ const DESCRIPTION = [
   'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Lists take `limit` (1–100, default 50) and `cursor`, and answer `nextCursor`.',
   'Every response carries `X-Request-Id`. Creates answer 201 with a `Location` header; deletes answer 204.',
   '',
-  'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota.',
+  'Rate limits are per API key (per client IP without a valid key) over sliding windows; every `/api/v1` response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the tightest window and the IETF `RateLimit-Policy` / `RateLimit` fields; 429 `rate_limited` carries `Retry-After`. A refused request uses no quota. While Redis is unreachable each API instance counts with the same limits in its own memory (never unlimited, and no 503 for it).',
   'Every authenticated POST takes an `Idempotency-Key` (1–255 characters) that makes retries safe for 24 hours.',
 ].join('\n');
 
