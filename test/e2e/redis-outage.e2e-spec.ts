@@ -2,8 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient } from '../helpers/patients';
-import { sleep } from '../helpers/processes';
-import { PrivateRedis } from '../helpers/redis-server';
+import { BuiltProcess, sleep } from '../helpers/processes';
+import { freePort, PrivateRedis } from '../helpers/redis-server';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
 
 const OUTAGE_MS = 20_000;
@@ -26,7 +26,7 @@ interface Timed {
 describe('Redis outage', () => {
   let redis: PrivateRedis;
   let receiver: SmtpReceiver;
-  let api: NestFastifyApplication;
+  let api: BuiltProcess;
   let worker: NestFastifyApplication;
   let limited: NestFastifyApplication;
   let base: string;
@@ -41,22 +41,24 @@ describe('Redis outage', () => {
       SMTP_URL: receiver.url,
       // Every request passes the rate limiter, which counts in Redis (generous limits: the run's).
     };
-    api = await startApp({ ...env, WORKERS: 'off' });
+    // The API as it is deployed: its own process (dist/main.js), without workers; the workers run here.
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    api = BuiltProcess.start('main.js', { ...env, WORKERS: 'off', HOST: '127.0.0.1', PORT: String(port) });
     worker = await startApp(env);
     limited = await startApp({ ...env, WORKERS: 'off', RATE_LIMIT_TEST_PER_SECOND: '3' });
-    await api.listen(0, '127.0.0.1');
-    base = await api.getUrl();
-    tenant = await createTenant(api);
-  }, 60_000);
+    await api.waitUntilLive(base);
+    tenant = await createTenant(worker);
+  }, 120_000);
 
   afterAll(async () => {
     if (!redis.running) await redis.restart();
-    await api?.close();
+    await api?.stop('SIGTERM');
     await worker?.close();
     await limited?.close();
     await receiver?.stop();
     await redis?.kill();
-  });
+  }, 60_000);
 
   async function timed(what: string, method: string, path: string, body?: unknown, key = tenant.testKey): Promise<Timed> {
     const started = performance.now();
@@ -71,13 +73,13 @@ describe('Redis outage', () => {
   }
 
   it('keeps serving while Redis is down, sends every email accepted meanwhile once, and recovers within 2 s', async () => {
-    const patient = await createPatient(api, tenant.testKey, { email: 'outage@example.test' });
+    const patient = await createPatient(worker, tenant.testKey, { email: 'outage@example.test' });
     const send = (n: string): Promise<Timed> =>
       timed('send', 'POST', '/api/v1/emails/send', { patientId: patient.id, subject: `Outage ${n}`, textContent: 'x' });
     const before = await send('before');
     expect(before.status).toBe(202);
     await eventually(async () => expect(receiver.byMessageId(before.body.messageId)).toHaveLength(1), 20_000);
-    const doomed = await client(api, tenant.testKey).post('/api/v1/settings/portal-access-keys', { name: 'revoked during the outage' });
+    const doomed = await client(worker, tenant.testKey).post('/api/v1/settings/portal-access-keys', { name: 'revoked during the outage' });
     expect((await timed('cached', 'GET', '/api/v1/me', undefined, doomed.body.key)).status).toBe(200);
 
     await redis.kill();
