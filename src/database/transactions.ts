@@ -22,6 +22,9 @@ export interface RecoveryLog {
 /** Set only around a request that holds an Idempotency-Key, so other requests pay nothing for it. */
 export const recoveryLog = new AsyncLocalStorage<RecoveryLog>();
 
+/** What runs once a transaction has committed; never awaited by the work's caller. */
+type AfterCommit = () => void;
+
 /**
  * The one way a service opens a transaction. `work` receives the transaction's entity manager and passes
  * it as the last argument (`tx`) of every repository call that must commit or roll back with it; a
@@ -36,12 +39,27 @@ export const recoveryLog = new AsyncLocalStorage<RecoveryLog>();
  */
 @Injectable()
 export class Transactions {
+  /** Keyed by the transaction's entity manager, which TypeORM creates afresh for each transaction. */
+  private readonly afterCommits = new WeakMap<EntityManager, AfterCommit[]>();
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   run<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     const log = recoveryLog.getStore();
-    if (!log?.active) return this.dataSource.transaction(work);
+    if (!log?.active) return this.transaction(work);
     return this.runRecorded(log, work);
+  }
+
+  /**
+   * Calls `fn` once `tx` has committed and its connection is back in the pool, without the caller of
+   * `run` waiting for it (dropped if `tx` rolls back). Only for JobOutbox's prompt dispatch: work that
+   * must follow a commit is recorded in the transaction through JobOutbox, whose relay does it if this
+   * call never happens (a transaction opened outside `run`, or a process that died right after COMMIT).
+   */
+  afterCommit(tx: EntityManager, fn: AfterCommit): void {
+    const list = this.afterCommits.get(tx);
+    if (list) list.push(fn);
+    else this.afterCommits.set(tx, [fn]);
   }
 
   /**
@@ -58,12 +76,23 @@ export class Transactions {
   private async runRecorded<T>(log: RecoveryLog, work: (tx: EntityManager) => Promise<T>): Promise<T> {
     const replayed = log.replay();
     if (replayed) return replayed.value as T;
-    const result = await this.dataSource.transaction(async (tx) => {
+    const result = await this.transaction(async (tx) => {
       const value = await work(tx);
       await log.record(value, tx);
       return value;
     });
     log.committed();
+    return result;
+  }
+
+  private async transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    let manager: EntityManager | undefined;
+    const result = await this.dataSource.transaction((tx) => {
+      manager = tx;
+      return work(tx);
+    });
+    const callbacks = manager && this.afterCommits.get(manager);
+    if (callbacks) for (const fn of callbacks) fn();
     return result;
   }
 }

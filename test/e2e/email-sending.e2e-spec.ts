@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { EmailMessagesService } from '../../src/modules/email/email-messages.service';
-import { EmailSweep } from '../../src/modules/email/email-sweep';
+import { JobOutboxRelay } from '../../src/common/queue/job-outbox-relay';
 import { clock } from '../../src/common/time/clock';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
@@ -243,20 +243,28 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     expect(receiver.byMessageId(rolledBack)).toHaveLength(0);
   });
 
-  it('the sweep adds the job of a committed message that never got one, which then sends it once', async () => {
+  it('the job outbox relay adds the job of a committed message whose own process never did, which then sends it once', async () => {
     const db = app.get(DataSource);
+    // As a process that died right after its COMMIT leaves them: the message and its recorded job.
     const [{ id }] = await db.query(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, $2::timestamptz - interval '2 minutes', $2, $2)
+       VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, $2, $2, $2)
        RETURNING id`,
       [tenant.id, clock.now()],
     );
-    expect(await app.get(EmailSweep).runOnce()).toContain(id);
+    await db.query(
+      `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
+       VALUES (gen_random_uuid(), $1, 'email-send', $2, $3, NULL, now() - interval '1 second')`,
+      [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: tenant.id, mode: 'test' }, { jobId: id }],
+    );
+    const relay = app.get(JobOutboxRelay);
+    await eventually(async () => expect(receiver.byMessageId(id)).toHaveLength(1), 20_000);
     const message = await settled(app, tenant.testKey, id);
     expect(message).toMatchObject({ status: 'sent', attempts: 1 });
+    // Added once: the row is gone, and another pass adds nothing.
+    expect(await db.query(`SELECT 1 FROM job_outbox WHERE payload->>'messageId' = $1`, [id])).toHaveLength(0);
+    expect(await relay.runOnce()).toBe(0);
     expect(receiver.byMessageId(id)).toHaveLength(1);
-    // Once taken up, a message is not swept again until it is overdue again.
-    expect(await app.get(EmailSweep).runOnce()).not.toContain(id);
   });
 
   it('sends again, with the same Message-ID, a message left sending by a worker that died before recording the answer', async () => {
@@ -264,12 +272,18 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const [{ id }] = await db.query(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, handed_over_at,
                                    next_attempt_at, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, 'test', 'orphan@example.test', 'Orphaned', 'x', 'sending', 1, now() - interval '2 minutes',
-               now() - interval '2 minutes', now(), now())
+       VALUES (gen_random_uuid(), $1, 'test', 'orphan@example.test', 'Orphaned', 'x', 'sending', 1, $2::timestamptz - interval '2 minutes',
+               $2::timestamptz - interval '2 minutes', $2, $2)
        RETURNING id`,
-      [tenant.id],
+      [tenant.id, clock.now()],
     );
-    expect(await app.get(EmailSweep).runOnce()).toContain(id);
+    // Its job runs again, as BullMQ re-runs the stalled job of a worker that died.
+    await db.query(
+      `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
+       VALUES (gen_random_uuid(), $1, 'email-send', $2, $3, NULL, now() - interval '1 second')`,
+      [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: tenant.id, mode: 'test' }, { jobId: `${id}_rerun` }],
+    );
+    await eventually(async () => expect(receiver.byMessageId(id)).toHaveLength(1), 20_000);
     const message = await settled(app, tenant.testKey, id);
     expect(message).toMatchObject({ status: 'sent', attempts: 2, lastError: null, smtpMessageId: expect.stringMatching(/^TEST\d+$/) });
     expect(receiver.byMessageId(id)).toHaveLength(1);

@@ -1,10 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken, ThrottlerStorage } from '@nestjs/throttler';
-import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import Redis from 'ioredis';
 import { RedisService } from '../../src/common/redis/redis.service';
 import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
+import { PrivateRedis } from '../helpers/redis-server';
 
 /** All windows off (0 = no limit) unless set: each test states exactly the limits it exercises. */
 const NO_LIMITS: Record<string, string> = Object.fromEntries(
@@ -318,86 +317,40 @@ describe('Rate limits (sliding window per key and per IP, contract section 6)', 
   });
 
   describe('Redis down', () => {
-    let redisProcess: ChildProcess | undefined;
-    let port: number;
+    let redis: PrivateRedis | undefined;
 
-    const freePort = (): Promise<number> =>
-      new Promise((resolve, reject) => {
-        const server = createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-          const address = server.address();
-          server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-        });
-      });
+    afterAll(() => redis?.kill());
 
-    async function startRedis(): Promise<void> {
-      redisProcess = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], {
-        stdio: 'ignore',
-      });
-      for (let i = 0; i < 50; i++) {
-        const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        probe.on('error', () => undefined);
-        try {
-          await probe.connect();
-          if ((await probe.ping()) === 'PONG') return;
-        } catch {
-          await sleep(50);
-        } finally {
-          probe.disconnect();
-        }
-      }
-      throw new Error('redis-server did not start');
-    }
-
-    async function stopRedis(): Promise<void> {
-      const child = redisProcess;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      await new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGKILL');
-      });
-    }
-
-    async function until(predicate: () => boolean, what: string): Promise<void> {
-      for (let i = 0; i < 100; i++) {
-        if (predicate()) return;
-        await sleep(50);
-      }
-      throw new Error(`timed out waiting for ${what}`);
-    }
-
-    afterAll(stopRedis);
-
-    it('answers 503 service_unavailable (never unlimited) and recovers when Redis returns', async () => {
-      port = await freePort();
-      await startRedis();
+    it('counts per instance with the same limits (never unlimited, never 503) and goes back to Redis when it returns', async () => {
+      redis = await PrivateRedis.start();
       // Closed here, while its Redis is up: a client whose quit failed would keep reconnecting after the run.
-      const app = await limited(
-        { RATE_LIMIT_TEST_PER_SECOND: '100', RATE_LIMIT_IP_PER_SECOND: '100' },
-        { REDIS_URL: `redis://127.0.0.1:${port}` },
-      );
+      const app = await limited({ RATE_LIMIT_TEST_PER_SECOND: '3', RATE_LIMIT_IP_PER_SECOND: '2' }, { REDIS_URL: redis.url });
       try {
-        const redis = app.get(RedisService);
+        const service = app.get(RedisService);
         const c = client(app, (await createTenant(app)).testKey);
         expect((await c.get(practice)).status).toBe(200);
 
-        await stopRedis();
-        await until(() => redis.client.status !== 'ready', 'the client to notice');
-        const down = await c.get(practice);
-        expect(down.status).toBe(503);
-        expect(down.body).toMatchObject({ code: 'service_unavailable' });
-        expect(down.headers['retry-after']).toBe('1');
-        const anonymous = await call(app, 'GET', practice);
-        expect(anonymous.status).toBe(503); // the 401 path is limited per IP, which needs Redis too
+        await redis.kill();
+        await eventually(async () => expect(service.client.status).not.toBe('ready'));
+        const down = [await c.get(practice), await c.get(practice), await c.get(practice), await c.get(practice)];
+        expect(down.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+        expect(down[2].headers['x-ratelimit-remaining']).toBe('0');
+        expect(down[3].body).toMatchObject({ code: 'rate_limited' });
+        expect(Number(down[3].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        // The 401 path is limited per IP, in memory too.
+        const anonymous = [await call(app, 'GET', practice), await call(app, 'GET', practice), await call(app, 'GET', practice)];
+        expect(anonymous.map((r) => r.status)).toEqual([401, 401, 429]);
 
-        await startRedis();
-        await until(() => redis.client.status === 'ready', 'the client to reconnect');
+        await redis.restart();
+        await eventually(async () => expect(service.client.status).toBe('ready'));
+        // Counted in Redis again (it came back empty, so the count is this request alone).
+        await sleep(1_100);
         const back = await c.get(practice);
         expect(back.status).toBe(200);
-        expect(back.headers['x-ratelimit-remaining']).toBe('99');
+        expect(back.headers['x-ratelimit-remaining']).toBe('2');
+        expect(await service.client.keys(service.key('rl', 'key:*'))).toHaveLength(1);
       } finally {
-        if (redisProcess?.exitCode === null && redisProcess.signalCode === null) await app.close();
+        if (redis.running) await app.close();
         else app.get(RedisService).client.disconnect();
       }
     });

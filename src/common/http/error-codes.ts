@@ -37,10 +37,18 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: 'Payload too large', when: 'The body exceeds the limit of the endpoint' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', when: 'A body that is not application/json in UTF-8' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused', when: 'The Idempotency-Key was used with another request' },
-  rate_limited: { status: 429, title: 'Too many requests', when: 'A rate limit is exceeded; see Retry-After' },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    when: 'A rate limit is exceeded (counted in Redis, or per instance while Redis is unreachable); see Retry-After',
+  },
   headers_too_large: { status: 431, title: 'Request headers too large', when: 'The request headers exceed the server limit' },
   internal_error: { status: 500, title: 'Internal error', when: 'Anything unexpected; it is logged, the body holds no internals' },
-  service_unavailable: { status: 503, title: 'Service unavailable', when: 'PostgreSQL or Redis is unreachable' },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    when: 'PostgreSQL is unreachable (Redis being unreachable fails no request: rate limits are then counted per instance)',
+  },
 } as const satisfies Record<string, { status: number; title: string; when: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,7 +1,8 @@
 import { getQueueToken } from '@nestjs/bullmq';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
+import type Redis from 'ioredis';
 import { JobName, JobPayloads, QueueName, queueOf, QUEUES } from './queues';
 
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
@@ -19,15 +20,37 @@ export function finalFailureReason(job: Pick<Job, 'failedReason' | 'attemptsMade
   return attempts > 1 && job.attemptsMade >= attempts ? `gave up after ${job.attemptsMade} attempts: ${reason}` : reason;
 }
 
-/** Adds jobs with their queue's options (QUEUES), and tells whether BullMQ has given up on one. */
+/**
+ * Adds jobs with their queue's options (QUEUES), and tells whether BullMQ has given up on one. Its calls
+ * fail at once while Redis is away (see QueueModule's producer connection). Modules do not add jobs
+ * themselves: they record them with JobOutbox, which adds them here.
+ */
 @Injectable()
-export class JobQueue implements OnModuleInit {
+export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   private readonly queues = new Map<QueueName, Queue>();
+  private connection?: Redis;
 
   constructor(private readonly moduleRef: ModuleRef) {}
 
   onModuleInit(): void {
-    for (const name of Object.values(QueueName)) this.queues.set(name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
+    for (const name of Object.values(QueueName)) {
+      const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+      // Connection errors while Redis is away: failed adds and the readiness check report the outage.
+      queue.on('error', () => undefined);
+      this.queues.set(name, queue);
+    }
+    // Every queue shares the producer connection (QueueModule).
+    this.connection = this.queue(QueueName.EmailSends).opts.connection as Redis;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // A shared connection is left open by the queues' own close.
+    await this.connection?.quit().catch(() => undefined);
+  }
+
+  /** Whether the producer connection is up: while it is not, an add would only fail. */
+  get available(): boolean {
+    return this.connection?.status === 'ready';
   }
 
   /**

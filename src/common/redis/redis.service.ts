@@ -15,6 +15,20 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   };
 }
 
+/**
+ * Every connection of the app retries this often after losing Redis (BullMQ's own default backs off to
+ * 20 s), so that everything is back within about a second of Redis returning.
+ */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(attempt * 100, 1000);
+}
+
+/**
+ * How long a command on a connection that a request may wait on (rate limits, adding jobs) may take: a
+ * Redis that stops answering without closing the connection fails such commands after this, not never.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 type MessageHandler = (message: string) => void;
 
 /**
@@ -37,12 +51,17 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       connectTimeout: 2000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      retryStrategy: reconnectDelayMs,
     };
     // Auto-pipelining sends the commands of one event-loop turn (the rate-limit scripts of the requests
     // that arrived together) in one write, which Redis reads and answers in one go: it halves Redis's CPU per
     // request under load (bench/README.md) and leaves each script atomic.
-    this.client = new Redis({ ...options, connectionName: 'practice-api', enableAutoPipelining: true });
+    this.client = new Redis({
+      ...options,
+      connectionName: 'practice-api',
+      enableAutoPipelining: true,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    });
     this.subscriber = new Redis({ ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
     this.client.on('error', (err: Error) => this.logger.warn(`redis: ${err.message}`));
     this.subscriber.on('error', () => undefined);
@@ -64,6 +83,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /** Namespaced key: every key this service writes starts with REDIS_PREFIX. */
   key(...parts: string[]): string {
     return [this.config.redis.prefix, ...parts].join(':');
+  }
+
+  /** False while the command connection is down: callers with a fallback need not try (and fail) first. */
+  get available(): boolean {
+    return this.client.status === 'ready';
   }
 
   /** True while pub/sub messages arrive; a cache kept fresh by messages must not trust itself otherwise. */

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig, RateLimitWindow } from '../../config/app-config';
 import type { AuthContext } from '../auth/auth.types';
 import { RateLimitBudget, RateLimitInspector, UnauthenticatedRateLimit } from '../auth/rate-limit-inspector';
-import { ServiceUnavailableException } from '../http/problem';
+import { LocalSlidingWindow } from './local-sliding-window';
 import { rateLimitHeaders, retryAfterSeconds, WindowState } from './rate-limit-headers';
 import { RateLimitedException } from './rate-limit.exceptions';
 import { SlidingWindowResult, SlidingWindowStorage } from './sliding-window.storage';
@@ -22,11 +22,15 @@ function states(result: SlidingWindowResult): WindowState[] {
 /**
  * The rate-limit policy of contract section 6: an API key is counted with its mode's windows, anything
  * without a valid key with the per-IP windows. One Redis round trip per request; none when every window
- * of the subject is 0 (unlimited). Redis unreachable: 503, never unlimited.
+ * of the subject is 0 (unlimited). Redis unreachable: each instance counts in its own memory with the same
+ * limits (LocalSlidingWindow) until Redis answers again, so traffic is never unlimited and requests that
+ * need nothing else from Redis keep being served, without waiting on it.
  */
 @Injectable()
 export class RateLimiter implements RateLimitInspector, UnauthenticatedRateLimit {
   private readonly logger = new Logger(RateLimiter.name);
+  private readonly local = new LocalSlidingWindow();
+  private counting: 'shared' | 'local' = 'shared';
 
   constructor(
     private readonly storage: SlidingWindowStorage,
@@ -76,12 +80,25 @@ export class RateLimiter implements RateLimitInspector, UnauthenticatedRateLimit
   }
 
   private async evaluate(subject: RateLimitSubject, record: boolean): Promise<SlidingWindowResult> {
-    try {
-      return await this.storage.evaluate(subject.id, subject.windows, record);
-    } catch (err) {
-      // Failing closed: without Redis there is no shared count, and serving unlimited traffic is not an option.
-      this.logger.warn(`rate limiter unavailable: ${(err as Error).message}`);
-      throw new ServiceUnavailableException('Rate limiting is unavailable; try again shortly');
+    if (this.storage.available) {
+      try {
+        const shared = await this.storage.evaluate(subject.id, subject.windows, record);
+        this.switchTo('shared');
+        return shared;
+      } catch (err) {
+        this.switchTo('local', (err as Error).message);
+      }
+    } else {
+      this.switchTo('local', 'Redis is unreachable');
     }
+    return this.local.evaluate(subject.id, subject.windows, record);
+  }
+
+  /** One line when the counting moves between Redis and this instance's memory, not one per request. */
+  private switchTo(counting: 'shared' | 'local', why?: string): void {
+    if (this.counting === counting) return;
+    this.counting = counting;
+    if (counting === 'local') this.logger.warn(`rate limits counted per instance until Redis answers: ${why}`);
+    else this.logger.log('rate limits counted in Redis again');
   }
 }

@@ -111,6 +111,11 @@ export class SlidingWindowStorage implements ThrottlerStorage {
     redis.client.defineCommand('slidingWindow', { lua: SLIDING_WINDOW_LUA });
   }
 
+  /** False while Redis is unreachable (a call would fail at once). */
+  get available(): boolean {
+    return this.redis.available;
+  }
+
   /** Checks every window and, when `record` and all have room, counts the request in all of them. */
   async evaluate(subject: string, windows: readonly RateLimitWindow[], record: boolean): Promise<SlidingWindowResult> {
     const key = this.redis.key('rl', subject);

@@ -97,7 +97,14 @@ export class ApiKeyAuthenticator extends Authenticator implements OnModuleInit, 
     this.pendingEvictions.set(evictionId, pending);
     let timer: NodeJS.Timeout | undefined;
     try {
-      pending.expected = await this.redis.publish(REVOKED_CHANNEL, JSON.stringify({ keyHash, evictionId }));
+      try {
+        pending.expected = await this.redis.publish(REVOKED_CHANNEL, JSON.stringify({ keyHash, evictionId }));
+      } catch {
+        // Redis is unreachable (the call fails at once): no instance's subscription is up, and an instance
+        // trusts no cached key until its subscription is back (then it clears its cache), so the key
+        // already fails everywhere.
+        return;
+      }
       if (pending.acks >= pending.expected) return;
       const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), EVICTION_ACK_TIMEOUT_MS)));
       if (await Promise.race([confirmed.then(() => false), timedOut])) {

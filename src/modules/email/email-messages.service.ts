@@ -32,7 +32,7 @@ interface Recipient {
 
 /**
  * Queues messages and reads them back. A message is rendered when it is queued and stored as rendered;
- * the row commits before its job exists (EmailSendJobs adds it after COMMIT), and the worker (EmailSender)
+ * the message's job is recorded with its row and added once it commits (EmailSendJobs), and the worker (EmailSender)
  * takes it from there.
  */
 @Injectable()
@@ -62,8 +62,8 @@ export class EmailMessagesService {
 
   /**
    * Queues one message from a template to a patient inside the caller's transaction `tx`: the row is
-   * written in it and its job is added once it commits (nothing is sent if it rolls back; if the process
-   * dies between the COMMIT and the add, the sweep adds the job within about a minute). For sequence
+   * written in it and its job is added once it commits (nothing is sent if it rolls back; the job outbox
+   * adds the job whenever Redis can take it). For sequence
    * steps: with `enrollmentId` and `step`, queueing the same step again answers the same message id.
    * The patient must have an email address and the template must exist in the caller's tenant and mode
    * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who has opted out gets
@@ -116,7 +116,7 @@ export class EmailMessagesService {
       },
       tx,
     );
-    if (created) await this.jobs.addAfterCommit(tx, { messageId: id, tenantId: auth.tenantId, mode: auth.mode });
+    if (created) await this.jobs.record(tx, { messageId: id, tenantId: auth.tenantId, mode: auth.mode });
     return { id };
   }
 

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../common/auth/route-policy.decorator';
+import { JobQueue } from '../../common/queue/job-queue';
 import { RedisService } from '../../common/redis/redis.service';
 import { SkipRateLimit } from '../../common/traffic/rate-limit.guard';
 
@@ -15,6 +16,7 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly redis: RedisService,
+    private readonly jobs: JobQueue,
   ) {}
 
   @Get('live')
@@ -32,10 +34,12 @@ export class HealthController {
     return this.health.check([() => this.db.pingCheck('database', { timeout: 2000 }), () => this.redisCheck()]);
   }
 
+  /** Both connections a request may use: commands (rate limits) and the queues' producer. Each fails at once while Redis is away. */
   private async redisCheck() {
     const indicator = this.indicators.check('redis');
     try {
       await this.redis.client.ping();
+      if (!this.jobs.available) return indicator.down({ message: 'the queue connection is reconnecting' });
       return indicator.up();
     } catch (err) {
       return indicator.down({ message: (err as Error).message });

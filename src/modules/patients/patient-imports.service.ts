@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { uuidv7 } from '../../common/ids';
 import { AuthContext } from '../../common/auth/auth.types';
-import { ServiceUnavailableException } from '../../common/http/problem';
-import { describeError, JobFailure } from '../../common/queue/job-handler';
+import { JobFailure } from '../../common/queue/job-handler';
+import { JobOutbox } from '../../common/queue/job-outbox';
 import { JobQueue } from '../../common/queue/job-queue';
 import { JobName } from '../../common/queue/queues';
 import { violates } from '../../database/database-errors';
@@ -45,7 +45,7 @@ interface CheckedRows {
 }
 
 /**
- * Bulk import: the request stores the rows and enqueues a job; the worker validates and writes them in
+ * Bulk import: the request stores the rows and records its job (JobOutbox); the worker validates and writes them in
  * batches. Each batch's writes and the advance of the job's `processed` cursor commit together, so a worker
  * that dies mid-job is retried from the last committed batch: no row lost, none written twice.
  */
@@ -56,6 +56,7 @@ export class PatientImportsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
+    private readonly outbox: JobOutbox,
     private readonly imports: PatientImportsRepository,
     private readonly patients: PatientsRepository,
     private readonly customFields: CustomFieldsService,
@@ -75,14 +76,13 @@ export class PatientImportsService {
       createdByKeyId: auth.apiKeyId,
       completedAt: null,
     };
-    const job = await this.transactions.run(async (tx) => this.imports.insert(auth, values, tx));
-    try {
+    const job = await this.transactions.run(async (tx) => {
+      const inserted = await this.imports.insert(auth, values, tx);
       // The import id is the BullMQ jobId: adding it twice never runs it twice.
-      await this.jobs.add(JobName.PatientImport, { importId: job.id, tenantId: auth.tenantId, mode: auth.mode }, { jobId: job.id });
-    } catch (err) {
-      await this.markFailed(auth, job.id, `it could not be queued: ${describeError(err)}`);
-      throw new ServiceUnavailableException('The import could not be queued; try again shortly');
-    }
+      const payload = { importId: inserted.id, tenantId: auth.tenantId, mode: auth.mode };
+      await this.outbox.add(tx, JobName.PatientImport, payload, { jobId: inserted.id });
+      return inserted;
+    });
     return { jobId: job.id, status: 'queued', total: rows.length };
   }
 

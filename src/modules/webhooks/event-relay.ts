@@ -7,14 +7,12 @@ import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
 
 /** Events fanned out per transaction. */
 const BATCH = 200;
-/** A pending delivery this late with no worker on it has lost its job. */
-const OVERDUE_GRACE_MS = 60_000;
 
 /**
- * Moves committed events from the outbox into delivery jobs, every EVENTS_RELAY_INTERVAL_MS, in every
- * worker process. Any number of relays may run at once: each event is fanned out by exactly one (see
- * OutboxRelayRepository.dispatch). Jobs are added after the commit; if the process dies in between, the
- * sweep of overdue deliveries adds them later, so nothing committed is lost.
+ * Fans committed events out into deliveries, every EVENTS_RELAY_INTERVAL_MS, in every worker process. Any
+ * number of relays may run at once: each event is fanned out by exactly one (see
+ * OutboxRelayRepository.dispatch). Each delivery's first attempt is recorded in the same transaction
+ * (JobOutbox), so nothing committed is lost.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -42,16 +40,15 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     await this.task.stop();
   }
 
-  /** One pass: fans out every undispatched event, then re-enqueues overdue deliveries. */
+  /** One pass: fans out every undispatched event. */
   async runOnce(): Promise<void> {
     for (;;) {
-      const { events, deliveries } = await this.transactions.run((tx) => this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts, tx));
-      await Promise.all(deliveries.map((d) => this.jobs.enqueue(d)));
+      const events = await this.transactions.run(async (tx) => {
+        const dispatched = await this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts, tx);
+        await this.jobs.record(tx, dispatched.deliveries);
+        return dispatched.events;
+      });
       if (events < BATCH) break;
     }
-    const overdue = await this.relay.overdue(OVERDUE_GRACE_MS, 500);
-    // A new jobId per minute: the lost job's id may still be taken by a finished job.
-    const tag = `s${Math.floor(Date.now() / 60_000)}`;
-    await Promise.all(overdue.map((d) => this.jobs.enqueue(d, { tag })));
   }
 }

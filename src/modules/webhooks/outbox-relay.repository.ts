@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { uuidv7 } from '../../common/ids';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import type { Mode } from '../../database/tenant-owned.entity';
 
@@ -20,8 +19,6 @@ export interface DueDelivery {
  */
 @Injectable()
 export class OutboxRelayRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
   /**
    * Fans up to `limit` committed, undispatched events out into deliveries, one per subscribed enabled
    * endpoint, and marks them dispatched. Runs in the caller's transaction (`Transactions.run`), which
@@ -72,20 +69,6 @@ export class OutboxRelayRepository {
         maxAttempts,
         clock.now(),
       ],
-    );
-  }
-
-  /**
-   * Pending deliveries whose next attempt is overdue by more than `graceMs` and that no worker holds: their
-   * job was lost (a process died between its commit and enqueueing the job), so they need one again.
-   */
-  overdue(graceMs: number, limit: number): Promise<DueDelivery[]> {
-    return this.dataSource.query<DueDelivery[]>(
-      `SELECT id, tenant_id AS "tenantId", mode, attempt_count AS "attemptCount" FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < $3::timestamptz - make_interval(secs => $1::double precision / 1000)
-          AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT $2`,
-      [graceMs, limit, clock.now()],
     );
   }
 }

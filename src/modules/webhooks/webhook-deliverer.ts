@@ -92,11 +92,10 @@ export class WebhookDeliverer {
       );
       // A manual retry is one more try by hand: its failure does not switch the endpoint off.
       if (exhausted && !manual) await this.endpoints.disable(scope, endpoint.id, tx);
+      if (delayMs !== null) await this.jobs.record(tx, [{ id: deliveryId, tenantId, mode, attemptCount: attempt }], { delayMs });
     });
     if (exhausted) {
       this.logger.warn(`delivery ${deliveryId} failed after ${attempt} attempts${manual ? '' : `; endpoint ${endpoint.id} disabled`}`);
     }
-    // Lost if this process dies right here; the relay's sweep enqueues overdue deliveries again.
-    if (delayMs !== null) await this.jobs.enqueue({ id: deliveryId, tenantId, mode, attemptCount: attempt }, { delayMs });
   }
 }

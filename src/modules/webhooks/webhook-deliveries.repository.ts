@@ -99,7 +99,7 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
    * Opens a delivery for one more attempt, now (a manual retry). A settled delivery gets exactly one more
    * attempt; a pending one keeps its schedule, its next attempt simply comes now.
    */
-  async reopen(scope: TenantScope, id: string): Promise<WebhookDeliveryEntity | null> {
+  async reopen(scope: TenantScope, id: string, tx?: EntityManager): Promise<WebhookDeliveryEntity | null> {
     const rows = await this.sql<[WebhookDeliveryEntity[], number]>(
       scope,
       `UPDATE webhook_deliveries
@@ -108,6 +108,7 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
         WHERE tenant_id = $1 AND mode = $2 AND id = $3
         RETURNING id, attempt_count AS "attemptCount"`,
       [id, clock.now()],
+      tx,
     );
     return rows[0][0] ?? null;
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PageRequest } from '../../common/http/pagination';
+import { uuidv7 } from '../../common/ids';
 import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
@@ -111,7 +112,7 @@ export class WebhooksService {
         webhookId: endpoint.id,
         message: 'A test event sent from the API',
       });
-      return this.deliveries.insert(
+      const inserted = await this.deliveries.insert(
         scope,
         {
           endpointId: endpoint.id,
@@ -126,8 +127,9 @@ export class WebhooksService {
         },
         tx,
       );
+      await this.jobs.record(tx, [{ ...inserted, attemptCount: 0 }], { manual: true });
+      return inserted;
     });
-    await this.jobs.enqueue({ ...delivery, attemptCount: 0 }, { manual: true });
     return toDeliveryDto(delivery, []);
   }
 
@@ -146,9 +148,14 @@ export class WebhooksService {
     await this.endpoint(scope, id);
     const delivery = await this.deliveries.findOne(scope, { id: deliveryId, endpointId: id });
     if (!delivery) throw new NotFoundException('The delivery');
-    const reopened = await this.deliveries.reopen(scope, deliveryId);
-    if (!reopened) throw new NotFoundException('The delivery');
-    await this.jobs.enqueue({ id: deliveryId, ...scope, attemptCount: reopened.attemptCount }, { manual: true, tag: `m${Date.now()}` });
+    await this.transactions.run(async (tx) => {
+      const reopened = await this.deliveries.reopen(scope, deliveryId, tx);
+      if (!reopened) throw new NotFoundException('The delivery');
+      await this.jobs.record(tx, [{ id: deliveryId, ...scope, attemptCount: reopened.attemptCount }], {
+        manual: true,
+        tag: `m${uuidv7()}`,
+      });
+    });
     const fresh = (await this.deliveries.findById(scope, deliveryId))!;
     return toDeliveryDto(fresh, await this.deliveries.attemptsOf(scope, [deliveryId]));
   }

@@ -1,52 +1,62 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { uuidv7 } from '../../../common/ids';
 import { describeError } from '../../../common/queue/job-handler';
+import { JobOutbox } from '../../../common/queue/job-outbox';
 import { JobQueue } from '../../../common/queue/job-queue';
 import { JobName } from '../../../common/queue/queues';
-import { clock } from '../../../common/time/clock';
 import type { DueStep } from './enrollments.repository';
 
-/** Chunks of Redis calls at once when a resume, an archive or a large enrolment touches many steps. */
+/** Chunks of Redis calls at once when an archive touches many steps. */
 const CHUNK = 200;
 
 /**
- * Step jobs: jobId `<enrollmentId>_<step>`, delayed until the step is due. Added after the transaction
- * that made the step due has committed (a job never runs ahead of its row); if that add is lost (the
- * process died, Redis refused it), SequenceSweep adds it again, and adding an id that exists is a no-op.
+ * Step jobs: jobId `<enrollmentId>_<step>`, delayed until the step is due, recorded in the transaction
+ * that made the step due (JobOutbox), so a job never runs ahead of its row and is never lost.
  */
 @Injectable()
 export class SequenceStepJobs {
   private readonly logger = new Logger(SequenceStepJobs.name);
 
-  constructor(private readonly jobs: JobQueue) {}
+  constructor(
+    private readonly outbox: JobOutbox,
+    private readonly jobs: JobQueue,
+  ) {}
 
   static jobId(enrollmentId: string, step: number): string {
     return `${enrollmentId}_${step}`;
   }
 
-  /** Adds the jobs; a failure is logged, not thrown: the steps are committed and the sweep adds them. */
-  async add(steps: readonly DueStep[]): Promise<void> {
-    const now = clock.nowMs(); // due times are on the clock; BullMQ's delay is a duration from here
-    await this.inChunks(steps, 'adding', (s) =>
-      this.jobs.add(
-        JobName.EmailSequenceStep,
-        { enrollmentId: s.enrollmentId, step: s.step, tenantId: s.tenantId, mode: s.mode },
-        { jobId: SequenceStepJobs.jobId(s.enrollmentId, s.step), delay: Math.max(0, new Date(s.nextStepAt).getTime() - now) },
-      ),
+  /**
+   * Records the steps' jobs in `tx`. `resumed`: the steps of a resumed sequence get a job id of their own,
+   * since the job that found the step held may still hold the plain id while it finishes (the step is
+   * claimed by its number, so two jobs of one step still send once).
+   */
+  record(tx: EntityManager, steps: readonly DueStep[], resumed = false): Promise<void> {
+    const tag = resumed ? `_r${uuidv7()}` : '';
+    return this.outbox.addMany(
+      tx,
+      steps.map((s) => ({
+        name: JobName.EmailSequenceStep,
+        payload: { enrollmentId: s.enrollmentId, step: s.step, tenantId: s.tenantId, mode: s.mode },
+        options: { jobId: `${SequenceStepJobs.jobId(s.enrollmentId, s.step)}${tag}`, runAt: s.nextStepAt },
+      })),
     );
   }
 
-  /** Removes waiting or delayed jobs (archived sequences); a job that still runs finds its enrolment ended. */
+  /**
+   * Removes waiting or delayed jobs (archived sequences), after the archive committed; a job left behind
+   * (Redis away, a resumed step's own id) finds its enrolment ended and does nothing.
+   */
   async remove(steps: readonly DueStep[]): Promise<void> {
-    await this.inChunks(steps, 'removing', (s) =>
-      this.jobs.remove(JobName.EmailSequenceStep, SequenceStepJobs.jobId(s.enrollmentId, s.step)),
-    );
-  }
-
-  private async inChunks(steps: readonly DueStep[], what: string, fn: (step: DueStep) => Promise<unknown>): Promise<void> {
     try {
-      for (let i = 0; i < steps.length; i += CHUNK) await Promise.all(steps.slice(i, i + CHUNK).map(fn));
+      for (let i = 0; i < steps.length; i += CHUNK) {
+        await Promise.all(
+          steps.slice(i, i + CHUNK).map((s) => this.jobs.remove(JobName.EmailSequenceStep, SequenceStepJobs.jobId(s.enrollmentId, s.step))),
+        );
+      }
     } catch (err) {
-      this.logger.warn(`${what} ${steps.length} sequence step job(s) failed (${describeError(err)}); the sweep catches up`);
+      this.logger.warn(`removing ${steps.length} sequence step job(s) failed (${describeError(err)}); they end as stale`);
     }
   }
 }

@@ -28,7 +28,7 @@ export type StepOutcome = 'sent' | 'completed' | 'held' | 'stale' | 'cancelled';
  * running steps, and a step for a PATCH), then the enrolment row is locked and the step claimed by its
  * number, so a duplicated or re-run job does nothing. The step queues its message through
  * EmailMessagesService.queue in the same transaction (one message per enrolment and step, unique), then
- * moves the enrolment to the next step; that step's delayed job is added after COMMIT.
+ * moves the enrolment to the next step and records that step's delayed job (JobOutbox).
  */
 @Injectable()
 export class SequenceSteps {
@@ -51,7 +51,7 @@ export class SequenceSteps {
     // In order: a step waits until the previous step's message has left (or failed, or was suppressed),
     // else two steps with short delays would race each other through the send queue.
     if (plain.lastMessageId && !(await this.settled(scope, plain.lastMessageId))) throw new JobNotReadyError(PREVIOUS_STEP_WAIT_MS);
-    const { outcome, next } = await this.transactions.run(async (tx) => {
+    const { outcome } = await this.transactions.run(async (tx) => {
       const sequence = await this.sequences.findByIdLocked(scope, plain.sequenceId, tx, 'FOR KEY SHARE');
       const enrollment = await this.enrollments.findByIdLocked(scope, enrollmentId, tx);
       if (!sequence || !enrollment || enrollment.status !== 'active' || enrollment.currentStep !== step)
@@ -99,10 +99,9 @@ export class SequenceSteps {
         messageId,
         tx,
       );
-      const due = dueStep(advanced);
-      return { outcome: 'sent' as const, next: { ...due, nextStepAt: new Date(due.nextStepAt).toISOString() } };
+      await this.stepJobs.record(tx, [dueStep(advanced)]);
+      return { outcome: 'sent' as const };
     });
-    if (next) await this.stepJobs.add([next]);
     return outcome;
   }
 

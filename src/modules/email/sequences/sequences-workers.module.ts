@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
 import { SequenceStepsProcessor } from './sequence-steps.processor';
-import { SequenceSweep } from './sequence-sweep';
 import { SequencesModule } from './sequences.module';
 
-/** The step job's handler and the sweep of lost step jobs; imported by WorkersModule. */
+/** The step job's handler; imported by WorkersModule. */
 @Module({
   imports: [SequencesModule],
-  providers: [SequenceStepsProcessor, SequenceSweep],
+  providers: [SequenceStepsProcessor],
 })
 export class SequencesWorkersModule {}

@@ -69,7 +69,7 @@ export class SequencesService {
    */
   async update(auth: AuthContext, id: string, dto: UpdateSequenceDto): Promise<SequenceDto> {
     const steps = dto.steps === undefined ? undefined : await this.checkedSteps(auth, dto.steps);
-    const { sequence, resumed, cancelled } = await this.transactions.run(async (tx) => {
+    const { sequence, cancelled } = await this.transactions.run(async (tx) => {
       const current = await this.sequences.findByIdLocked(auth, id, tx);
       if (!current) throw new SequenceNotFoundException();
       const next = dto.status ?? current.status;
@@ -93,18 +93,18 @@ export class SequencesService {
         },
         tx,
       );
-      const resuming = current.status === 'paused' && next === 'active';
+      if (current.status === 'paused' && next === 'active') {
+        await this.stepJobs.record(tx, await this.enrollments.due(auth, id, clock.now(), tx), true);
+      }
       return {
         sequence: toSequenceDto(updated),
         // Plain data: a replay under the same Idempotency-Key gets these back (see Transactions.run).
-        resumed: resuming ? plainSteps(await this.enrollments.due(auth, id, clock.now(), tx)) : [],
         cancelled:
           next === 'archived' && current.status !== 'archived'
             ? plainSteps(await this.enrollments.cancelActive(auth, id, ARCHIVED_REASON, tx))
             : [],
       };
     });
-    await this.stepJobs.add(resumed);
     await this.stepJobs.remove(cancelled);
     return sequence;
   }
@@ -117,7 +117,7 @@ export class SequencesService {
    */
   async enroll(auth: AuthContext, id: string, dto: EnrollDto): Promise<EnrollResultDto> {
     const patientIds = [...new Set(dto.patientIds.map((p) => p.toLowerCase()))];
-    const { result, started } = await this.transactions.run(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const sequence = await this.sequences.findByIdLocked(auth, id, tx, 'FOR NO KEY UPDATE');
       if (!sequence) throw new SequenceNotFoundException();
       if (sequence.status !== 'active') throw new SequenceNotActiveException(sequence.status);
@@ -140,18 +140,14 @@ export class SequencesService {
       if (inserted.length) {
         await this.sequences.countEnrollments(auth, id, inserted.length, tx);
         await this.events.recordMany(tx, auth, 'sequence.enrollment.created', inserted.map(toEnrollmentDto));
+        await this.stepJobs.record(tx, inserted.map(dueStep));
       }
       return {
-        result: {
-          enrolled: inserted.length,
-          alreadyEnrolled: eligible.length - inserted.length,
-          skipped: patientIds.length - eligible.length,
-        },
-        started: plainSteps(inserted.map(dueStep)),
+        enrolled: inserted.length,
+        alreadyEnrolled: eligible.length - inserted.length,
+        skipped: patientIds.length - eligible.length,
       };
     });
-    await this.stepJobs.add(started);
-    return result;
   }
 
   async listEnrollments(auth: AuthContext, id: string, query: ListEnrollmentsQueryDto, page: PageRequest): Promise<EnrollmentListDto> {

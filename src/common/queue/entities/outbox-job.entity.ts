@@ -1,0 +1,35 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * A job to add once the transaction that recorded it has committed (see JobOutbox). Not tenant-owned: the
+ * payload names its tenant and mode, as every job's does, and the relay serves every tenant.
+ */
+@Entity('job_outbox')
+@Index('IDX_JOB_OUTBOX_AVAILABLE', ['prefix', 'availableAt', 'id'])
+export class OutboxJobEntity {
+  /** A UUIDv7: the relay adds jobs in the order they were recorded. */
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  /** The REDIS_PREFIX of the queues it goes to: only relays of the same queues take it. */
+  @Column({ type: 'varchar', length: 200 })
+  prefix!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  name!: string;
+
+  @Column({ type: 'jsonb' })
+  payload!: Record<string, unknown>;
+
+  /** BullMQ options besides the delay: jobId, and attempts/backoff where the job overrides its queue. */
+  @Column({ type: 'jsonb' })
+  options!: Record<string, unknown>;
+
+  /** When the job is due (a delayed job); null: at once. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  runAt!: Date | null;
+
+  /** From when a relay may take the row: after the recording process's own try, or a relay's lease. */
+  @Column({ type: 'timestamptz', precision: 3 })
+  availableAt!: Date;
+}

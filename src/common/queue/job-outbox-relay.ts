@@ -1,0 +1,48 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { describeError } from './job-handler';
+import { JobOutbox } from './job-outbox';
+import { JobQueue } from './job-queue';
+import { PeriodicTask } from './periodic-task';
+
+const INTERVAL_MS = 500;
+const BATCH = 500;
+
+/**
+ * Adds the jobs of the job outbox that their own process did not add (it died right after the commit,
+ * Redis was away, or the transaction was opened outside Transactions.run), in every worker process. Any
+ * number of relays may run at once: each row is leased to one. While Redis is away a pass costs nothing.
+ */
+@Injectable()
+export class JobOutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(JobOutboxRelay.name);
+  private readonly task = new PeriodicTask(
+    INTERVAL_MS,
+    async () => void (await this.runOnce()),
+    (err) => this.logger.warn(`job outbox relay pass failed: ${describeError(err)}`),
+  );
+
+  constructor(
+    private readonly outbox: JobOutbox,
+    private readonly queue: JobQueue,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** One pass; answers how many jobs it added. */
+  async runOnce(): Promise<number> {
+    let added = 0;
+    while (this.queue.available) {
+      const rows = await this.outbox.take(BATCH);
+      const failed = await this.outbox.dispatch(rows, true);
+      added += rows.length - failed;
+      if (rows.length < BATCH || failed) break;
+    }
+    return added;
+  }
+}

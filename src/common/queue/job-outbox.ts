@@ -1,0 +1,153 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { JobsOptions } from 'bullmq';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { Transactions } from '../../database/transactions';
+import { uuidv7 } from '../ids';
+import { clock } from '../time/clock';
+import { describeError } from './job-handler';
+import { JobQueue } from './job-queue';
+import { JobName, JobPayloads } from './queues';
+
+/** How long the recording process has to add a job itself before a relay may take it. */
+const OWN_TRY_SECONDS = 2;
+/** How long a relay holds the rows it took; its adds fail well within this when Redis is away. */
+const LEASE_SECONDS = 10;
+/** How soon rows a relay could not add are offered again. */
+const RETRY_SECONDS = 1;
+
+/** A job's BullMQ options: `jobId` always (a second add of an id is a no-op); `runAt` for a delayed job. */
+export interface OutboxJobOptions extends Pick<JobsOptions, 'attempts' | 'backoff'> {
+  jobId: string;
+  /** When the job is due; absent: at once. */
+  runAt?: Date | string;
+}
+
+/** One job for `addMany`. */
+export interface OutboxJob<N extends JobName = JobName> {
+  name: N;
+  payload: JobPayloads[N];
+  options: OutboxJobOptions;
+}
+
+interface OutboxRow {
+  id: string;
+  name: JobName;
+  payload: object;
+  options: Pick<OutboxJobOptions, 'jobId' | 'attempts' | 'backoff'>;
+  runAt: Date | null;
+}
+
+/**
+ * The one way to start work after a commit: a job is recorded in the transaction whose commit it must
+ * follow (a row of `job_outbox`), so it exists exactly when the change does, and is added to its queue
+ * once that transaction has committed:
+ * - at once, by the process that committed it, after its connection is back in the pool and without the
+ *   request waiting (Transactions.afterCommit); while Redis is away that add fails at once and the row stays;
+ * - otherwise by JobOutboxRelay, which every worker process runs: rows older than OWN_TRY_SECONDS, in the
+ *   order they were recorded, each taken by one relay (SKIP LOCKED and a lease).
+ * A row goes once Redis has accepted its job. Both paths may add the same job (a process that died after
+ * its add, before the delete): the jobId makes that a no-op while the job exists, and every handler
+ * claims its work in PostgreSQL, so a job that runs twice does it once.
+ *
+ * ```ts
+ * await this.transactions.run(async (tx) => {
+ *   const row = await this.things.insert(auth, values, tx);
+ *   await this.outbox.add(tx, JobName.ThingProcess, { thingId: row.id, tenantId: auth.tenantId, mode: auth.mode }, { jobId: row.id });
+ * });
+ * ```
+ */
+@Injectable()
+export class JobOutbox {
+  private readonly logger = new Logger(JobOutbox.name);
+  /** Rows recorded per open transaction, added after its commit. */
+  private readonly recorded = new WeakMap<EntityManager, OutboxRow[]>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly queue: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Records a job in `tx`; it is added to its queue once `tx` commits, and never if it rolls back. */
+  add<N extends JobName>(tx: EntityManager, name: N, payload: JobPayloads[N], options: OutboxJobOptions): Promise<void> {
+    return this.addMany(tx, [{ name, payload, options }]);
+  }
+
+  /** Records many jobs with one statement (an enrolment of a thousand patients, a webhook fan-out). */
+  async addMany(tx: EntityManager, jobs: readonly OutboxJob[]): Promise<void> {
+    if (!jobs.length) return;
+    const rows: OutboxRow[] = jobs.map(({ name, payload, options: { runAt, ...options } }) => ({
+      id: uuidv7(),
+      name,
+      payload,
+      options,
+      runAt: runAt === undefined ? null : new Date(runAt),
+    }));
+    await tx.query(
+      `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
+       SELECT r.id, $3, r.name, r.payload, r.options, r."runAt", clock_timestamp() + make_interval(secs => $2)
+         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, payload jsonb, options jsonb, "runAt" timestamptz)`,
+      [JSON.stringify(rows), OWN_TRY_SECONDS, this.config.redis.prefix],
+    );
+    const pending = this.recorded.get(tx);
+    if (pending) {
+      pending.push(...rows);
+      return;
+    }
+    this.recorded.set(tx, rows);
+    this.transactions.afterCommit(tx, () => void this.dispatch(rows));
+  }
+
+  /**
+   * Takes up to `limit` rows of this app's queues (REDIS_PREFIX) that are due for a relay (their own
+   * process did not add them in time, or a relay's lease lapsed) and leases them to the caller. Across
+   * tenants by design: each payload names its own.
+   */
+  async take(limit: number): Promise<OutboxRow[]> {
+    const [rows] = await this.dataSource.query<[OutboxRow[], number]>(
+      `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2)
+        WHERE id IN (SELECT id FROM job_outbox WHERE prefix = $3 AND available_at <= clock_timestamp()
+                      ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, name, payload, options, run_at AS "runAt"`,
+      [limit, LEASE_SECONDS, this.config.redis.prefix],
+    );
+    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
+   * Adds the rows' jobs and deletes the rows Redis accepted. Answers how many it could not add; a relay
+   * offers those again shortly (`release`), the committing process leaves them to the relay.
+   */
+  async dispatch(rows: readonly OutboxRow[], release = false): Promise<number> {
+    // Redis is away: the rows wait for the relay, which tries again once it is back.
+    if (!this.queue.available) return rows.length;
+    try {
+      const now = clock.nowMs(); // runAt is a business time; BullMQ's delay a duration from here
+      const outcomes = await Promise.allSettled(
+        rows.map((r) =>
+          this.queue.add(r.name, r.payload as JobPayloads[JobName], {
+            ...r.options,
+            delay: r.runAt ? Math.max(0, new Date(r.runAt).getTime() - now) : undefined,
+          }),
+        ),
+      );
+      const added = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((r) => r.id);
+      const failed = rows.filter((_, i) => outcomes[i].status === 'rejected').map((r) => r.id);
+      if (added.length) await this.dataSource.query(`DELETE FROM job_outbox WHERE id = ANY($1::uuid[])`, [added]);
+      if (release && failed.length) {
+        await this.dataSource.query(
+          `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2) WHERE id = ANY($1::uuid[])`,
+          [failed, RETRY_SECONDS],
+        );
+      }
+      return failed.length;
+    } catch (err) {
+      // PostgreSQL failed the delete: the rows stay and are added again (a no-op while their jobs exist).
+      this.logger.warn(`job outbox: ${describeError(err)}`);
+      return rows.length;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A free loopback port (taken by the OS, then released for the caller). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A private `redis-server` (no persistence) on a free port, for outage tests: they kill and restart this
+ * one, never the run's shared Redis. Restarting keeps the port, so clients reconnect to the same URL.
+ */
+export class PrivateRedis {
+  private child?: ChildProcess;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort());
+    await redis.restart();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Starts the server on its port; resolves once it accepts connections. */
+  async restart(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${log}`)), 10_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        log += chunk.toString();
+        if (/Ready to accept connections/.test(log)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited: ${log}`));
+      });
+    });
+    child.stdout.resume();
+  }
+
+  /** SIGKILL, as a crash: no clean-up, clients see their connections reset. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
