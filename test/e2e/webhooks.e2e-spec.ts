@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
 import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
@@ -8,6 +9,8 @@ import { Transactions } from '../../src/database/transactions';
 import { EventsService } from '../../src/modules/events/events.service';
 import { EventRelay } from '../../src/modules/webhooks/event-relay';
 import { postWebhook } from '../../src/modules/webhooks/webhook-sender';
+import { WebhookDeliverer } from '../../src/modules/webhooks/webhook-deliverer';
+import { JobNotReadyError } from '../../src/common/queue/job-handler';
 
 const WEBHOOKS = '/api/v1/webhooks';
 /** Fast retries, a short timeout and three attempts, so that a whole retry schedule takes about a second. */
@@ -112,6 +115,33 @@ describe('Webhooks', () => {
     expect(deliveries[0].attempts).toEqual([
       { attempt: 1, startedAt: expect.any(String), statusCode: 200, durationMs: expect.any(Number), responseBody: 'ok', error: null },
     ]);
+  });
+
+  it('an attempt whose run died holding its lease waits for the lease to lapse, then is made', async () => {
+    const { tenant, webhook } = await subscribe('/held');
+    await createPatient(app, tenant.testKey);
+    await eventually(async () => expect((await deliveriesOf(tenant, webhook.id))[0]?.status).toBe('succeeded'));
+    const [delivery] = await deliveriesOf(tenant, webhook.id);
+    // As a run leaves it that POSTed and then lost the database before recording the attempt.
+    const db = app.get(DataSource);
+    await db.query(`DELETE FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id]);
+    await db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, lease_until = now() + interval '1 second' WHERE id = $1`,
+      [delivery.id],
+    );
+    const deliverer = app.get(WebhookDeliverer);
+    const payload = { deliveryId: delivery.id, tenantId: tenant.id, mode: 'test' as const, attempt: 1, manual: false };
+    const held = await deliverer.attempt(payload).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(held).toBeInstanceOf(JobNotReadyError);
+    expect((held as JobNotReadyError).delayMs).toBeGreaterThan(0);
+    expect((held as JobNotReadyError).delayMs).toBeLessThanOrEqual(1100);
+    await new Promise((resolve) => setTimeout(resolve, (held as JobNotReadyError).delayMs));
+    await deliverer.attempt(payload);
+    expect(receiver.on('/held')).toHaveLength(2);
+    expect((await deliveriesOf(tenant, webhook.id))[0]).toMatchObject({ status: 'succeeded' });
   });
 
   it('retries after 500s and a timeout with the same webhook-id, keeping every attempt', async () => {

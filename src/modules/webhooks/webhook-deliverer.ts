@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { OnJob } from '../../common/queue/job-handler';
+import { JobNotReadyError, OnJob } from '../../common/queue/job-handler';
 import { JobName, WebhookDeliveryPayload } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
@@ -44,7 +44,13 @@ export class WebhookDeliverer {
     const scope: TenantScope = { tenantId, mode };
     const settings = this.config.webhooks;
     const claimed = await this.deliveries.claim(scope, deliveryId, attempt - 1, settings.timeoutMs + LEASE_MARGIN_MS);
-    if (!claimed) return;
+    if (!claimed) {
+      // Another run holds this attempt: it may be alive, or it died before recording (a database failure
+      // after the POST). Waiting out its lease is what keeps the delivery from being left pending for good.
+      const heldMs = await this.deliveries.heldForMs(scope, deliveryId, attempt - 1);
+      if (heldMs !== null) throw new JobNotReadyError(Math.ceil(heldMs) + 100);
+      return;
+    }
     const [endpoint, secrets, event] = await Promise.all([
       this.endpoints.findById(scope, claimed.endpointId),
       this.endpoints.secrets(scope, claimed.endpointId),

@@ -66,6 +66,20 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
     return rows[0][0] ?? null;
   }
 
+  /**
+   * How long another run's lease on this attempt still holds (null when the attempt is no longer due:
+   * made, settled or gone). A run that died after its POST holds the lease until it lapses.
+   */
+  async heldForMs(scope: TenantScope, id: string, afterAttempts: number): Promise<number | null> {
+    const rows = await this.sql<{ ms: number }[]>(
+      scope,
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM lease_until - now()) * 1000)::float8 AS ms FROM webhook_deliveries
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'pending' AND attempt_count = $4 AND lease_until >= now()`,
+      [id, afterAttempts],
+    );
+    return rows[0]?.ms ?? null;
+  }
+
   /** Records an attempt and where the delivery now stands, releasing the lease. */
   async settle(
     scope: TenantScope,
