@@ -21,8 +21,8 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(infra.config), { bufferLogs: true });
   app.useLogger(app.get(AppLogger));
   await app.init();
-  shutdown.attach(app, () => infra.stop());
-  process.stderr.write('worker started\n');
+  shutdown.attach(app, () => infra.stop(), infra.log);
+  infra.log.info('worker started');
 }
 
 main().catch(exitOnStartupError);

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { DelayedError, Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
+import { DependencyStatus } from '../observability/dependency-status';
 import { describeError, JobFailure, JobInterruptedError, JobNotReadyError, ON_JOB, ON_JOB_FAILED } from './job-handler';
 import type { JobContext } from './job-handler';
 import { checkJobHandlers, FoundHandler } from './job-handlers.check';
@@ -33,6 +34,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
+    private readonly dependencies: DependencyStatus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -82,14 +84,14 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       lockDuration: this.config.queues.lockDurationMs ?? policy.worker.lockDuration,
       stalledInterval: this.config.queues.stalledIntervalMs ?? policy.worker.stalledInterval,
     });
-    worker.on('error', (err) => this.logger.warn(`queue ${queue}: ${describeError(err)}`));
+    this.dependencies.watchBull(worker, 'queue-workers', (err) => this.logger.warn(`queue ${queue}: ${describeError(err)}`));
     worker.on('stalled', (jobId) => this.logger.warn(`queue ${queue}: job ${jobId} stalled (its worker stopped); it runs again`));
     this.workers.push(worker);
     // Final failures reach every process through Redis, including those BullMQ decides by itself (a job
     // that stalled too often), where no handler runs.
     const events = new QueueEvents(queue, connection);
     events.on('failed', ({ jobId }) => void this.onFinalFailure(queue, jobId));
-    events.on('error', (err) => this.logger.warn(`queue ${queue} events: ${describeError(err)}`));
+    this.dependencies.watchBull(events, 'queue-events', (err) => this.logger.warn(`queue ${queue} events: ${describeError(err)}`));
     this.events.push(events);
   }
 

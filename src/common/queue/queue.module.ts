@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
 import { JobQueue } from './job-queue';
+import { QueueConnections } from './queue-connections';
 import { QueueName } from './queues';
 
 /** BullMQ's connection and key prefix: the app's Redis, under the app's prefix. */
@@ -20,7 +21,7 @@ export function bullConnection(config: AppConfig): { connection: ConnectionOptio
     BullModule.forRootAsync({ inject: [AppConfig], useFactory: (config: AppConfig) => bullConnection(config) }),
     BullModule.registerQueue(...Object.values(QueueName).map((name) => ({ name }))),
   ],
-  providers: [JobQueue],
+  providers: [JobQueue, QueueConnections],
   exports: [JobQueue],
 })
 export class QueueModule {}

@@ -80,7 +80,8 @@ export class RateLimiter implements RateLimitInspector, UnauthenticatedRateLimit
       return await this.storage.evaluate(subject.id, subject.windows, record);
     } catch (err) {
       // Failing closed: without Redis there is no shared count, and serving unlimited traffic is not an option.
-      this.logger.warn(`rate limiter unavailable: ${(err as Error).message}`);
+      // Debug only: the outage itself is logged once by DependencyStatus, not once per request.
+      this.logger.debug(`rate limiter unavailable: ${(err as Error).message}`);
       throw new ServiceUnavailableException('Rate limiting is unavailable; try again shortly');
     }
   }
