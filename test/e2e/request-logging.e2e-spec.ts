@@ -4,6 +4,7 @@ import { LogCapture } from '../helpers/log-capture';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { freePort } from '../helpers/private-redis';
+import { eventually } from '../helpers/eventually';
 
 /**
  * At the default level (info) every answered request is one JSON line: method, route pattern, status, time,
@@ -113,6 +114,54 @@ describe('Request lines at info', () => {
   it('writes JSON lines only (LOG_FORMAT=json)', () => {
     expect(capture.lines.length).toBeGreaterThan(5);
     for (const line of capture.lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
+
+describe('Job failures', () => {
+  const capture = new LogCapture();
+  let app: NestFastifyApplication;
+  let smtpPort: number;
+
+  beforeAll(async () => {
+    capture.start();
+    smtpPort = await freePort(); // nothing listens there: every send fails
+    app = await startApp({
+      ...NO_RATE_LIMITS,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      EMAIL_MAX_ATTEMPTS: '2',
+      EMAIL_RETRY_BASE_MS: '50',
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:reqlog-jobs`,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    capture.stop();
+  });
+
+  it('logs each failed attempt once, with its queue, job id and attempt, and nothing of the message', async () => {
+    const tenant = await createTenant(app);
+    const sent = await client(app, tenant.testKey).post('/api/v1/emails/send', {
+      to: 'harriet.vole@example.test',
+      subject: 'Your biopsy result',
+      textContent: 'Benign',
+    });
+    expect(sent.status).toBe(202);
+    await eventually(async () => {
+      const message = await client(app, tenant.testKey).get(`/api/v1/emails/messages/${sent.body.messageId}`);
+      expect(message.body.status).toBe('failed');
+    }, 60_000);
+    await sleep(200);
+
+    const failures = capture.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'job attempt failed');
+    expect(failures.map((l) => [l.level, l.queue, l.attempt, l.attempts])).toEqual([
+      [40, 'email-sends', 1, 2],
+      [40, 'email-sends', 2, 2],
+    ]);
+    expect(new Set(failures.map((l) => l.jobId)).size).toBe(1);
+    expect(typeof failures[0].jobId).toBe('string');
+    expect(capture.lines.join('\n')).not.toMatch(/harriet|biopsy|Benign/i);
   });
 });
 

@@ -98,8 +98,12 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
   private async dispatch(job: Job, token?: string): Promise<unknown> {
     const handler = this.handlers.get(job.name);
     if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    const attempt = { queue: job.queueName, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 };
     try {
-      return await handler(job, { signal: this.stopping.signal });
+      const result = await handler(job, { signal: this.stopping.signal });
+      // An email sent, a webhook delivered: ids and counts only, never the payload (patient data).
+      this.logger.debug(attempt, 'job completed');
+      return result;
     } catch (err) {
       if (err instanceof JobInterruptedError) {
         // Back to the queue for another worker, with no attempt used: the job resumes where it stopped.
@@ -112,8 +116,9 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
         throw new DelayedError();
       }
       const description = describeError(err);
-      const attempts = job.opts.attempts ?? 1;
-      this.logger.warn(`job ${job.name} ${job.id} attempt ${job.attemptsMade + 1}/${attempts} failed: ${description}`);
+      const attempts = attempt.attempts;
+      // Once per failed attempt, in the process that ran it; the error's class and code, not its message.
+      this.logger.warn({ ...attempt, error: description }, 'job attempt failed');
       const final = err instanceof JobFailure && err.final;
       if (final || job.attemptsMade + 1 >= attempts) {
         // Told here as well as through the queue's events, which a process dying now would miss.
