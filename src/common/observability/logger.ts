@@ -107,8 +107,11 @@ export interface ResponseObserver {
  * ids and the client's address (request.ip: X-Forwarded-For only through a trusted proxy, TRUST_PROXY).
  * Headers, bodies, query values and keys never are. Probes and scrapes are not logged.
  */
-export function observeResponses(fastify: FastifyInstance, log: Pino, metrics: ResponseObserver): void {
-  const logging = log.isLevelEnabled(REQUEST_LOG_LEVEL);
+export function observeResponses(fastify: FastifyInstance, appLog: Pino, metrics: ResponseObserver): void {
+  const logging = appLog.isLevelEnabled(REQUEST_LOG_LEVEL);
+  // The app log's destination, without its redaction paths: they would cost several times the line itself
+  // on every request, and the line's fields (below) hold no header or secret to redact.
+  const log = pino({ level: appLog.level }, (appLog as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]);
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const route = request.routeOptions.url;
     const ms = reply.elapsedTime;
