@@ -7,6 +7,7 @@
 // Usage: node bench/audit-copy.mjs [batches=100,500,2000,10000] [entries=100000] [rounds=3]
 import copyBuffer from '../dist/modules/audit/audit-copy-buffer.js';
 import loaderModule from '../dist/modules/audit/audit.loader.js';
+import dependencyModule from '../dist/common/observability/dependency-status.js';
 import { log, median, withBench } from './lib.mjs';
 
 const { AuditCopyBuffer, copyData } = copyBuffer;
@@ -37,7 +38,7 @@ await withBench('audit_copy', {}, async (bench) => {
     requestId: crypto.randomUUID(),
     ip: '127.0.0.1',
   });
-  const loader = new AuditLoader({ databaseUrl: bench.databaseUrl });
+  const loader = new AuditLoader({ databaseUrl: bench.databaseUrl }, new dependencyModule.DependencyStatus());
   const buffer = new AuditCopyBuffer();
   const rows = [];
   for (const batch of BATCHES) {

@@ -15,14 +15,14 @@ import { bindRoutes } from './common/http/route-bindings';
 import { securityHeaders } from './common/http/security-headers';
 import { servedWithExamplesFromNow } from './common/http/example-dates';
 import { createValidationPipe } from './common/http/validation';
-import { AppLogger, logRequests } from './common/observability/logger';
+import { AppLogger, observeResponses } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
 import { mountQueueDashboard } from './common/queue/queue-dashboard';
 import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { clock } from './common/time/clock';
 import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
-import { AppConfig } from './config/app-config';
+import { AppConfig, TrustProxy } from './config/app-config';
 import { buildOpenApiDocument } from './openapi';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -49,7 +49,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     routerOptions: { maxParamLength: 256, querystringParser: parseQuery },
     frameworkErrors: rerouteFrameworkError,
     clientErrorHandler: (error, socket) => answerClientError(error, socket, securityHeaders({ https })),
-    trustProxy: false,
+    trustProxy: fastifyTrustProxy(config.http.trustProxy),
   });
   const fastify = adapter.getInstance();
   // At shutdown Fastify closes the keep-alive connections idle at that moment; one still answering a request
@@ -106,18 +106,24 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     if (!request.idempotency) return done(null, payload);
     idempotency.onSend(request, reply, payload).then(() => done(null, payload), done);
   });
-  logRequests(fastify, logger.pino);
   limitUnmatchedRoutes(fastify, app.get(RateLimiter), app.get(Authenticator));
-  fastify.addHook('onResponse', (request, reply, done) => {
-    metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
+  observeResponses(fastify, logger.pino, metrics);
 
   setupOpenApi(app, config);
   await mountQueueDashboard(app, config);
   await app.init();
   await fastify.ready();
   return app;
+}
+
+/**
+ * TRUST_PROXY for Fastify, which then takes the client's address (request.ip: the per-IP limits, the audit log,
+ * the request lines) from X-Forwarded-For only through trusted proxies. A hop count becomes Fastify's own test,
+ * as the adapter's options do not type it.
+ */
+function fastifyTrustProxy(trust: TrustProxy | undefined): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust ?? false;
 }
 
 function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {

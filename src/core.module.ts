@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CryptoModule } from './common/crypto/crypto.module';
+import { ObservabilityModule } from './common/observability/dependency-status';
 import { AppLogger, createLog } from './common/observability/logger';
 import { QueueModule } from './common/queue/queue.module';
 import { RedisModule } from './common/redis/redis.module';
@@ -31,6 +32,7 @@ export class CoreModule {
           useFactory: (c: AppConfig) => ({ ...dataSourceOptions(c.databaseUrl), retryAttempts: 3, retryDelay: 500 }),
         }),
         DatabaseModule,
+        ObservabilityModule,
         CryptoModule,
         RedisModule,
         QueueModule,

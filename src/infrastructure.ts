@@ -1,4 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
+import type { Logger as Pino } from 'pino';
+import { createLog } from './common/observability/logger';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/database-options';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
@@ -8,12 +10,18 @@ import { appCryptoFor } from './common/crypto/crypto.module';
 
 export interface Infrastructure {
   config: AppConfig;
+  /** The process's start-up and lifecycle lines, in LOG_FORMAT on stderr, written synchronously (an exit follows some). */
+  log: Pino;
   /** Stops what this process started (embedded PostgreSQL, a spawned redis-server). */
   stop(): Promise<void>;
 }
 
+/** Set once the configuration is valid; before that (a configuration error) a line is plain text. */
+let startupLog: Pino | undefined;
+
 const say = (line: string): void => {
-  process.stderr.write(`${line}\n`);
+  if (startupLog) startupLog.info(line);
+  else process.stderr.write(`${line}\n`);
 };
 
 /**
@@ -32,6 +40,7 @@ function tuneHeapGrowth(percent: number): void {
  */
 export async function prepareInfrastructure(options: { migrate?: boolean } = {}): Promise<Infrastructure> {
   const config = loadConfig();
+  startupLog = createLog(config.log.level, config.log.format, 2, true);
   tuneHeapGrowth(config.runtime.heapGrowingPercent);
   config.secrets.appSecret ??= readOrCreateAppSecret(config.database.dataDir, say);
   const stops: (() => Promise<void> | void)[] = [];
@@ -51,6 +60,7 @@ export async function prepareInfrastructure(options: { migrate?: boolean } = {})
   }
   return {
     config,
+    log: startupLog,
     stop: async () => {
       for (const stop of stops.reverse()) await stop();
     },
@@ -60,6 +70,7 @@ export async function prepareInfrastructure(options: { migrate?: boolean } = {})
 /** Exits with one clear line for configuration errors and unreachable services. */
 export function exitOnStartupError(err: unknown): never {
   const message = err instanceof ConfigError ? err.message : `Start-up failed: ${(err as Error)?.message ?? String(err)}`;
-  say(message);
+  if (startupLog) startupLog.fatal(message);
+  else process.stderr.write(`${message}\n`);
   process.exit(1);
 }

@@ -8,10 +8,10 @@ async function main(): Promise<void> {
   const infra = await prepareInfrastructure();
   const { config } = infra;
   const app = await createApp(config);
-  shutdown.attach(app, () => infra.stop());
+  shutdown.attach(app, () => infra.stop(), infra.log);
   if (shutdown.isRequested) return; // a signal came during start-up: closing, not serving
   await app.listen({ host: config.http.host, port: config.http.port });
-  process.stderr.write(`API listening on http://${config.http.host}:${config.http.port} (Swagger UI: /api/docs)\n`);
+  infra.log.info(`API listening on http://${config.http.host}:${config.http.port} (Swagger UI: /api/docs)`);
 }
 
 main().catch(exitOnStartupError);

@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
@@ -13,6 +14,7 @@ const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 export class GracefulShutdown {
   private app?: INestApplicationContext;
   private stopInfrastructure?: () => Promise<void>;
+  private log?: Pino;
   private requested = false;
   private closing = false;
 
@@ -29,9 +31,11 @@ export class GracefulShutdown {
     return shutdown;
   }
 
-  attach(app: INestApplicationContext, stopInfrastructure: () => Promise<void>): void {
+  /** `log`: the process's own lines (LOG_FORMAT); without it they are plain text on stderr. */
+  attach(app: INestApplicationContext, stopInfrastructure: () => Promise<void>, log?: Pino): void {
     this.app = app;
     this.stopInfrastructure = stopInfrastructure;
+    this.log = log;
     if (this.requested) void this.close();
   }
 
@@ -42,11 +46,16 @@ export class GracefulShutdown {
 
   private onSignal(): void {
     if (this.requested) {
-      process.stderr.write('second signal: exiting without waiting\n');
+      this.say('warn', 'second signal: exiting without waiting');
       process.exit(1);
     }
     this.requested = true;
     if (this.app) void this.close();
+  }
+
+  private say(level: 'warn' | 'error', line: string): void {
+    if (this.log) this.log[level](line);
+    else process.stderr.write(`${line}\n`);
   }
 
   private async close(): Promise<void> {
@@ -57,7 +66,7 @@ export class GracefulShutdown {
       await this.stopInfrastructure?.();
       process.exit(0);
     } catch (err) {
-      process.stderr.write(`shutdown failed: ${(err as Error).message}\n`);
+      this.say('error', `shutdown failed: ${(err as Error).message}`);
       process.exit(1);
     }
   }

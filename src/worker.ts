@@ -22,13 +22,13 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(infra.config), { bufferLogs: true });
   app.useLogger(app.get(AppLogger));
   await app.init();
-  shutdown.attach(app, () => infra.stop());
+  shutdown.attach(app, () => infra.stop(), infra.log);
   const { healthPort } = infra.config.workers;
   if (healthPort) {
     await serveWorkerHealth(app, infra.config.http.host, healthPort);
-    process.stderr.write(`worker health on http://${infra.config.http.host}:${healthPort}/health/ready\n`);
+    infra.log.info(`worker health on http://${infra.config.http.host}:${healthPort}/health/ready`);
   }
-  process.stderr.write('worker started\n');
+  infra.log.info('worker started');
 }
 
 main().catch(exitOnStartupError);

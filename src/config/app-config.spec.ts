@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './app-config';
 describe('loadConfig', () => {
   it('has working defaults with nothing set', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, publicUrl: 'http://127.0.0.1:3000', corsOrigins: [] });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, publicUrl: 'http://127.0.0.1:3000', corsOrigins: [], trustProxy: false });
     expect(config.database.url).toBeUndefined();
     expect(config.workers.enabled).toBe(true);
     expect(config.rateLimits.test).toEqual([
@@ -29,9 +29,22 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'portal.example.com', /CORS_ORIGINS must be comma-separated origins/],
     ['CORS_ORIGINS', 'https://portal.example.com/app', /CORS_ORIGINS must be comma-separated origins/],
     ['CORS_ORIGINS', 'https://portal.example.com:99999', /CORS_ORIGINS has an origin that is not a URL/],
+    ['TRUST_PROXY', 'proxy.internal', /TRUST_PROXY must be true, false, a hop count/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY/],
+    ['TRUST_PROXY', '10.0.0.1,', /TRUST_PROXY/],
   ])('stops on an invalid %s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it.each([
+    ['true', true],
+    ['off', false],
+    ['2', 2],
+    ['127.0.0.1', ['127.0.0.1']],
+    ['10.0.0.0/8, ::1, fd00::/8,loopback', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
+  ])('takes TRUST_PROXY=%s in the forms Fastify accepts', (value, trustProxy) => {
+    expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(trustProxy);
   });
 
   it('reads switches and numbers', () => {

@@ -11,13 +11,40 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
+import { isIP } from 'node:net';
 import type { Mode } from '../database/tenant-owned.entity';
 
 type Env = Record<string, string | undefined>;
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
+
+/** Fastify's `trustProxy`: false (the peer is the client), true (any peer), a hop count, or the trusted proxies' addresses. */
+export type TrustProxy = boolean | number | string[];
+
+/** proxy-addr's names for address ranges, which Fastify accepts beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY as Fastify takes it, or undefined when the value is none of its forms. */
+export function parseTrustProxy(value: string): TrustProxy | undefined {
+  const v = value.trim().toLowerCase();
+  if (['true', 'on', 'yes'].includes(v)) return true;
+  if (['', 'false', 'off', 'no', '0'].includes(v)) return false;
+  if (/^\d+$/.test(v)) return Number(v) <= 64 ? Number(v) : undefined;
+  const entries = v.split(',').map((e) => e.trim());
+  return entries.every(isProxyAddress) ? entries : undefined;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -61,6 +88,15 @@ class EnvironmentVariables {
     message: 'must be comma-separated origins such as https://portal.example.com (scheme, host and port only)',
   })
   CORS_ORIGINS?: string;
+  /** Who may name the client in X-Forwarded-For: off, true, a hop count, or the proxies' addresses/CIDRs. */
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseTrustProxy(value) !== undefined,
+      defaultMessage: () => 'must be true, false, a hop count, or comma-separated proxy addresses or CIDRs',
+    },
+  })
+  TRUST_PROXY = 'false';
 
   @IsOptional()
   @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
@@ -308,7 +344,7 @@ export interface RateLimitWindow {
 export class AppConfig {
   constructor(
     /** `corsOrigins`: browser origins allowed to call the keyed routes (CORS_ORIGINS), normalised as browsers send them. */
-    readonly http: { host: string; port: number; publicUrl: string; corsOrigins: string[] },
+    readonly http: { host: string; port: number; publicUrl: string; corsOrigins: string[]; trustProxy?: TrustProxy },
     readonly database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number },
     readonly redis: { url?: string; prefix: string },
     readonly email: EmailSettings,
@@ -394,7 +430,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     const first = errors[0];
     const constraints = first.constraints ?? {};
     // Say what the value should be (an integer, a URL) before how big it may be.
-    const typeCheck = ['isInt', 'isBoolean', 'matches', 'isIn', 'isEmail', 'isString'].find((c) => constraints[c]);
+    const typeCheck = ['isInt', 'isBoolean', 'matches', 'isIn', 'isEmail', 'isString', 'isTrustProxy'].find((c) => constraints[c]);
     const reason = (typeCheck && constraints[typeCheck]) ?? Object.values(constraints)[0] ?? 'is invalid';
     // A secret is never echoed, not even a wrong one: start-up errors end up in logs.
     const got = SECRET_VARIABLES.has(first.property) ? '' : ` (got "${String(raw[first.property])}")`;
@@ -413,6 +449,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       port: vars.PORT,
       publicUrl: (vars.PUBLIC_URL ?? `http://${vars.HOST}:${vars.PORT}`).replace(/\/$/, ''),
       corsOrigins: corsOrigins(vars.CORS_ORIGINS),
+      trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     },
     { url: vars.DATABASE_URL, migrationsRun: vars.MIGRATIONS_RUN, dataDir: vars.DATA_DIR, embeddedPort: vars.EMBEDDED_POSTGRES_PORT },
     { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },

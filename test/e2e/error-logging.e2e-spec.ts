@@ -1,39 +1,25 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import fs from 'node:fs';
 import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { LogCapture } from '../helpers/log-capture';
 
 /*
- * The log lines of this suite's app, read where pino writes them (fs.write/fs.writeSync on stdout), at
- * LOG_LEVEL=debug so that the per-request lines are written too.
+ * The log lines of this suite's app, read where pino writes them (LogCapture), at LOG_LEVEL=debug so that
+ * Nest's start-up lines are written too.
  */
 describe('Errors are logged once, requests once, probes never', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
-  const lines: string[] = [];
-  const capture = (fd: unknown, data: unknown): boolean => {
-    if (fd !== 1) return false;
-    lines.push(...String(data).split('\n').filter(Boolean));
-    return true;
-  };
-  const realWrite = fs.write;
-  const realWriteSync = fs.writeSync;
+  const capture = new LogCapture();
+  const lines = capture.lines;
 
   beforeAll(async () => {
-    jest.spyOn(fs, 'write').mockImplementation((fd: number, data: unknown, ...rest: unknown[]) => {
-      if (!capture(fd, data)) return (realWrite as (...args: unknown[]) => void)(fd, data, ...rest);
-      const done = rest[rest.length - 1] as (err: null, written: number) => void;
-      done(null, Buffer.byteLength(String(data)));
-    });
-    jest.spyOn(fs, 'writeSync').mockImplementation((fd: number, data: unknown, ...rest: unknown[]) => {
-      if (!capture(fd, data)) return (realWriteSync as (...args: unknown[]) => number)(fd, data, ...rest);
-      return Buffer.byteLength(String(data));
-    });
+    capture.start();
     app = await startApp({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
     tenant = await createTenant(app);
   });
   afterAll(async () => {
     await app.close();
-    jest.restoreAllMocks();
+    capture.stop();
   });
 
   it('a 500 is logged once, with its class and SQL state, and no second "failed with status code" line', async () => {
@@ -53,7 +39,7 @@ describe('Errors are logged once, requests once, probes never', () => {
     expect(mine).toHaveLength(2); // the error and the request line
     const errors = mine.filter((l) => l.level >= 50);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ method: 'GET', path: '/api/v1/settings/practice' });
+    expect(errors[0]).toMatchObject({ method: 'GET', route: '/api/v1/settings/practice' });
     expect(errors[0].error).toMatchObject({ type: 'QueryFailedError', code: '42P01', sqlClass: '42' });
     expect(JSON.stringify(mine)).not.toMatch(/failed with status code|"stack"/);
   });
@@ -67,7 +53,7 @@ describe('Errors are logged once, requests once, probes never', () => {
     expect(mine.filter((l) => l.level >= 50)).toEqual([]);
   });
 
-  it('an API request is one line (debug, no query string); health probes and metrics are not logged', async () => {
+  it('an API request is one line (info, no query string); health probes and metrics are not logged', async () => {
     const ids = { read: 'log-read-1', live: 'log-live-1', ready: 'log-ready-1', metrics: 'log-metrics-1' };
     const read = await client(app, tenant.testKey).get('/api/v1/patients?search=Jane', { 'x-request-id': ids.read });
     const live = await client(app).get('/health/live', { 'x-request-id': ids.live });
@@ -79,7 +65,7 @@ describe('Errors are logged once, requests once, probes never', () => {
     const count = (id: string): number => lines.filter((l) => l.includes(id)).length;
     expect([count(ids.read), count(ids.live), count(ids.ready), count(ids.metrics)]).toEqual([1, 0, 0, 0]);
     const line = JSON.parse(lines.find((l) => l.includes(ids.read))!) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 20, requestId: ids.read, method: 'GET', path: '/api/v1/patients', statusCode: 200 });
+    expect(line).toMatchObject({ level: 30, requestId: ids.read, method: 'GET', route: '/api/v1/patients', statusCode: 200 });
     expect(JSON.stringify(line)).not.toMatch(/Jane|authorization|Bearer/i);
   });
 

@@ -2,6 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
 import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
+import { LogCapture } from '../helpers/log-capture';
 
 /** PostgreSQL going away mid-life: 503 service_unavailable (never a 500, never a hang), then recovery. */
 describe('PostgreSQL unavailable', () => {
@@ -9,6 +11,7 @@ describe('PostgreSQL unavailable', () => {
   const database = `${process.env.TEST_DATABASE_NAME}_down`;
   let app: NestFastifyApplication;
   let tenant: TestTenant;
+  const capture = new LogCapture();
 
   beforeAll(async () => {
     await admin.connect();
@@ -16,13 +19,15 @@ describe('PostgreSQL unavailable', () => {
     const url = new URL(process.env.DATABASE_URL!);
     url.pathname = `/${database}`;
     await runMigrations(url.toString());
-    // no key cache, so that every request needs the database
-    app = await startApp({ DATABASE_URL: url.toString(), AUTH_CACHE_TTL_SECONDS: '0' });
+    capture.start();
+    // no key cache, so that every request needs the database; the log as an operator reads it
+    app = await startApp({ DATABASE_URL: url.toString(), AUTH_CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
     tenant = await createTenant(app);
   });
 
   afterAll(async () => {
     await app.close();
+    capture.stop();
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
@@ -45,5 +50,39 @@ describe('PostgreSQL unavailable', () => {
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
     expect((await client(app, tenant.testKey).get('/api/v1/settings/practice')).status).toBe(200);
     expect((await call(app, 'GET', '/health/ready')).status).toBe(200);
+  });
+
+  it('logs the request pool losing the database once and regaining it once, and no error', async () => {
+    const settings = (): Promise<number> =>
+      client(app, tenant.testKey)
+        .get('/api/v1/settings/practice')
+        .then((r) => r.status);
+    expect(await settings()).toBe(200);
+    const from = capture.lines.length;
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [database]);
+    const down: number[] = [];
+    for (let i = 0; i < 10; i++) down.push(await settings());
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+    expect(await settings()).toBe(200);
+    expect(new Set(down)).toEqual(new Set([503]));
+
+    // Each role that lost the database (the request pool; the audit writer's connection if it held one) is
+    // back once it connects again: the audit writer at its next flush.
+    type Line = { level: number; msg: string; role?: string; state?: string };
+    const lines = await eventually(async () => {
+      const all = capture.lines.slice(from).map((l) => JSON.parse(l) as Line);
+      const others = all.filter((l) => l.msg !== 'request completed');
+      const roles = (state: string): string[] => others.filter((l) => l.state === state).map((l) => l.role ?? '');
+      expect(roles('down')).toContain('queries');
+      expect(roles('up').sort()).toEqual(roles('down').sort());
+      return all;
+    });
+    const others = lines.filter((l) => l.msg !== 'request completed');
+    expect(
+      others.every((l) => l.level === (l.state === 'down' ? 40 : 30) && /^postgres (unreachable|reachable again) \(/.test(l.msg)),
+    ).toBe(true);
+    expect(new Set(others.map((l) => `${l.role} ${l.state}`)).size).toBe(others.length); // once each
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 });

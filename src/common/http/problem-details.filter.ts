@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
 import { sqlStateOf } from '../../database/database-errors';
+import { DependencyStatus, isUnavailable } from '../observability/dependency-status';
 import { ERROR_CODES, ErrorCode } from './error-codes';
 import { ApiException, PROBLEM_CONTENT_TYPE, ProblemBody } from './problem';
 
@@ -29,24 +30,6 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 function problem(code: ErrorCode, detail?: string, status: number = ERROR_CODES[code].status): Problem {
   const { title } = ERROR_CODES[code];
   return { body: { type: 'about:blank', status, code, title, ...(detail ? { detail } : {}) }, headers: {} };
-}
-
-/** Errors of the network or of a backing service being down, from pg, ioredis or TypeORM. */
-function isUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string; name?: string };
-  if (!e || typeof e !== 'object') return false;
-  // Network errors; PostgreSQL: admin shutdown, cannot connect now, too many connections, database gone.
-  if (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '3D000'].includes(e.code ?? '')
-  ) {
-    return true;
-  }
-  const message = e.message ?? '';
-  return (
-    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not currently accepting connections|Connection is closed|MaxRetriesPerRequestError|Stream isn't writeable/i.test(
-      message,
-    ) || e.name === 'MaxRetriesPerRequestError'
-  );
 }
 
 /**
@@ -142,16 +125,22 @@ export function loggableError(error: unknown): Record<string, unknown> {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly dependencies: DependencyStatus) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
     const { body, headers } = toProblem(exception);
     body.requestId = request.id;
-    if (body.status >= 500) {
-      // The one line of a failed request: no request line is logged at info (see observability/logger.ts).
+    if (body.code === 'service_unavailable') {
+      // An outage is told once by the dependency's state change (and counted on /metrics), not per request.
+      this.dependencies.unavailableAnswers++;
+      this.dependencies.reportFailure(exception);
+    } else if (body.status >= 500) {
+      // The one line of a failed request besides its request line, with the route pattern (no ids).
       this.logger.error(
-        { error: loggableError(exception), requestId: request.id, method: request.method, path: request.url.split('?', 1)[0] },
+        { error: loggableError(exception), requestId: request.id, method: request.method, route: request.routeOptions.url ?? null },
         `request failed with ${body.status}`,
       );
     }

@@ -9,15 +9,15 @@ const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExp
 /** Paths polled by orchestrators and scrapers: never logged per request. */
 const UNLOGGED_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
 
-/** The level of the one line per answered request. Not info: at info it costs several percent of the hot path's throughput (bench/README.md). */
-export const REQUEST_LOG_LEVEL: Level = 'debug';
+/** The level of the one line per answered request: what an operator sees by default. */
+export const REQUEST_LOG_LEVEL: Level = 'info';
 
 /**
  * The process's log: JSON lines (one object per line) for collectors, readable lines through pino-pretty
  * when the destination is a terminal (`npm start` by hand) or LOG_FORMAT=pretty. stdout for services, stderr for the CLI
  * whose stdout is its JSON answer.
  */
-export function createLog(level: string, format: LogFormat = 'auto', fd: 1 | 2 = 1): Pino {
+export function createLog(level: string, format: LogFormat = 'auto', fd: 1 | 2 = 1, sync = false): Pino {
   const terminal = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
   let destination: DestinationStream;
   if (format === 'pretty' || (format === 'auto' && terminal)) {
@@ -28,13 +28,13 @@ export function createLog(level: string, format: LogFormat = 'auto', fd: 1 | 2 =
       destination: fd,
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      // One line per request: `request completed GET /api/v1/patients 200 3.1 ms`.
-      ignore: 'pid,hostname,context,method,path,statusCode,responseTime',
+      // One line per request: `request completed GET /api/v1/patients/:id 200 3.1 ms`.
+      ignore: 'pid,hostname,context,method,route,statusCode,responseTime',
       messageFormat:
-        '{if context}[{context}] {end}{msg}{if method} {method} {path}{end}{if statusCode} {statusCode} {responseTime} ms{end}',
+        '{if context}[{context}] {end}{msg}{if method} {method} {route}{end}{if statusCode} {statusCode} {responseTime} ms{end}',
     });
   } else {
-    destination = pino.destination({ fd, sync: false });
+    destination = pino.destination({ fd, sync });
   }
   return pino({ level, redact: { paths: ['*.authorization', '*.key', '*.secret'], remove: true } }, destination);
 }
@@ -95,22 +95,39 @@ function contextOf(params: unknown[]): string | undefined {
   return last;
 }
 
+/** What is observed of each answer: its time in the metrics, and its log line. */
+export interface ResponseObserver {
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
 /**
- * One line per answered request at REQUEST_LOG_LEVEL: request id, method, path (no query string: it may
- * hold patient search terms), status and time. Headers, bodies and keys never are. The hook is only
- * added when that level is on, so at info and above a request pays nothing for it.
+ * One onResponse hook for every answer (each hook is a cost on every request): the metrics, and at
+ * REQUEST_LOG_LEVEL one line with the request id, method, route pattern (`/api/v1/patients/:id`: no ids,
+ * no query string, which may hold patient search terms), status, time in ms, the caller's tenant and key
+ * ids and the client's address (request.ip: X-Forwarded-For only through a trusted proxy, TRUST_PROXY).
+ * Headers, bodies, query values and keys never are. Probes and scrapes are not logged.
  */
-export function logRequests(fastify: FastifyInstance, log: Pino): void {
-  if (!log.isLevelEnabled(REQUEST_LOG_LEVEL)) return;
+export function observeResponses(fastify: FastifyInstance, appLog: Pino, metrics: ResponseObserver): void {
+  const logging = appLog.isLevelEnabled(REQUEST_LOG_LEVEL);
+  // The app log's destination, without its redaction paths: they would cost several times the line itself
+  // on every request, and the line's fields (below) hold no header or secret to redact.
+  const log = pino({ level: appLog.level }, (appLog as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]);
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (!UNLOGGED_ROUTES.has(request.routeOptions.url ?? '')) {
+    const route = request.routeOptions.url;
+    const ms = reply.elapsedTime;
+    metrics.observe(request.method, route ?? 'unmatched', reply.statusCode, ms / 1000);
+    if (logging && !UNLOGGED_ROUTES.has(route ?? '')) {
+      const auth = request.auth;
       log[REQUEST_LOG_LEVEL](
         {
           requestId: request.id,
           method: request.method,
-          path: request.url.split('?', 1)[0],
+          route: route ?? null,
           statusCode: reply.statusCode,
-          responseTime: Math.round(reply.elapsedTime * 10) / 10,
+          responseTime: Math.round(ms * 10) / 10,
+          tenantId: auth?.tenantId ?? request.auditScope?.tenantId ?? null,
+          apiKeyId: auth?.apiKeyId ?? null,
+          ip: request.ip,
         },
         'request completed',
       );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, MetricValue, MetricValueWithName, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, MetricValue, MetricValueWithName, Registry } from 'prom-client';
+import { DependencyStatus } from './dependency-status';
 
 const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -22,8 +23,9 @@ export class MetricsService {
   readonly registry = new Registry();
   private readonly series = new Map<string, Series>();
 
-  constructor() {
+  constructor(dependencies: DependencyStatus) {
     collectDefaultMetrics({ register: this.registry });
+    registerDependencyMetrics(this.registry, dependencies);
     this.registry.registerMetric(
       this.metric('http_requests_total', 'HTTP requests by method, route and status', 'counter', () =>
         [...this.series.values()].map((s) => ({ labels: s.labels, value: s.count })),
@@ -81,4 +83,40 @@ function histogramValues(name: string, s: Series): MetricValueWithName<string>[]
   out.push({ metricName: `${name}_sum`, labels: s.labels, value: s.sum });
   out.push({ metricName: `${name}_count`, labels: s.labels, value: s.count });
   return out;
+}
+
+/** PostgreSQL's and Redis's state per connection role and the 503s of their outages, read from DependencyStatus when scraped. */
+function registerDependencyMetrics(registry: Registry, dependencies: DependencyStatus): void {
+  new Counter({
+    name: 'dependency_state_changes_total',
+    help: 'Times a connection role of this process lost (state="down") or regained (state="up") PostgreSQL or Redis',
+    labelNames: ['dependency', 'role', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of dependencies.states) {
+        this.inc({ dependency: s.dependency, role: s.role, state: 'down' }, s.downs);
+        this.inc({ dependency: s.dependency, role: s.role, state: 'up' }, s.ups);
+      }
+    },
+  });
+  new Gauge({
+    name: 'dependency_up',
+    help: 'Whether a connection role of this process reaches its dependency (1) or not (0)',
+    labelNames: ['dependency', 'role'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of dependencies.states) this.set({ dependency: s.dependency, role: s.role }, s.up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'http_service_unavailable_total',
+    help: '503 service_unavailable answers (PostgreSQL or Redis unreachable)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(dependencies.unavailableAnswers);
+    },
+  });
 }

@@ -1,3 +1,5 @@
+import { isUnavailable } from '../observability/dependency-status';
+
 /**
  * Runs `pass` every `intervalMs` (measured from the end of the previous pass, so passes never overlap)
  * until `stop()`, which waits for a running pass to finish. The timer does not keep the process alive.
@@ -7,6 +9,8 @@ export class PeriodicTask {
   private timer?: NodeJS.Timeout;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The last pass failed for want of PostgreSQL or Redis: the next such failure is not told again. */
+  private waitingForDependency = false;
 
   constructor(
     private readonly intervalMs: number,
@@ -29,7 +33,13 @@ export class PeriodicTask {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.pass()
-        .catch((err: unknown) => this.onError(err))
+        .then(() => void (this.waitingForDependency = false))
+        .catch((err: unknown) => {
+          // An outage fails every pass until it ends: it is told once here (and by DependencyStatus), not every interval.
+          const unavailable = isUnavailable(err) || isUnavailable((err as { driverError?: unknown })?.driverError);
+          if (!(unavailable && this.waitingForDependency)) this.onError(err);
+          this.waitingForDependency = unavailable;
+        })
         .finally(() => this.schedule());
     }, this.intervalMs);
     this.timer.unref();

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { DelayedError, Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
+import { DependencyStatus } from '../observability/dependency-status';
 import { describeError, JobFailure, JobInterruptedError, JobNotReadyError, ON_JOB, ON_JOB_FAILED } from './job-handler';
 import type { JobContext } from './job-handler';
 import { checkJobHandlers, FoundHandler } from './job-handlers.check';
@@ -33,6 +34,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
+    private readonly dependencies: DependencyStatus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -89,22 +91,26 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       // After a failed fetch (Redis away), try again within a second rather than BullMQ's 15 s.
       runRetryDelay: 1000,
     });
-    worker.on('error', (err) => this.logger.warn(`queue ${queue}: ${describeError(err)}`));
+    this.dependencies.watchBull(worker, 'queue-workers', (err) => this.logger.warn(`queue ${queue}: ${describeError(err)}`));
     worker.on('stalled', (jobId) => this.logger.warn(`queue ${queue}: job ${jobId} stalled (its worker stopped); it runs again`));
     this.workers.push(worker);
     // Final failures reach every process through Redis, including those BullMQ decides by itself (a job
     // that stalled too often), where no handler runs.
     const events = new QueueEvents(queue, connection);
     events.on('failed', ({ jobId }) => void this.onFinalFailure(queue, jobId));
-    events.on('error', (err) => this.logger.warn(`queue ${queue} events: ${describeError(err)}`));
+    this.dependencies.watchBull(events, 'queue-events', (err) => this.logger.warn(`queue ${queue} events: ${describeError(err)}`));
     this.events.push(events);
   }
 
   private async dispatch(job: Job, token?: string): Promise<unknown> {
     const handler = this.handlers.get(job.name);
     if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    const attempt = { queue: job.queueName, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 };
     try {
-      return await handler(job, { signal: this.stopping.signal });
+      const result = await handler(job, { signal: this.stopping.signal });
+      // An email sent, a webhook delivered: ids and counts only, never the payload (patient data).
+      this.logger.debug(attempt, 'job completed');
+      return result;
     } catch (err) {
       if (err instanceof JobInterruptedError) {
         // Back to the queue for another worker, with no attempt used: the job resumes where it stopped.
@@ -117,8 +123,9 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
         throw new DelayedError();
       }
       const description = describeError(err);
-      const attempts = job.opts.attempts ?? 1;
-      this.logger.warn(`job ${job.name} ${job.id} attempt ${job.attemptsMade + 1}/${attempts} failed: ${description}`);
+      const attempts = attempt.attempts;
+      // Once per failed attempt, in the process that ran it; the error's class and code, not its message.
+      this.logger.warn({ ...attempt, error: description }, 'job attempt failed');
       const final = err instanceof JobFailure && err.final;
       if (final || job.attemptsMade + 1 >= attempts) {
         // Told here as well as through the queue's events, which a process dying now would miss.

@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, redisOptionsFromUrl } from '../redis/redis.service';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
+import { QueueConnections } from './queue-connections';
 import { QueueName } from './queues';
 
 /** The workers' BullMQ connection and key prefix: the app's Redis, under the app's prefix. */
@@ -50,7 +51,7 @@ function producerConnection(config: AppConfig): Redis {
     }),
     BullModule.registerQueue(...Object.values(QueueName).map((name) => ({ name }))),
   ],
-  providers: [JobQueue, JobOutbox],
+  providers: [JobQueue, JobOutbox, QueueConnections],
   exports: [JobQueue, JobOutbox],
 })
 export class QueueModule {}

@@ -1,6 +1,7 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis, { RedisOptions } from 'ioredis';
 import { AppConfig } from '../../config/app-config';
+import { DependencyStatus } from '../observability/dependency-status';
 
 /** ioredis options from a redis:// URL; BullMQ takes the same shape. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
@@ -37,14 +38,16 @@ type MessageHandler = (message: string) => void;
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger(RedisService.name);
   readonly client: Redis;
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, MessageHandler[]>();
   private readonly resubscribed: (() => void)[] = [];
   private subscribed = false;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    dependencies: DependencyStatus,
+  ) {
     const options: RedisOptions = {
       ...redisOptionsFromUrl(config.redisUrl),
       lazyConnect: true,
@@ -63,8 +66,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     });
     this.subscriber = new Redis({ ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
-    this.client.on('error', (err: Error) => this.logger.warn(`redis: ${err.message}`));
-    this.subscriber.on('error', () => undefined);
+    // Their errors (one per reconnection attempt during an outage) become one line when Redis goes and one when it is back.
+    dependencies.watchRedis(this.client, 'commands');
+    dependencies.watchRedis(this.subscriber, 'pubsub');
     for (const event of ['close', 'end', 'reconnecting']) this.subscriber.on(event, () => (this.subscribed = false));
     this.subscriber.on('ready', () => void this.resubscribe());
     this.subscriber.on('message', (channel: string, message: string) => {

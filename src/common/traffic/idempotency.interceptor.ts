@@ -135,7 +135,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       return await this.keys.claim(scope, keyHash, fingerprint);
     } catch (err) {
-      this.logger.warn(`idempotency keys unavailable: ${(err as Error).message}`);
+      // Debug only: the outage itself is logged once by DependencyStatus, not once per request.
+      this.logger.debug(`idempotency keys unavailable: ${(err as Error).message}`);
       throw new ServiceUnavailableException('Idempotency keys are unavailable; try again shortly');
     }
   }

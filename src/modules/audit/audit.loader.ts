@@ -1,8 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { DependencyStatus } from '../../common/observability/dependency-status';
 import { AppConfig } from '../../config/app-config';
 import { CONNECT_TIMEOUT_MS } from '../../database/database-options';
 import { AUDIT_COPY_SQL } from './audit-copy-buffer';
@@ -17,10 +18,12 @@ import { AUDIT_COPY_SQL } from './audit-copy-buffer';
  */
 @Injectable()
 export class AuditLoader {
-  private readonly logger = new Logger(AuditLoader.name);
   private pool?: Pool;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dependencies: DependencyStatus,
+  ) {}
 
   /** One COPY of `data`, in a transaction of its own: all of a batch is written or none of it. */
   async copy(data: Buffer[]): Promise<void> {
@@ -51,7 +54,7 @@ export class AuditLoader {
         application_name: appName ? `${appName}/audit-writer` : 'audit-writer',
       });
       // An idle connection the server closes is dropped by the pool; the next batch connects again.
-      this.pool.on('error', (err) => this.logger.warn(`audit writer connection lost: ${err.message}`));
+      this.dependencies.watchPostgres(this.pool, 'audit-writer');
     }
     return this.pool;
   }

@@ -1,3 +1,4 @@
+import { DependencyStatus } from '../../common/observability/dependency-status';
 import { DatabaseError } from 'pg';
 import { loadConfig } from '../../config/app-config';
 import { decodeAuditCopy } from '../../../test/helpers/audit-copy';
@@ -31,7 +32,7 @@ function writerFailingWith(failures: (Error | undefined)[]): { writer: AuditWrit
       loaded.push(...entries);
     },
   } as unknown as AuditLoader;
-  return { writer: new AuditWriter(loader, loadConfig({})), loaded, copies };
+  return { writer: new AuditWriter(loader, loadConfig({}), new DependencyStatus()), loaded, copies };
 }
 
 const connectionRefused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });

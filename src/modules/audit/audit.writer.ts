@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { DependencyStatus } from '../../common/observability/dependency-status';
 import { AppConfig } from '../../config/app-config';
 import { sqlStateOf } from '../../database/database-errors';
 import { AuditChunk, AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
@@ -35,6 +36,7 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly loader: AuditLoader,
     private readonly config: AppConfig,
+    private readonly dependencies: DependencyStatus,
   ) {}
 
   onModuleInit(): void {
@@ -81,7 +83,9 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
         }
         const kept = chunks.slice(from);
         this.buffer.restore(kept);
-        this.logger.warn(`could not write ${entriesIn(kept)} audit entries; retrying at the next flush: ${(err as Error).name}`);
+        // An outage is logged once by DependencyStatus, not at every flush until it ends.
+        const level = this.dependencies.reportFailure(err, 'audit-writer') ? 'debug' : 'warn';
+        this.logger[level](`could not write ${entriesIn(kept)} audit entries; retrying at the next flush: ${(err as Error).name}`);
         return;
       }
     }
