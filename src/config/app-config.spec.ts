@@ -32,6 +32,11 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'proxy.internal', /TRUST_PROXY must be true, false, a hop count/],
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY/],
     ['TRUST_PROXY', '10.0.0.1,', /TRUST_PROXY/],
+    ['SMS_PROVIDER', 'nexmo', /SMS_PROVIDER must be log or twilio/],
+    ['TWILIO_FROM', '5005550006', /TWILIO_FROM must be a phone number in E.164 form/],
+    ['TWILIO_ACCOUNT_SID', 'AC123', /TWILIO_ACCOUNT_SID must be a Twilio account SID/],
+    ['TWILIO_API_BASE_URL', 'localhost:4010', /TWILIO_API_BASE_URL must be an http\(s\) origin/],
+    ['SMS_MAX_ATTEMPTS', '0', /SMS_MAX_ATTEMPTS/],
   ])('stops on an invalid %s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -45,6 +50,27 @@ describe('loadConfig', () => {
     ['10.0.0.0/8, ::1, fd00::/8,loopback', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
   ])('takes TRUST_PROXY=%s in the forms Fastify accepts', (value, trustProxy) => {
     expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(trustProxy);
+  });
+
+  it('needs the Twilio account, token and sender with SMS_PROVIDER=twilio, and never repeats the token', () => {
+    const twilio = {
+      SMS_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`,
+      TWILIO_AUTH_TOKEN: 'secret-token-1234',
+      TWILIO_FROM: '+15005550006',
+    };
+    expect(() => loadConfig({ ...twilio, TWILIO_FROM: '' })).toThrow('TWILIO_FROM is required when SMS_PROVIDER=twilio');
+    expect(() => loadConfig({ ...twilio, TWILIO_AUTH_TOKEN: 'short' })).toThrow(
+      /^Invalid configuration: TWILIO_AUTH_TOKEN must be a Twilio auth token[^"]*$/,
+    );
+    expect(loadConfig(twilio).sms).toEqual({
+      provider: 'twilio',
+      twilio: { accountSid: twilio.TWILIO_ACCOUNT_SID, authToken: 'secret-token-1234', from: '+15005550006', apiBaseUrl: undefined },
+      maxAttempts: 6,
+      retryBaseMs: 5_000,
+      timeoutMs: 10_000,
+    });
+    expect(loadConfig({}).sms.provider).toBe('log');
   });
 
   it('reads switches and numbers', () => {

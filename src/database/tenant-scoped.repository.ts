@@ -85,6 +85,31 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
     return runStatement<R>(options.tx ?? this.repository.manager, statement, [scope.tenantId, scope.mode, ...params], options.prepared);
   }
 
+  /**
+   * A status change that happens only from the statuses it expects (`from`), in one statement, so that two
+   * writers (workers, callbacks) can never both move one row on: `set` may use $5 onwards for `params`.
+   * Answers the changed row as the database has it (column names), or null when the row was elsewhere.
+   */
+  protected async updateFromStatus(
+    scope: TenantScope,
+    table: string,
+    id: string,
+    from: readonly string[],
+    set: string,
+    params: unknown[],
+    tx?: EntityManager,
+  ): Promise<Record<string, unknown> | null> {
+    const [rows] = await this.sql<[Record<string, unknown>[], number]>(
+      scope,
+      `UPDATE ${table} SET ${set}, updated_at = $${params.length + 5}
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = ANY($4::text[])
+        RETURNING *`,
+      [id, from, ...params, clock.now()],
+      tx,
+    );
+    return rows[0] ?? null;
+  }
+
   /** A query builder that already filters on the scope. */
   query(scope: TenantScope, alias: string, tx?: EntityManager): SelectQueryBuilder<T> {
     return this.repo(tx).createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId AND ${alias}.mode = :scopeMode`, {

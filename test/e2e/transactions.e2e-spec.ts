@@ -22,6 +22,7 @@ const values = (externalId: string | null = null): PatientValues => ({
   tags: [],
   customFields: {},
   emailOptOut: false,
+  smsOptOut: false,
 });
 
 describe('Transactions reach the repositories (issue 9 section 1)', () => {

@@ -23,6 +23,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The tenant and mode a keyless request acted in, once its route knows them (see auditAs). */
     auditScope?: TenantScope;
+    /** The records a keyless request changed, each in its tenant and mode: one audit entry each (see auditAs). */
+    auditSubjects?: { scope: TenantScope; resourceId: string }[];
   }
 }
 
@@ -31,8 +33,12 @@ declare module 'fastify' {
  * public route calls it as soon as it knows whose resource it serves; answers before that (a malformed
  * body, an unknown id) name no tenant and leave no entry.
  */
-export function auditAs(request: FastifyRequest, scope: TenantScope): void {
-  request.auditScope = { tenantId: scope.tenantId, mode: scope.mode };
+export function auditAs(request: FastifyRequest, scope: TenantScope, resourceId?: string): void {
+  const { tenantId, mode } = scope;
+  request.auditScope = { tenantId, mode };
+  // A request that changes records without naming them in its path (a consent change by a signed link or
+  // an SMS reply, possibly in several tenants) names each: one entry per record.
+  if (resourceId) (request.auditSubjects ??= []).push({ scope: { tenantId, mode }, resourceId });
 }
 
 /**

@@ -21,6 +21,11 @@ export const ERROR_CODES = {
   },
   insufficient_scope: { status: 403, title: 'Insufficient scope', when: 'The key lacks the scope this endpoint needs' },
   insufficient_role: { status: 403, title: 'Insufficient role', when: 'The key lacks the role this endpoint needs' },
+  invalid_signature: {
+    status: 403,
+    title: 'Invalid signature',
+    when: "A provider's callback (Twilio's X-Twilio-Signature) does not verify with its auth token",
+  },
   not_found: { status: 404, title: 'Not found', when: 'Unknown route, or an id the caller cannot see (malformed ids included)' },
   request_timeout: { status: 408, title: 'Request timeout', when: 'The request was not received in time' },
   slot_unavailable: { status: 409, title: 'Slot unavailable', when: 'The time is outside availability or already booked' },

@@ -47,14 +47,16 @@ declare module 'fastify' {
     /**
      * Set with @RouteConfig({ formBody: true }) on a route that HTML forms and mail clients post to (RFC 8058
      * one-click unsubscribe sends `List-Unsubscribe=One-Click` form-encoded): it accepts form bodies too,
-     * and reads nothing from them. Every other route answers them 415.
+     * and reads nothing from them. `'fields'`: a route whose caller posts its data as a form (Twilio's
+     * callbacks) gets an application/x-www-form-urlencoded body as an object of strings, checked as a JSON
+     * body's strings are. Every other route answers form bodies 415.
      */
-    formBody?: boolean;
+    formBody?: boolean | 'fields';
   }
 }
 
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
-/** What a form route may be sent: a one-click unsubscribe body is 26 bytes. */
+/** What a form route may be sent: a one-click unsubscribe body is 26 bytes, a Twilio callback about 1 KiB. */
 const FORM_BODY_LIMIT = 8 * 1024;
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
@@ -93,10 +95,45 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     if (unsafe) return done(new ValidationFailedException([unsafe]), undefined);
     done(null, parsed);
   });
-  fastify.addContentTypeParser(FORM_TYPES, { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (request, _raw, done) => {
-    if (!request.routeOptions.config?.formBody) {
-      return done(problemOf('unsupported_media_type', 'Send request bodies as application/json in UTF-8'), undefined);
+  fastify.addContentTypeParser(FORM_TYPES, { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (request, raw: Buffer, done) => {
+    const formBody = request.routeOptions.config?.formBody;
+    if (!formBody) return done(problemOf('unsupported_media_type', 'Send request bodies as application/json in UTF-8'), undefined);
+    if (formBody !== 'fields') return done(null, undefined);
+    if (!request.headers['content-type']?.toLowerCase().startsWith(FORM_TYPES[0]) || hasForeignCharset(request.headers['content-type'])) {
+      return done(problemOf('unsupported_media_type', 'Send this form as application/x-www-form-urlencoded in UTF-8'), undefined);
     }
-    done(null, undefined);
+    try {
+      done(null, parseFormFields(raw));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
+}
+
+/**
+ * An application/x-www-form-urlencoded body as field → value (the last of a repeated field). Bytes that
+ * are not UTF-8, a malformed %-escape, NUL or an unpaired surrogate are 400 naming the field: nothing is
+ * decoded to U+FFFD (URLSearchParams would).
+ */
+export function parseFormFields(raw: Buffer): Record<string, string> {
+  if (!isUtf8(raw)) throw new ValidationFailedException([{ field: 'body', message: 'is not valid UTF-8' }]);
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const pair of raw.toString('utf8').split('&')) {
+    if (!pair) continue;
+    const at = pair.indexOf('=');
+    const [rawKey, rawValue] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    const key = decodeFormText(rawKey, 'body');
+    fields[key] = decodeFormText(rawValue, printableKey(key));
+  }
+  const unsafe = findUnsafeJson(fields);
+  if (unsafe) throw new ValidationFailedException([unsafe]);
+  return { ...fields };
+}
+
+function decodeFormText(text: string, field: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new ValidationFailedException([{ field, message: 'is not valid form encoding' }]);
+  }
 }

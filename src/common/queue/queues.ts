@@ -11,6 +11,7 @@ export enum QueueName {
   WebhookDeliveries = 'webhook-deliveries',
   EmailSends = 'email-sends',
   EmailSequences = 'email-sequences',
+  SmsSends = 'sms-sends',
 }
 
 /** Job names, unique across queues (a handler is found by its job's name). */
@@ -33,6 +34,11 @@ export enum JobName {
    * PostgreSQL (the enrolment's current step, under its row lock), so a duplicated job sends nothing.
    */
   EmailSequenceStep = 'email-sequence-step',
+  /**
+   * Send one SMS; jobId = the message id, so a message is one job. Its row is claimed in PostgreSQL before
+   * each try (see SmsSender): a job that finds it settled sends nothing.
+   */
+  SmsSend = 'sms-send',
 }
 
 /** Each job's payload carries the tenant and mode it works for. */
@@ -66,11 +72,18 @@ export interface EmailSequenceStepPayload {
   mode: Mode;
 }
 
+export interface SmsSendPayload {
+  messageId: string;
+  tenantId: string;
+  mode: Mode;
+}
+
 export interface JobPayloads {
   [JobName.PatientImport]: PatientImportPayload;
   [JobName.WebhookDelivery]: WebhookDeliveryPayload;
   [JobName.EmailSend]: EmailSendPayload;
   [JobName.EmailSequenceStep]: EmailSequenceStepPayload;
+  [JobName.SmsSend]: SmsSendPayload;
 }
 
 /**
@@ -180,6 +193,27 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
       backoff: { type: 'exponential', delay: 2_000 },
       // The enrolment's row is the record; finished steps must also leave their id free, so that a step
       // held while its sequence was paused can be added again on resume.
+      removeOnComplete: true,
+      removeOnFail: { count: 1_000 },
+    },
+  },
+  [QueueName.SmsSends]: {
+    jobs: [JobName.SmsSend],
+    worker: {
+      // A send is one HTTPS request to the provider and two short writes: mostly waiting, so many at once.
+      concurrency: 32,
+      // Longer than a provider request's timeout (SMS_TIMEOUT_MS, 10 s) plus the database writes.
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      // A re-run after a crash sends the message again (the provider's answer was never recorded); the
+      // count only stops a message whose sends keep killing their worker: it ends failed.
+      maxStalledCount: 3,
+    },
+    jobOptions: {
+      // Provider errors and timeouts are retried 5, 10, 20, 40, 80 s apart (SMS_MAX_ATTEMPTS and
+      // SMS_RETRY_BASE_MS override both; SmsSendJobs adds the jobs), then the message ends `failed`.
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 5_000 },
       removeOnComplete: true,
       removeOnFail: { count: 1_000 },
     },

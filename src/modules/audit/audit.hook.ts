@@ -37,18 +37,22 @@ export class AuditHook implements OnModuleInit {
     const auth = request.auth;
     const scope = auth ?? request.auditScope;
     if (!spec || !scope) return;
-    this.writer.write({
-      tenantId: scope.tenantId,
-      mode: scope.mode,
-      at: clock.nowMs(),
-      apiKeyId: auth?.apiKeyId ?? null,
-      action: spec.action,
-      resourceType: spec.resourceType,
-      resourceId: spec.resourceId ?? resourceIdOf(request, reply, spec.idParam),
-      status: reply.statusCode,
-      requestId: String(request.id).slice(0, 128),
-      ip: request.ip?.slice(0, 64) ?? null,
-    });
+    const subjects = auth ? undefined : request.auditSubjects;
+    const entries = subjects?.length ? subjects : [{ scope, resourceId: spec.resourceId ?? resourceIdOf(request, reply, spec.idParam) }];
+    for (const entry of entries) {
+      this.writer.write({
+        tenantId: entry.scope.tenantId,
+        mode: entry.scope.mode,
+        at: clock.nowMs(),
+        apiKeyId: auth?.apiKeyId ?? null,
+        action: spec.action,
+        resourceType: spec.resourceType,
+        resourceId: entry.resourceId,
+        status: reply.statusCode,
+        requestId: String(request.id).slice(0, 128),
+        ip: request.ip?.slice(0, 64) ?? null,
+      });
+    }
   }
 
   /** A `@RouteConfig` written above `@Audited` replaces the route config it merged into: refuse to start. */

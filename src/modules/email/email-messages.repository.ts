@@ -158,15 +158,8 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
     params: unknown[],
     tx: EntityManager,
   ): Promise<EmailMessageEntity | null> {
-    const [rows] = await this.sql<[Record<string, unknown>[], number]>(
-      scope,
-      `UPDATE email_messages SET ${set}, updated_at = $${params.length + 5}
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = ANY($4::text[])
-        RETURNING *`,
-      [id, from, ...params, clock.now()],
-      tx,
-    );
-    return rows[0] ? this.fromRaw(rows[0]) : null;
+    const row = await this.updateFromStatus(scope, 'email_messages', id, from, set, params, tx);
+    return row ? this.fromRaw(row) : null;
   }
 
   private fromRaw(raw: Record<string, unknown>): EmailMessageEntity {

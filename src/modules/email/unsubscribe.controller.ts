@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Audited, auditAs } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { acceptsHtml, html, htmlPage } from '../../common/http/html-page';
 import { ApiProblemResponses } from '../../common/http/openapi';
@@ -60,6 +61,7 @@ export class UnsubscribeController {
   @Post(':token')
   @HttpCode(200)
   @Public()
+  @Audited('patient.email_opt_out')
   @RouteConfig({ formBody: true })
   @ApiOperation({
     operationId: 'unsubscribeFromEmail',
@@ -77,7 +79,10 @@ export class UnsubscribeController {
   ): Promise<UnsubscribedDto | string> {
     const subject = this.tokens.verify(token);
     // A patient deleted since the message was sent has nothing left to opt out of: as unknown as a forged token.
-    if (!subject || !(await this.patients.optOutOfEmail(subject, subject.patientId))) return this.invalid(request, reply);
+    if (!subject || !(await this.patients.setConsent(subject, subject.patientId, { emailOptOut: true })))
+      return this.invalid(request, reply);
+    // A consent change is audited whatever made it: here in the patient's tenant and mode, with no key.
+    auditAs(request, subject, subject.patientId);
     if (!acceptsHtml(request.headers.accept)) return { message: UNSUBSCRIBED };
     const practice = await this.practiceName(subject);
     void reply.type(HTML).header('cache-control', 'no-store');

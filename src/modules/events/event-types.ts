@@ -12,6 +12,10 @@ export const EVENT_TYPES = [
   'email.failed',
   'sequence.enrollment.created',
   'sequence.enrollment.completed',
+  'sms.sent',
+  'sms.delivered',
+  'sms.failed',
+  'sms.opted_out',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

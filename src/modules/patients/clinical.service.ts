@@ -1,3 +1,4 @@
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
@@ -113,7 +114,7 @@ export class ClinicalService {
    * patient, appointment and provider; a second encounter for one appointment is 409 encounter_exists.
    */
   async recordAppointmentEncounter(
-    auth: AuthContext,
+    auth: TenantScope,
     values: { patientId: string; appointmentId: string; providerId: string; datetime: Date; type: string | null; notes: string | null },
     tx: EntityManager,
   ): Promise<EncounterDto> {
@@ -125,7 +126,7 @@ export class ClinicalService {
     }
   }
 
-  private async requirePatient(auth: AuthContext, patientId: string, tx?: EntityManager): Promise<void> {
+  private async requirePatient(auth: TenantScope, patientId: string, tx?: EntityManager): Promise<void> {
     if (!(await this.patients.exists(auth, patientId, tx))) throw new PatientNotFoundException();
   }
 }

@@ -31,6 +31,7 @@ export function normalizePatientInput(body: CreatePatientDto | UpdatePatientDto)
     patientStatus: body.patientStatus,
     tags: body.tags === undefined ? undefined : body.tags === null ? [] : normalizeTags(body.tags),
     emailOptOut: body.emailOptOut,
+    smsOptOut: body.smsOptOut,
   };
   const patch: PatientPatch = { set, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: body.customFields === null };
   for (const [key, value] of Object.entries(body.customFields ?? {})) {
@@ -57,6 +58,7 @@ export function newPatientValues(input: PatientPatch): PatientValues {
     tags: set.tags ?? [],
     customFields: { ...input.customFieldsSet },
     emailOptOut: set.emailOptOut ?? false,
+    smsOptOut: set.smsOptOut ?? false,
   };
 }
 

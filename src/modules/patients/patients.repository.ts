@@ -23,6 +23,7 @@ export interface PatientValues {
   tags: string[];
   customFields: Record<string, unknown>;
   emailOptOut: boolean;
+  smsOptOut: boolean;
 }
 
 /** A PUT: the columns to set (absent: unchanged) and the customFields keys to set and to remove. */
@@ -96,6 +97,7 @@ const WRITABLE: { readonly [F in keyof PatientValues]: { column: string; type: s
   tags: { column: 'tags', type: 'text[]' },
   customFields: { column: 'custom_fields', type: 'jsonb' },
   emailOptOut: { column: 'email_opt_out', type: 'boolean' },
+  smsOptOut: { column: 'sms_opt_out', type: 'boolean' },
 };
 const FIELDS = Object.keys(WRITABLE) as (keyof PatientValues)[];
 const column = (field: keyof PatientValues): string => WRITABLE[field].column;
@@ -166,6 +168,24 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   async get(scope: TenantScope, id: string, tx?: EntityManager): Promise<PatientEntity | null> {
     const rows = await this.raw<PatientEntity>(scope, GET_PATIENT, [id], { tx, prepared: true });
     return rows[0] ?? null;
+  }
+
+  /** The patient, its row locked until `tx` ends (the state a change is compared with). */
+  async getLocked(scope: TenantScope, id: string, tx: EntityManager): Promise<PatientEntity | null> {
+    const rows = await this.raw<PatientEntity>(scope, `${GET_PATIENT} FOR UPDATE`, [id], { tx, prepared: true });
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Live patients with this E.164 number, in every tenant: whom an inbound STOP or START from it may
+   * concern (the provider's callback names a number, never a tenant). The caller narrows them to the
+   * tenants that send from the number that received it, and changes each through its own scope.
+   */
+  async livePatientsByPhone(phone: string): Promise<{ tenantId: string; id: string }[]> {
+    return this.repository.query(
+      `SELECT tenant_id AS "tenantId", id FROM patients WHERE phone = $1 AND phone IS NOT NULL AND mode = 'live' ORDER BY tenant_id, created_at, id`,
+      [phone],
+    );
   }
 
   async exists(scope: TenantScope, id: string, tx?: EntityManager): Promise<boolean> {

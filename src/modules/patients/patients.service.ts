@@ -20,6 +20,20 @@ import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, today
 import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
 import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
 
+/** The consent flags; each decides every send of its channel. */
+export interface PatientConsent {
+  emailOptOut?: boolean;
+  smsOptOut?: boolean;
+}
+
+export interface ConsentChange {
+  patient: PatientDto;
+  changed: boolean;
+}
+
+/** `patient.updated`'s payload: the patient, and in `previous` the members the change replaced (their values before). */
+export type PatientUpdatedEvent = PatientDto & { previous: Partial<PatientDto> };
+
 /** What a public booking knows of its patient. */
 export interface LeadInput {
   firstName: string;
@@ -105,10 +119,14 @@ export class PatientsService {
     const versions = ifMatch && !ifMatch.any ? ifMatch.versions : undefined;
     try {
       const updated = await this.transactions.run(async (tx) => {
-        const row = await this.patients.applyPatch(auth, id, await this.toPatch(auth, dto, tx), versions, tx);
+        const patch = await this.toPatch(auth, dto, tx);
+        // Locked first, so that `previous` is what this update replaced.
+        const before = await this.patients.getLocked(auth, id, tx);
+        if (!before) return undefined;
+        const row = await this.patients.applyPatch(auth, id, patch, versions, tx);
         if (!row) return undefined;
         const result = withTag(row);
-        await this.events.record(tx, auth, 'patient.updated', result.body);
+        await this.events.record(tx, auth, 'patient.updated', updatedEvent(toDto(before), result.body));
         return result;
       });
       if (updated) return updated;
@@ -136,19 +154,29 @@ export class PatientsService {
   }
 
   /**
-   * Sets `emailOptOut` (an unsubscribe link was followed): one statement, and `patient.updated` when it
-   * changed something. Answers false when the patient no longer exists.
+   * Changes the patient's consent without a key (an unsubscribe link, a STOP or START reply): the flags
+   * given are set under the row's lock, and a change is `patient.updated` with the `previous` values, as
+   * a PUT's is. Answers the patient and whether anything changed; null when the patient no longer exists.
+   * Inside the caller's `tx` when given, else in a transaction of its own.
    */
-  async optOutOfEmail(scope: TenantScope, id: string): Promise<boolean> {
-    return this.transactions.run(async (tx) => {
-      const current = await this.patients.get(scope, id, tx);
-      if (!current) return false;
-      if (current.emailOptOut) return true;
-      const patch: PatientPatch = { set: { emailOptOut: true }, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: false };
-      const row = await this.patients.applyPatch(scope, id, patch, undefined, tx);
-      if (row) await this.events.record(tx, scope, 'patient.updated', toDto(row));
-      return true;
-    });
+  async setConsent(scope: TenantScope, id: string, consent: PatientConsent, tx?: EntityManager): Promise<ConsentChange | null> {
+    const run = async (t: EntityManager): Promise<ConsentChange | null> => {
+      const current = await this.patients.getLocked(scope, id, t);
+      if (!current) return null;
+      const set = Object.fromEntries(Object.entries(consent).filter(([key, value]) => current[key as keyof PatientConsent] !== value));
+      if (!Object.keys(set).length) return { patient: toDto(current), changed: false };
+      const patch: PatientPatch = { set, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: false };
+      const row = (await this.patients.applyPatch(scope, id, patch, undefined, t))!;
+      const patient = toDto(row);
+      await this.events.record(t, scope, 'patient.updated', updatedEvent(toDto(current), patient));
+      return { patient, changed: true };
+    };
+    return tx ? run(tx) : this.transactions.run(run);
+  }
+
+  /** Live patients with this number in any tenant (see PatientsRepository.livePatientsByPhone). */
+  livePatientsByPhone(phone: string): Promise<{ tenantId: string; id: string }[]> {
+    return this.patients.livePatientsByPhone(phone);
   }
 
   async tags(auth: AuthContext): Promise<TagListDto> {
@@ -205,6 +233,14 @@ function toFilters(query: ListPatientsQueryDto): PatientFilters {
   };
 }
 
+function updatedEvent(before: PatientDto, after: PatientDto): PatientUpdatedEvent {
+  const previous: Partial<Record<keyof PatientDto, unknown>> = {};
+  for (const key of Object.keys(after) as (keyof PatientDto)[]) {
+    if (key !== 'updatedAt' && JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key];
+  }
+  return { ...after, previous: previous as Partial<PatientDto> };
+}
+
 function withTag(row: PatientEntity): PatientWithTag {
   return { body: toDto(row), etag: entityTag(row.id, row.version) };
 }
@@ -226,6 +262,7 @@ export function toDto(row: PatientEntity): PatientDto {
     tags: row.tags,
     customFields: row.customFields,
     emailOptOut: row.emailOptOut,
+    smsOptOut: row.smsOptOut,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -83,6 +83,18 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
    * (an appointment being rescheduled). The range condition is the exclusion constraint's, so its
    * partial GiST index answers it.
    */
+  /** The patient's first `scheduled` appointment starting in [from, to], or null. */
+  async nextScheduledOfPatient(scope: TenantScope, patientId: string, from: Date, to: Date): Promise<string | null> {
+    const rows = await this.sql<{ id: string }[]>(
+      scope,
+      `SELECT id FROM appointments
+        WHERE tenant_id = $1 AND mode = $2 AND patient_id = $3 AND status = 'scheduled' AND starts_at >= $4 AND starts_at <= $5
+        ORDER BY starts_at, id LIMIT 1`,
+      [patientId, from, to],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   held(scope: TenantScope, providerIds: string[], from: Date, to: Date, exceptId?: string, tx?: EntityManager): Promise<HeldTime[]> {
     return this.sql<HeldTime[]>(
       scope,

@@ -161,7 +161,17 @@ export class AppointmentsService {
    * records an encounter in the patient's clinical data in the same transaction. A PATCH that changes
    * anything records `appointment.updated` (the appointment after it) in that transaction too.
    */
-  async update(auth: AuthContext, id: string, dto: UpdateAppointmentDto): Promise<AppointmentDto> {
+  /**
+   * Confirms the patient's next `scheduled` appointment that starts within `withinMs` from now (a patient's
+   * "C" reply to a text), through the same path as a PATCH to `confirmed`. Answers it, or null when there is none.
+   */
+  async confirmNext(scope: TenantScope, patientId: string, withinMs: number): Promise<AppointmentDto | null> {
+    const now = clock.nowMs();
+    const id = await this.appointments.nextScheduledOfPatient(scope, patientId, new Date(now), new Date(now + withinMs));
+    return id ? this.update(scope, id, { status: 'confirmed' }) : null;
+  }
+
+  async update(auth: TenantScope, id: string, dto: UpdateAppointmentDto): Promise<AppointmentDto> {
     let rescheduled: { provider: ProviderEntity; start: number; duration: number } | undefined;
     // As for bookings: the provider's turn settles races, a deadlock with anything else is retried.
     try {

@@ -10,15 +10,20 @@ import { SettingsRepository } from './settings.repository';
 export class SettingsService {
   constructor(private readonly settings: SettingsRepository) {}
 
-  async get(auth: AuthContext, section: SettingsSection): Promise<SettingsDto> {
+  async get(auth: TenantScope, section: SettingsSection): Promise<SettingsDto> {
     const doc = await this.settings.get(auth, section);
     return { settings: doc.data, updatedAt: doc.updatedAt ? doc.updatedAt.toISOString() : null };
   }
 
   /** The practice's name as its settings give it (`name` of the practice section), or null when they give none. */
-  async practiceName(scope: TenantScope): Promise<string | null> {
-    const name = (await this.settings.get(scope, 'practice')).data.name;
-    return typeof name === 'string' && name.trim() ? name.trim() : null;
+  practiceName(scope: TenantScope): Promise<string | null> {
+    return this.practiceText(scope, 'name');
+  }
+
+  /** A string member of the practice settings (`smsFromNumber`), or null when they have none. */
+  async practiceText(scope: TenantScope, key: string): Promise<string | null> {
+    const value = (await this.settings.get(scope, 'practice')).data[key];
+    return typeof value === 'string' && value.trim() ? value.trim() : null;
   }
 
   async update(auth: AuthContext, section: SettingsSection, body: unknown): Promise<SettingsUpdatedDto> {

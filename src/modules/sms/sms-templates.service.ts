@@ -3,7 +3,8 @@ import { InsufficientScopeException } from '../../common/auth/auth.exceptions';
 import { AuthContext, hasScope } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
-import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
+import { assertTemplatesCompile } from '../../common/templates/template-renderer';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { TemplateContextService } from '../templates/template-context.service';
 import {
   CreateSmsTemplateDto,
@@ -14,7 +15,7 @@ import {
   UpdateSmsTemplateDto,
 } from './dto/sms-template.dto';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
-import { smsSegments } from './sms-segments';
+import { renderSms } from './sms-rendering';
 import { SmsTemplateNotFoundException } from './sms.exceptions';
 import { SmsTemplatesRepository } from './sms-templates.repository';
 
@@ -57,15 +58,14 @@ export class SmsTemplatesService {
     }
     const template = await this.require(auth, id);
     const context = await this.contexts.build(auth, { patient: dto.patientId, variables: dto.variables });
-    let body: string;
-    try {
-      body = renderTemplate(template.body, 'text', context);
-    } catch (err) {
-      if (err instanceof TemplateRenderError)
-        throw new ValidationFailedException([{ field: 'variables', message: `cannot be rendered: ${err.message}` }]);
-      throw err;
-    }
-    return { body, ...smsSegments(body) };
+    return renderSms(template.body, context, 'variables');
+  }
+
+  /** A template of the caller's tenant and mode, or 400 naming `field` (an id in a body, not in the path). */
+  async named(scope: TenantScope, id: string, field: string): Promise<SmsTemplateEntity> {
+    const row = await this.templates.get(scope, id);
+    if (!row) throw new ValidationFailedException([{ field, message: 'names no SMS template of this tenant and mode' }]);
+    return row;
   }
 
   private async require(auth: AuthContext, id: string): Promise<SmsTemplateEntity> {

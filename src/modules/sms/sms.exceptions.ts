@@ -5,3 +5,9 @@ export class SmsTemplateNotFoundException extends NotFoundException {
     super('The SMS template');
   }
 }
+
+export class SmsMessageNotFoundException extends NotFoundException {
+  constructor() {
+    super('The SMS message');
+  }
+}

@@ -1,16 +1,39 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
+import { PatientsModule } from '../patients/patients.module';
+import { SchedulingModule } from '../scheduling/scheduling.module';
+import { SettingsModule } from '../settings/settings.module';
 import { TemplatesModule } from '../templates/templates.module';
+import { TenantsModule } from '../tenants/tenants.module';
+import { SmsMessageEntity } from './entities/sms-message.entity';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
+import { SmsInboundService } from './sms-inbound.service';
+import { SmsMessagesController } from './sms-messages.controller';
+import { SmsMessagesRepository } from './sms-messages.repository';
+import { SmsMessagesService } from './sms-messages.service';
+import { SmsSendJobs } from './sms-send-jobs';
 import { SmsTemplatesController } from './sms-templates.controller';
 import { SmsTemplatesRepository } from './sms-templates.repository';
 import { SmsTemplatesService } from './sms-templates.service';
+import { TwilioWebhooksController } from './twilio-webhooks';
 
-/** SMS templates (no SMS sending yet: no provider is part of the contract). */
+/**
+ * SMS templates, messages and sending, and Twilio's callbacks. Other modules queue a message with
+ * SmsMessagesService.queue (inside their own transaction). The send worker runs in SmsWorkersModule.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([SmsTemplateEntity]), TemplatesModule],
-  controllers: [SmsTemplatesController],
-  providers: [SmsTemplatesRepository, SmsTemplatesService],
-  exports: [SmsTemplatesService],
+  imports: [
+    TypeOrmModule.forFeature([SmsTemplateEntity, SmsMessageEntity]),
+    TemplatesModule,
+    PatientsModule,
+    SettingsModule,
+    TenantsModule,
+    EventsModule,
+    SchedulingModule,
+  ],
+  controllers: [SmsTemplatesController, SmsMessagesController, TwilioWebhooksController],
+  providers: [SmsTemplatesRepository, SmsTemplatesService, SmsMessagesRepository, SmsMessagesService, SmsSendJobs, SmsInboundService],
+  exports: [SmsTemplatesService, SmsMessagesService, SmsMessagesRepository, PatientsModule, SettingsModule, EventsModule],
 })
 export class SmsModule {}

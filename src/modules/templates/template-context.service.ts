@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext } from '../../common/auth/auth.types';
 import { ValidationFailedException } from '../../common/http/problem';
 import { buildTemplateContext, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
-import { PatientNotFoundException } from '../patients/patients.exceptions';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { PatientsService } from '../patients/patients.service';
 import { SettingsService } from '../settings/settings.service';
 
@@ -25,7 +24,7 @@ export class TemplateContextService {
     private readonly settings: SettingsService,
   ) {}
 
-  async build(auth: AuthContext, request: TemplateContextRequest): Promise<TemplateContext> {
+  async build(auth: TenantScope, request: TemplateContextRequest): Promise<TemplateContext> {
     const [patient, practice] = await Promise.all([
       typeof request.patient === 'string' ? this.patient(auth, request.patient, request.patientField ?? 'patientId') : request.patient,
       this.settings.get(auth, 'practice'),
@@ -33,14 +32,9 @@ export class TemplateContextService {
     return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables });
   }
 
-  private async patient(auth: AuthContext, id: string, field: string): Promise<TemplatePatient> {
-    try {
-      return (await this.patients.get(auth, id)).body;
-    } catch (err) {
-      if (err instanceof PatientNotFoundException) {
-        throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
-      }
-      throw err;
-    }
+  private async patient(scope: TenantScope, id: string, field: string): Promise<TemplatePatient> {
+    const patient = await this.patients.find(scope, id);
+    if (!patient) throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
+    return patient;
   }
 }

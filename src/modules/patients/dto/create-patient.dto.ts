@@ -89,4 +89,10 @@ export class CreatePatientDto {
   @IsOptional()
   @IsBoolean()
   emailOptOut?: boolean;
+
+  /** Set by a STOP reply (cleared by START), or by you. */
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  smsOptOut?: boolean;
 }

@@ -49,7 +49,11 @@ export class PatientDto {
   @ApiProperty({ type: 'object', additionalProperties: true })
   customFields!: Record<string, unknown>;
 
+  /** True: no email is sent to this patient (`suppressed`); set by you or by an unsubscribe link. */
   emailOptOut!: boolean;
+
+  /** True: no SMS is sent to this patient (`suppressed`); set by you or by a STOP reply. */
+  smsOptOut!: boolean;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;

@@ -92,4 +92,9 @@ export class UpdatePatientDto {
   @WhenPresent()
   @IsBoolean()
   emailOptOut?: boolean;
+
+  @ApiPropertyOptional({ example: false })
+  @WhenPresent()
+  @IsBoolean()
+  smsOptOut?: boolean;
 }

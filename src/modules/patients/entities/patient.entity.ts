@@ -20,6 +20,7 @@ export const PATIENT_SEARCH_TEXT =
 @Index('IDX_PATIENTS_TENANT_SEARCH', { synchronize: false })
 @Index('IDX_PATIENTS_TENANT_TAGS', { synchronize: false })
 @Index('IDX_PATIENTS_TENANT_MODE_EMAIL', { synchronize: false })
+@Index('IDX_PATIENTS_LIVE_PHONE', ['phone'], { where: `phone IS NOT NULL AND mode = 'live'` })
 @Check(`"patient_type" IN ('prospect', 'patient', 'lead')`)
 @Check(`"patient_status" IN ('active', 'inactive', 'archived', 'discharged')`)
 export class PatientEntity extends TenantOwnedEntity {
@@ -66,6 +67,9 @@ export class PatientEntity extends TenantOwnedEntity {
 
   @Column({ type: 'boolean', default: false })
   emailOptOut!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  smsOptOut!: boolean;
 
   /** Incremented by every update; the ETag is derived from it. */
   @Column({ type: 'integer', default: 1 })

@@ -1,0 +1,144 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
+import { EventsService } from '../events/events.service';
+import { PatientsService } from '../patients/patients.service';
+import { AppointmentsService } from '../scheduling/appointments.service';
+import { SettingsService } from '../settings/settings.service';
+import { TenantsService } from '../tenants/tenants.service';
+import { E164_PATTERN } from './dto/sms-message.dto';
+import { toSmsMessageDto } from './sms-messages.service';
+import { ProviderOutcome, SmsMessagesRepository } from './sms-messages.repository';
+
+/** The carrier-mandated keywords (CTIA; Twilio's defaults). */
+const OPT_OUT = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT']);
+const OPT_IN = new Set(['START', 'YES', 'UNSTOP']);
+const HELP = new Set(['HELP', 'INFO']);
+const CONFIRM = new Set(['C', 'CONFIRM']);
+
+/** How far ahead a "C" reply looks for the appointment it confirms. */
+export const CONFIRM_WINDOW_MS = 48 * 3600_000;
+
+const OUTCOMES: Record<string, ProviderOutcome> = { delivered: 'delivered', undelivered: 'undelivered', failed: 'failed' };
+
+/** A live patient an inbound text concerns. */
+interface Sender {
+  scope: TenantScope;
+  patientId: string;
+}
+
+export interface InboundOutcome {
+  /** The text to answer with (TwiML), if any. */
+  reply: string | null;
+  /** Patients whose consent this text changed: one audit entry each. */
+  consentChanges: { scope: TenantScope; patientId: string }[];
+}
+
+/**
+ * What Twilio tells us: a message's later status, and texts patients send to a practice number. Twilio
+ * names numbers, never tenants: a number answers for every tenant that sends from it (its practice
+ * settings' `smsFromNumber`, else TWILIO_FROM), in live mode, and each change is then made through that
+ * tenant's scope.
+ */
+@Injectable()
+export class SmsInboundService {
+  private readonly logger = new Logger(SmsInboundService.name);
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly messages: SmsMessagesRepository,
+    private readonly patients: PatientsService,
+    private readonly settings: SettingsService,
+    private readonly tenants: TenantsService,
+    private readonly events: EventsService,
+    private readonly appointments: AppointmentsService,
+  ) {}
+
+  /** A status callback: delivered, undelivered or failed settle the message (never moving back from one). */
+  async status(fields: Record<string, string>): Promise<void> {
+    const outcome = OUTCOMES[fields.MessageStatus?.toLowerCase() ?? ''];
+    const sid = fields.MessageSid ?? fields.SmsSid;
+    if (!outcome || !sid) return;
+    const message = await this.messages.scopeOfProviderMessage(sid.slice(0, 64));
+    if (!message) return; // not ours, or its tenant is gone
+    const error =
+      outcome === 'delivered' ? null : `Twilio reported ${outcome}${fields.ErrorCode ? ` (error ${fields.ErrorCode.slice(0, 16)})` : ''}`;
+    await this.transactions.run(async (tx) => {
+      const row = await this.messages.applyOutcome(message, message.id, outcome, error, tx);
+      if (row) await this.events.record(tx, message, outcome === 'delivered' ? 'sms.delivered' : 'sms.failed', toSmsMessageDto(row));
+    });
+  }
+
+  /** A text from a phone to one of the practices' numbers. */
+  async receive(fields: Record<string, string>): Promise<InboundOutcome> {
+    const none: InboundOutcome = { reply: null, consentChanges: [] };
+    const phone = fields.From ?? '';
+    const number = fields.To ?? '';
+    if (!E164_PATTERN.test(phone) || !E164_PATTERN.test(number)) return none;
+    const keyword = (fields.Body ?? '')
+      .trim()
+      .replace(/[.!]+$/, '')
+      .toUpperCase();
+    if (OPT_OUT.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, true);
+    if (OPT_IN.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, false);
+    if (HELP.has(keyword)) return { reply: await this.help(await this.senders(phone, number)), consentChanges: [] };
+    if (CONFIRM.has(keyword)) return { reply: await this.confirm(await this.senders(phone, number)), consentChanges: [] };
+    return none;
+  }
+
+  /** The live patients with this phone in the tenants that send from `number`. */
+  private async senders(phone: string, number: string): Promise<Sender[]> {
+    const found = await this.patients.livePatientsByPhone(phone);
+    const sendsFrom = new Map<string, boolean>();
+    const senders: Sender[] = [];
+    for (const { tenantId, id } of found) {
+      const scope: TenantScope = { tenantId, mode: 'live' };
+      if (!sendsFrom.has(tenantId)) sendsFrom.set(tenantId, (await this.fromNumber(scope)) === number);
+      if (sendsFrom.get(tenantId)) senders.push({ scope, patientId: id });
+    }
+    return senders;
+  }
+
+  private async fromNumber(scope: TenantScope): Promise<string | undefined> {
+    return (await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio?.from;
+  }
+
+  /** STOP (`optOut`) or START for each sender: `patient.updated` with `previous`, and `sms.opted_out` for a STOP. */
+  private async setOptOut(senders: Sender[], phone: string, optOut: boolean): Promise<InboundOutcome> {
+    const consentChanges: InboundOutcome['consentChanges'] = [];
+    for (const { scope, patientId } of senders) {
+      const changed = await this.transactions.run(async (tx) => {
+        const change = await this.patients.setConsent(scope, patientId, { smsOptOut: optOut }, tx);
+        if (!change?.changed) return false;
+        if (optOut) await this.events.record(tx, scope, 'sms.opted_out', { patientId, phone, source: 'sms', keyword: 'STOP' });
+        return true;
+      });
+      if (changed) consentChanges.push({ scope, patientId });
+    }
+    this.logger.log(`inbound ${optOut ? 'opt-out' : 'opt-in'}: ${consentChanges.length} patient record(s) changed`);
+    // Twilio answers STOP and START itself (its Advanced Opt-Out), so we add no second reply.
+    return { reply: null, consentChanges };
+  }
+
+  /** HELP: who is texting, and how to stop it. */
+  private async help(senders: Sender[]): Promise<string> {
+    const names = [...new Set(await Promise.all(senders.map((s) => this.practiceName(s.scope))))];
+    const who = names.length ? names.join(', ') : 'your healthcare practice';
+    return `${who}: appointment messages. Reply STOP to opt out, START to opt back in. Msg & data rates may apply.`;
+  }
+
+  /** C / CONFIRM: each sender's next scheduled appointment within 48 hours becomes confirmed. */
+  private async confirm(senders: Sender[]): Promise<string> {
+    let confirmed = 0;
+    for (const { scope, patientId } of senders) {
+      if (await this.appointments.confirmNext(scope, patientId, CONFIRM_WINDOW_MS)) confirmed++;
+    }
+    return confirmed ? 'Thank you: your appointment is confirmed.' : 'We found no appointment to confirm in the next 48 hours.';
+  }
+
+  private async practiceName(scope: TenantScope): Promise<string> {
+    return (await this.settings.practiceName(scope)) ?? (await this.tenants.find(scope.tenantId))?.name ?? 'your healthcare practice';
+  }
+}

@@ -1,0 +1,170 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AuthContext } from '../../common/auth/auth.types';
+import { PageRequest } from '../../common/http/pagination';
+import { ValidationFailedException } from '../../common/http/problem';
+import { assertTemplatesCompile } from '../../common/templates/template-renderer';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
+import type { PatientDto } from '../patients/dto/patient.dto';
+import { PatientsService } from '../patients/patients.service';
+import { TemplateContextService } from '../templates/template-context.service';
+import { ListSmsMessagesQueryDto, SendSmsDto, SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from './dto/sms-message.dto';
+import { SmsMessageEntity } from './entities/sms-message.entity';
+import { RenderedSms, renderSendableSms } from './sms-rendering';
+import { SmsMessagesRepository } from './sms-messages.repository';
+import { SmsSendJobs } from './sms-send-jobs';
+import { SmsTemplatesService } from './sms-templates.service';
+import { SmsMessageNotFoundException } from './sms.exceptions';
+
+/** Why a message to an opted-out patient was not sent (its `lastError`). */
+export const SMS_OPT_OUT_REASON = 'the patient opted out of SMS';
+
+/**
+ * One SMS to a patient, queued inside another module's transaction (see SmsMessagesService.queue): a
+ * template of the caller's tenant and mode (`templateId`) or a text (`body`), one of them, rendered with
+ * the patient, the practice settings and `variables`.
+ */
+export interface QueueSmsInput {
+  patientId: string;
+  templateId?: string;
+  body?: string;
+  variables?: Record<string, unknown>;
+}
+
+interface Recipient {
+  to: string;
+  patient: PatientDto | null;
+}
+
+/**
+ * Queues text messages and reads them back. A message is rendered when it is queued and stored as
+ * rendered, with its segments; its job is recorded with its row and added once it commits (SmsSendJobs),
+ * and the worker (SmsSender) takes it from there.
+ */
+@Injectable()
+export class SmsMessagesService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly messages: SmsMessagesRepository,
+    private readonly templates: SmsTemplatesService,
+    private readonly patients: PatientsService,
+    private readonly contexts: TemplateContextService,
+    private readonly jobs: SmsSendJobs,
+  ) {}
+
+  /** POST /sms/send: checks and renders the message, stores it queued, and has it sent. */
+  async send(auth: AuthContext, dto: SendSmsDto): Promise<SmsSendAcceptedDto> {
+    const recipient = await this.recipient(auth, dto);
+    const { source, templateId } = await this.content(auth, dto);
+    const context = await this.contexts.build(auth, { patient: recipient.patient, variables: dto.templateVariables });
+    const rendered = renderSendableSms(source, context, 'templateVariables');
+    return this.transactions.run(async (tx) => {
+      const row = await this.insert(auth, recipient, rendered, templateId, tx);
+      return { messageId: row.id, status: 'queued' as const };
+    });
+  }
+
+  /**
+   * Queues one SMS to a patient inside the caller's transaction `tx` (an appointment reminder, say): the
+   * row is written in it and its send job is added once it commits, so a rolled-back caller sends
+   * nothing. The patient needs a phone number and the template must be an SMS template of the scope
+   * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who opted out of SMS
+   * gets a message that is `suppressed` at once (lastError says why), so every attempt leaves a record.
+   * Answers the message as GET /sms/messages/{id} shows it.
+   */
+  async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<SmsMessageDto> {
+    const patient = await this.patient(scope, input.patientId, 'patientId');
+    const { source, templateId } = await this.content(scope, { templateId: input.templateId, body: input.body });
+    const context = await this.contexts.build(scope, { patient, variables: input.variables });
+    const row = await this.insert(scope, { to: patient.phone!, patient }, renderSendableSms(source, context, 'variables'), templateId, tx);
+    return toSmsMessageDto(row);
+  }
+
+  async list(auth: AuthContext, query: ListSmsMessagesQueryDto, page: PageRequest): Promise<SmsMessageListDto> {
+    const result = await this.messages.list(auth, { patientId: query.patientId, status: query.status }, page);
+    return { messages: result.items.map(toSmsMessageDto), nextCursor: result.nextCursor };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<SmsMessageDto> {
+    const row = await this.messages.findById(auth, id);
+    if (!row) throw new SmsMessageNotFoundException();
+    return toSmsMessageDto(row);
+  }
+
+  private async insert(
+    scope: TenantScope,
+    recipient: Recipient,
+    rendered: RenderedSms,
+    templateId: string | null,
+    tx: EntityManager,
+  ): Promise<SmsMessageEntity> {
+    const row = await this.messages.insertQueued(
+      scope,
+      {
+        patientId: recipient.patient?.id ?? null,
+        templateId,
+        toNumber: recipient.to,
+        body: rendered.body,
+        segments: rendered.segments,
+        encoding: rendered.encoding,
+        // Known now: no job. The worker checks again before each try, for an opt-out that comes later.
+        suppressed: recipient.patient?.smsOptOut ? SMS_OPT_OUT_REASON : undefined,
+      },
+      tx,
+    );
+    if (row.status === 'queued') await this.jobs.record(tx, { messageId: row.id, tenantId: scope.tenantId, mode: scope.mode });
+    return row;
+  }
+
+  private async recipient(scope: TenantScope, dto: SendSmsDto): Promise<Recipient> {
+    const has = (v: unknown): boolean => v !== undefined && v !== null;
+    if (has(dto.patientId) === has(dto.to)) {
+      throw new ValidationFailedException([{ field: 'patientId', message: 'or to is required, and only one of them' }]);
+    }
+    if (dto.to) return { to: dto.to, patient: null };
+    const patient = await this.patient(scope, dto.patientId!, 'patientId');
+    return { to: patient.phone!, patient };
+  }
+
+  /** The patient a body names (`field`), with a phone number, or 400 naming the field. */
+  private async patient(scope: TenantScope, id: string, field: string): Promise<PatientDto> {
+    const patient = await this.patients.find(scope, id);
+    if (!patient) throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
+    if (!patient.phone) throw new ValidationFailedException([{ field, message: 'names a patient without a phone number' }]);
+    return patient;
+  }
+
+  private async content(
+    scope: TenantScope,
+    dto: { templateId?: string; body?: string },
+  ): Promise<{ source: string; templateId: string | null }> {
+    const has = (v: unknown): boolean => v !== undefined && v !== null;
+    if (has(dto.templateId) === has(dto.body)) {
+      throw new ValidationFailedException([{ field: 'templateId', message: 'or body is required, and only one of them' }]);
+    }
+    if (dto.templateId) {
+      const template = await this.templates.named(scope, dto.templateId, 'templateId');
+      return { source: template.body, templateId: template.id };
+    }
+    assertTemplatesCompile({ body: ['text', dto.body] });
+    return { source: dto.body!, templateId: null };
+  }
+}
+
+export function toSmsMessageDto(row: SmsMessageEntity): SmsMessageDto {
+  return {
+    id: row.id,
+    patientId: row.patientId,
+    to: row.toNumber,
+    body: row.body,
+    segments: row.segments,
+    encoding: row.encoding,
+    status: row.status,
+    transport: row.transport ?? null,
+    providerMessageId: row.providerMessageId ?? null,
+    lastError: row.lastError ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { SmsModule } from './sms.module';
+import { SmsSender } from './sms-sender';
+
+/** The send job's handler; imported by WorkersModule. */
+@Module({
+  imports: [SmsModule],
+  providers: [SmsSender],
+})
+export class SmsWorkersModule {}

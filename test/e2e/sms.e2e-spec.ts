@@ -1,0 +1,409 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import twilio from 'twilio';
+import { clock } from '../../src/common/time/clock';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { auditEntries } from '../helpers/audit';
+import { eventually } from '../helpers/eventually';
+import { FakeTwilio } from '../helpers/fake-twilio';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+
+const SEND = '/api/v1/sms/send';
+const MESSAGES = '/api/v1/sms/messages';
+const STATUS = '/api/v1/public/sms/twilio/status';
+const INBOUND = '/api/v1/public/sms/twilio/inbound';
+const PUBLIC_URL = 'https://api.clinic.test';
+const FROM = '+15005550006';
+
+let phones = 0;
+/** A fresh US number per patient, so that each test's texts are its own at the fake. */
+const newPhone = (): string => `+1202555${String(1000 + ++phones).slice(-4)}`;
+
+/** Polls a message until its status is one of `statuses`. */
+async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<any> {
+  return eventually(async () => {
+    const res = await client(app, key).get(`${MESSAGES}/${id}`);
+    expect(res.status).toBe(200);
+    expect(statuses).toContain(res.body.status);
+    return res.body;
+  }, 30_000);
+}
+
+describe('SMS sending (a real BullMQ worker, the Twilio package against a local fake of its Messages API)', () => {
+  let fake: FakeTwilio;
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    fake = await new FakeTwilio().start();
+    app = await startApp({
+      ...NO_RATE_LIMITS,
+      ...fake.env(FROM),
+      PUBLIC_URL,
+      SMS_MAX_ATTEMPTS: '3',
+      SMS_RETRY_BASE_MS: '50',
+      SMS_TIMEOUT_MS: '500',
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:sms`,
+    });
+    tenant = await createTenant(app);
+    expect((await client(app, tenant.liveKey).post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
+    expect((await client(app, tenant.testKey).post('/api/v1/settings/practice', { name: 'Acme Staging' })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await app.close();
+    await fake.stop();
+  });
+  beforeEach(() => {
+    fake.answer = () => ({ accept: true });
+  });
+
+  /** Posts a Twilio callback signed as Twilio signs it (or with `signature` as given). */
+  const callback = (path: string, fields: Record<string, string>, signature?: string) =>
+    call(app, 'POST', path, {
+      rawBody: new URLSearchParams(fields).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': signature ?? twilio.getExpectedTwilioSignature(fake.authToken, `${PUBLIC_URL}${path}`, fields),
+      },
+    });
+
+  describe('test mode', () => {
+    it('sends by patient and template, and by number and body, and never reaches the provider', async () => {
+      const api = client(app, tenant.testKey);
+      const phone = newPhone();
+      const patient = await createPatient(app, tenant.testKey, { firstName: 'Ada', phone });
+      const template = await api.post('/api/v1/sms/templates', {
+        name: 'Hi',
+        body: 'Hi {{patient.firstName}}, {{practice.name}}: {{when}}',
+      });
+      expect(template.status).toBe(201);
+      const requestsBefore = fake.requests;
+
+      const byPatient = await api.post(SEND, {
+        patientId: patient.id,
+        templateId: template.body.id,
+        templateVariables: { when: 'Monday 09:30' },
+      });
+      expect(byPatient.status).toBe(202);
+      expect(byPatient.body).toEqual({ messageId: expect.any(String), status: 'queued' });
+      expect(byPatient.headers.location).toBe(`/api/v1/sms/messages/${byPatient.body.messageId}`);
+      expect(byPatient.headers['cache-control']).toBe('no-store');
+      const byNumber = await api.post(SEND, { to: '+447700900123', body: 'Ваш визит завтра' });
+      expect(byNumber.status).toBe(202);
+
+      const first = await settled(app, tenant.testKey, byPatient.body.messageId);
+      expect(first).toEqual({
+        id: byPatient.body.messageId,
+        patientId: patient.id,
+        to: phone,
+        body: 'Hi Ada, Acme Staging: Monday 09:30',
+        segments: 1,
+        encoding: 'GSM-7',
+        status: 'sent',
+        transport: 'test',
+        providerMessageId: null,
+        lastError: null,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
+      const second = await settled(app, tenant.testKey, byNumber.body.messageId);
+      expect(second).toMatchObject({
+        patientId: null,
+        to: '+447700900123',
+        encoding: 'UCS-2',
+        segments: 1,
+        transport: 'test',
+        status: 'sent',
+      });
+      expect(fake.requests).toBe(requestsBefore);
+
+      const list = await api.get(`${MESSAGES}?patientId=${patient.id}&status=sent`);
+      expect(list.status).toBe(200);
+      expect(list.headers['cache-control']).toBe('no-store');
+      expect(list.body.messages.map((m: any) => m.id)).toEqual([byPatient.body.messageId]);
+    });
+
+    it('refuses what it cannot send, naming the field', async () => {
+      const api = client(app, tenant.testKey);
+      const noPhone = await createPatient(app, tenant.testKey);
+      const cases: [unknown, string][] = [
+        [{ to: '2025550100', body: 'x' }, 'to'],
+        [{ to: '+12025550100' }, 'templateId'],
+        [{ to: '+12025550100', body: 'x', templateId: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f' }, 'templateId'],
+        [{ to: '+12025550100', patientId: noPhone.id, body: 'x' }, 'patientId'],
+        [{ patientId: noPhone.id, body: 'x' }, 'patientId'],
+        [{ to: '+12025550100', templateId: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f' }, 'templateId'],
+        [{ to: '+12025550100', body: '{{#if}}' }, 'body'],
+        [{ to: '+12025550100', body: '{{x}}', templateVariables: { x: 'y'.repeat(1601) } }, 'templateVariables'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await api.post(SEND, body);
+        expect({ body, status: res.status, code: res.body.code, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({
+          body,
+          status: 400,
+          code: 'validation_failed',
+          fields: [field],
+        });
+      }
+      expect((await api.get(`${MESSAGES}/0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f`)).status).toBe(404);
+    });
+
+    it('honours Idempotency-Key: a retried send is one message', async () => {
+      const api = client(app, tenant.testKey);
+      const body = { to: newPhone(), body: 'Once' };
+      const first = await api.post(SEND, body, { 'idempotency-key': 'sms-once' });
+      const again = await api.post(SEND, body, { 'idempotency-key': 'sms-once' });
+      expect(first.status).toBe(202);
+      expect(again.status).toBe(202);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body.messageId).toBe(first.body.messageId);
+      const rows = await dataSource(app).query(`SELECT count(*)::int AS n FROM sms_messages WHERE to_number = $1`, [body.to]);
+      expect(rows[0].n).toBe(1);
+    });
+  });
+
+  describe('live mode through Twilio', () => {
+    it('sends with the form fields Twilio expects, from TWILIO_FROM or the practice number, and records the sid', async () => {
+      const api = client(app, tenant.liveKey);
+      const to = newPhone();
+      const res = await api.post(SEND, { to, body: 'Your results are ready 🎉' });
+      expect(res.status).toBe(202);
+      const sent = await settled(app, tenant.liveKey, res.body.messageId);
+      const [received] = fake.to(to);
+      expect(received.fields).toEqual({
+        To: to,
+        From: FROM,
+        Body: 'Your results are ready 🎉',
+        StatusCallback: `${PUBLIC_URL}${STATUS}`,
+      });
+      expect(sent).toMatchObject({ status: 'sent', transport: 'twilio', providerMessageId: received.sid, encoding: 'UCS-2', segments: 1 });
+
+      // A practice with a number of its own sends from it.
+      const other = await createTenant(app);
+      expect((await client(app, other.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550009' })).status).toBe(200);
+      const to2 = newPhone();
+      const own = await client(app, other.liveKey).post(SEND, { to: to2, body: 'From our own number' });
+      await settled(app, other.liveKey, own.body.messageId);
+      expect(fake.to(to2).map((m) => m.fields.From)).toEqual(['+15005550009']);
+    });
+
+    it('retries a 500 and a timeout with backoff, then sends once; a refusal of the message fails it', async () => {
+      const api = client(app, tenant.liveKey);
+      const flaky = newPhone();
+      const slow = newPhone();
+      const refused = newPhone();
+      const tries = new Map<string, number>();
+      fake.answer = (fields) => {
+        const n = (tries.get(fields.To) ?? 0) + 1;
+        tries.set(fields.To, n);
+        if (fields.To === flaky && n === 1) return { accept: false, status: 500 };
+        if (fields.To === slow && n === 1) return { accept: true, delayMs: 2_000 };
+        if (fields.To === refused) return { accept: false, status: 400, code: 21211 };
+        return { accept: true };
+      };
+      const ids = await Promise.all(
+        [flaky, slow, refused].map(async (to) => (await api.post(SEND, { to, body: `To ${to}` })).body.messageId as string),
+      );
+      const [a, b, c] = await Promise.all(ids.map((id) => settled(app, tenant.liveKey, id)));
+      expect(a).toMatchObject({ status: 'sent', lastError: null });
+      expect(b).toMatchObject({ status: 'sent', lastError: null });
+      expect(c).toMatchObject({ status: 'failed', lastError: 'Twilio answered 400 (error 21211)' });
+      expect([tries.get(flaky), tries.get(slow), tries.get(refused)]).toEqual([2, 2, 1]);
+      // The timed-out try was never accepted; each message reached the provider once.
+      expect([fake.to(flaky).length, fake.to(slow).length, fake.to(refused).length]).toEqual([1, 1, 0]);
+      const attempts = await dataSource(app).query(`SELECT attempts FROM sms_messages WHERE id = ANY($1::uuid[]) ORDER BY to_number`, [
+        ids,
+      ]);
+      expect(attempts.map((r: any) => r.attempts).sort()).toEqual([1, 2, 2]);
+      const failed = await client(app, tenant.liveKey).get(`/api/v1/events?type=sms.failed`);
+      expect(failed.body.events.map((e: any) => e.data.id)).toContain(ids[2]);
+    });
+
+    it('takes status callbacks with a good signature (never moving back from a final status) and refuses a bad one', async () => {
+      const api = client(app, tenant.liveKey);
+      const to = newPhone();
+      const { messageId } = (await api.post(SEND, { to, body: 'Status please' })).body;
+      const sent = await settled(app, tenant.liveKey, messageId);
+      const fields = { MessageSid: sent.providerMessageId, MessageStatus: 'delivered', AccountSid: fake.accountSid, To: to };
+
+      const forged = await callback(STATUS, fields, 'bm90IGEgc2lnbmF0dXJl');
+      expect(forged.status).toBe(403);
+      expect(forged.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(forged.body.code).toBe('invalid_signature');
+      const unsigned = await call(app, 'POST', STATUS, {
+        rawBody: new URLSearchParams(fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(unsigned.status).toBe(403);
+      // Signed for other fields: the signature covers the body.
+      const tampered = await callback(
+        STATUS,
+        { ...fields, MessageStatus: 'failed' },
+        twilio.getExpectedTwilioSignature(fake.authToken, `${PUBLIC_URL}${STATUS}`, fields),
+      );
+      expect(tampered.status).toBe(403);
+      expect((await api.get(`${MESSAGES}/${messageId}`)).body.status).toBe('sent');
+
+      expect((await callback(STATUS, { ...fields, MessageStatus: 'sent' })).status).toBe(204);
+      expect((await api.get(`${MESSAGES}/${messageId}`)).body.status).toBe('sent');
+      expect((await callback(STATUS, fields)).status).toBe(204);
+      expect((await api.get(`${MESSAGES}/${messageId}`)).body.status).toBe('delivered');
+      expect((await callback(STATUS, { ...fields, MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(204);
+      expect((await api.get(`${MESSAGES}/${messageId}`)).body).toMatchObject({ status: 'delivered', lastError: null });
+      const delivered = await api.get(`/api/v1/events?type=sms.delivered`);
+      expect(delivered.body.events.map((e: any) => e.data.id)).toEqual([messageId]);
+
+      // Another message reported undelivered keeps Twilio's error code.
+      const second = (await api.post(SEND, { to, body: 'Again' })).body.messageId;
+      const sid = (await settled(app, tenant.liveKey, second)).providerMessageId;
+      expect((await callback(STATUS, { MessageSid: sid, MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(204);
+      expect((await api.get(`${MESSAGES}/${second}`)).body).toMatchObject({
+        status: 'undelivered',
+        lastError: 'Twilio reported undelivered (error 30003)',
+      });
+    });
+  });
+
+  describe('consent: one record per patient, whatever changed it', () => {
+    it('STOP opts the phone out for every practice sending from that number, START opts it back in', async () => {
+      const phone = newPhone();
+      const patient = await createPatient(app, tenant.liveKey, { phone });
+      // Another practice on the same number, and one on a number of its own: only the first is concerned.
+      const sameNumber = await createTenant(app);
+      const ownNumber = await createTenant(app);
+      expect((await client(app, ownNumber.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550010' })).status).toBe(200);
+      const neighbour = await createPatient(app, sameNumber.liveKey, { phone });
+      const elsewhere = await createPatient(app, ownNumber.liveKey, { phone });
+      const staging = await createPatient(app, tenant.testKey, { phone });
+
+      const stop = await callback(INBOUND, { From: phone, To: FROM, Body: ' Stop ', MessageSid: 'SMinbound1' });
+      expect(stop.status).toBe(200);
+      expect(stop.headers['content-type']).toMatch(/^text\/xml/);
+      expect(stop.text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+      const optedOut = async (key: string, id: string): Promise<boolean> =>
+        (await client(app, key).get(`/api/v1/patients/${id}`)).body.smsOptOut;
+      expect(await optedOut(tenant.liveKey, patient.id)).toBe(true);
+      expect(await optedOut(sameNumber.liveKey, neighbour.id)).toBe(true);
+      expect(await optedOut(ownNumber.liveKey, elsewhere.id)).toBe(false);
+      expect(await optedOut(tenant.testKey, staging.id)).toBe(false);
+
+      const updated = (await client(app, tenant.liveKey).get(`/api/v1/events?type=patient.updated`)).body.events.find(
+        (e: any) => e.data.id === patient.id,
+      );
+      expect(updated.data).toMatchObject({ smsOptOut: true, previous: { smsOptOut: false } });
+      const opted = (await client(app, tenant.liveKey).get(`/api/v1/events?type=sms.opted_out`)).body.events;
+      expect(opted.map((e: any) => e.data)).toEqual([{ patientId: patient.id, phone, source: 'sms', keyword: 'STOP' }]);
+      const entries = await auditEntries(app, tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
+      expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
+
+      // Later sends are suppressed, and never reach the provider.
+      const requests = fake.requests;
+      const send = await client(app, tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Are you there?' });
+      expect(send.status).toBe(202);
+      expect(await settled(app, tenant.liveKey, send.body.messageId)).toMatchObject({
+        status: 'suppressed',
+        lastError: 'the patient opted out of SMS',
+      });
+      expect(fake.requests).toBe(requests);
+
+      // A repeated STOP changes nothing more.
+      expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'STOPALL' })).status).toBe(200);
+      await auditEntries(app, tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
+
+      expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'start' })).status).toBe(200);
+      expect(await optedOut(tenant.liveKey, patient.id)).toBe(false);
+      expect(await optedOut(sameNumber.liveKey, neighbour.id)).toBe(false);
+      const resent = await client(app, tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Welcome back' });
+      expect(await settled(app, tenant.liveKey, resent.body.messageId)).toMatchObject({ status: 'sent', transport: 'twilio' });
+      expect(fake.to(phone).map((m) => m.fields.Body)).toEqual(['Welcome back']);
+
+      const forged = await callback(INBOUND, { From: phone, To: FROM, Body: 'STOP' }, 'forged');
+      expect(forged.status).toBe(403);
+      expect(forged.body.code).toBe('invalid_signature');
+      expect(await optedOut(tenant.liveKey, patient.id)).toBe(false);
+    });
+
+    it('answers HELP naming the practice, in TwiML', async () => {
+      const phone = newPhone();
+      await createPatient(app, tenant.liveKey, { phone });
+      const help = await callback(INBOUND, { From: phone, To: FROM, Body: 'HELP' });
+      expect(help.status).toBe(200);
+      expect(help.text).toBe(
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Message>Acme Clinic: appointment messages. Reply STOP to opt out, START to opt back in. Msg &#38; data rates may apply.</Message></Response>',
+      );
+    });
+
+    it('C confirms the next scheduled appointment within 48 hours', async () => {
+      const phone = newPhone();
+      const patient = await createPatient(app, tenant.liveKey, { phone });
+      const provider = await createProvider(app, tenant.liveKey, { timezone: 'UTC', workingHours: everyDay() });
+      const quarter = 15 * 60_000;
+      const book = async (hoursAhead: number): Promise<string> => {
+        const datetime = new Date(Math.ceil((clock.nowMs() + hoursAhead * 3600_000) / quarter) * quarter).toISOString();
+        const res = await client(app, tenant.liveKey).post(`${SCHEDULING}/book`, {
+          patientId: patient.id,
+          providerId: provider.id,
+          datetime,
+          duration: 30,
+        });
+        expect(res.status).toBe(201);
+        return res.body.id;
+      };
+      const later = await book(60);
+      const next = await book(3);
+      const status = async (id: string): Promise<string> =>
+        (await client(app, tenant.liveKey).get(`${SCHEDULING}/appointments/${id}`)).body.status;
+
+      const reply = await callback(INBOUND, { From: phone, To: FROM, Body: 'C' });
+      expect(reply.status).toBe(200);
+      expect(reply.text).toContain('<Message>Thank you: your appointment is confirmed.</Message>');
+      expect([await status(next), await status(later)]).toEqual(['confirmed', 'scheduled']);
+      // The one after it is more than 48 hours away: nothing left to confirm.
+      const again = await callback(INBOUND, { From: phone, To: FROM, Body: 'CONFIRM' });
+      expect(again.text).toContain('We found no appointment to confirm in the next 48 hours.');
+      expect(await status(later)).toBe('scheduled');
+    });
+
+    it('smsOptOut is writable like emailOptOut, and each flag decides its own channel', async () => {
+      const api = client(app, tenant.liveKey);
+      const phone = newPhone();
+      const created = await api.post('/api/v1/patients', {
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        phone,
+        email: 'grace@example.test',
+        smsOptOut: true,
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ smsOptOut: true, emailOptOut: false });
+      const id = created.body.id;
+      const sms = await api.post(SEND, { patientId: id, body: 'Hi' });
+      expect(await settled(app, tenant.liveKey, sms.body.messageId)).toMatchObject({ status: 'suppressed' });
+
+      const put = await api.put(`/api/v1/patients/${id}`, { smsOptOut: false });
+      expect(put.status).toBe(200);
+      expect(put.body.smsOptOut).toBe(false);
+      const event = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find((e: any) => e.data.id === id);
+      expect(event.data.previous).toEqual({ smsOptOut: true });
+      expect((await api.put(`/api/v1/patients/${id}`, { smsOptOut: null })).status).toBe(400);
+
+      // The unsubscribe link sets emailOptOut: email to the patient is suppressed, SMS still goes.
+      const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'live', patientId: id });
+      expect((await call(app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
+      const email = await api.post('/api/v1/emails/send', { patientId: id, subject: 'Hello', textContent: 'Hello' });
+      expect(email.status).toBe(202);
+      await eventually(async () => {
+        expect((await api.get(`/api/v1/emails/messages/${email.body.messageId}`)).body.status).toBe('suppressed');
+      });
+      const afterLink = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find(
+        (e: any) => e.data.id === id && e.data.emailOptOut,
+      );
+      expect(afterLink.data.previous).toEqual({ emailOptOut: false });
+      const entries = await auditEntries(app, tenant.liveKey, `resourceId=${id}&action=patient.email_opt_out`, 1);
+      expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
+      const text = await api.post(SEND, { patientId: id, body: 'Still texting' });
+      expect(await settled(app, tenant.liveKey, text.body.messageId)).toMatchObject({ status: 'sent' });
+    });
+  });
+});
