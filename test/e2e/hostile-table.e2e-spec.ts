@@ -25,6 +25,8 @@ interface Route {
   pathParams: { name: string; schema: Schema }[];
   queryParams: { name: string; schema: Schema }[];
   body?: Schema;
+  /** Takes application/x-www-form-urlencoded (a provider's callback) instead of JSON. */
+  form?: boolean;
 }
 
 const HOSTILE_VALUES: unknown[] = [
@@ -110,6 +112,7 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
             template,
             pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name as string, schema: p.schema })),
             queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, schema: p.schema })),
+            form: !!op.requestBody?.content?.['application/x-www-form-urlencoded'],
             body: op.requestBody?.content?.['application/json']?.schema
               ? resolve(op.requestBody.content['application/json'].schema)
               : undefined,
@@ -389,6 +392,44 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
             const res = await send(route, `${name}=${id.slice(0, 20)}`, { url: pathOf(route, { [name]: id }) });
             if (res.statusCode < 400) failures.push(`${route.method} ${route.template} [${name}=${id.slice(0, 20)}]: ${res.statusCode}`);
           }
+        }
+      }
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
+    'form bodies (provider callbacks): bad escapes, NUL, lone surrogates, bytes not UTF-8, prototype keys, oversize, other types',
+    async () => {
+      const formRoutes = routes.filter((r) => r.form);
+      expect(formRoutes.map((r) => r.template)).toEqual(
+        expect.arrayContaining(['/api/v1/public/sms/twilio/status', '/api/v1/public/sms/twilio/inbound']),
+      );
+      const form = 'application/x-www-form-urlencoded';
+      const cases: [string, string | Buffer, string, number][] = [
+        ['NUL in a value', 'Body=a%00b&From=%2B12025550100', form, 400],
+        ['NUL in a key', 'B%00ody=STOP', form, 400],
+        ['cut-off escape', 'Body=%E0%A4%A', form, 400],
+        ['escape of no character', 'Body=%ZZ', form, 400],
+        ['lone surrogate', 'Body=%ED%A0%80', form, 400],
+        ['bytes not UTF-8', Buffer.from([0x42, 0x6f, 0x64, 0x79, 0x3d, 0xff, 0xfe]), form, 400],
+        ['__proto__ key', '__proto__=x&Body=STOP', form, 400],
+        ['over 8 KiB', `Body=${'x'.repeat(9_000)}`, form, 413],
+        ['latin1 charset', 'Body=STOP', `${form}; charset=latin1`, 415],
+        ['multipart', '--x--', 'multipart/form-data; boundary=x', 415],
+        ['text', 'Body=STOP', 'text/plain', 415],
+        // Well-formed, but not signed by the provider.
+        ['unsigned form', 'Body=STOP&From=%2B12025550100&To=%2B15005550006', form, 403],
+        ['unsigned empty form', '', form, 403],
+        ['unsigned JSON', '{"Body":"STOP"}', 'application/json', 403],
+        ['forged signature', 'Body=STOP', form, 403],
+      ];
+      for (const route of formRoutes) {
+        for (const [label, payload, type, status] of cases) {
+          const headers: Record<string, string> = { 'content-type': type };
+          if (label === 'forged signature') headers['x-twilio-signature'] = 'x'.repeat(5_000);
+          expectStatus(await send(route, label, { url: pathOf(route), payload, headers }), route, label, status);
         }
       }
       report();

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { createPatient } from '../helpers/patients';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 
@@ -36,6 +37,25 @@ describe('Tenant and mode isolation', () => {
     expect(del.status).toBe(404);
     expect(del.body.code).toBe('not_found');
     expect((await client(app, globexKey.body.key).get('/api/v1/me')).status).toBe(200);
+  });
+
+  it("cannot see another tenant's or mode's SMS messages, nor send to its patients", async () => {
+    const patient = await createPatient(app, acme.testKey, { phone: '+12025550142' });
+    const sent = await client(app, acme.testKey).post('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
+    expect(sent.status).toBe(202);
+    const id: string = sent.body.messageId;
+    expect((await client(app, acme.testKey).get(`/api/v1/sms/messages/${id}`)).status).toBe(200);
+    for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
+      const one = await client(app, key).get(`/api/v1/sms/messages/${id}`);
+      expect(one.status).toBe(404);
+      expect(one.body.code).toBe('not_found');
+      const list = await client(app, key).get(`/api/v1/sms/messages?patientId=${patient.id}`);
+      expect(list.status).toBe(200);
+      expect(list.body.messages).toEqual([]);
+      const send = await client(app, key).post('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
+      expect(send.status).toBe(400);
+      expect(send.body.errors).toEqual([{ field: 'patientId', message: 'names no patient of this tenant and mode' }]);
+    }
   });
 
   it("a test key cannot see or revoke the same tenant's live keys, and the reverse", async () => {
