@@ -50,38 +50,41 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
   }
 
   /**
-   * Takes a message for one try: queued → sending (or sending again, for the re-run of a job whose worker
-   * died mid-try), committed before the provider is called, so that a row left `sending` names a message
-   * whose outcome was never recorded. False when it is in neither status any more.
+   * Takes a message for one try: queued → sending, or sending again for the re-run of a job whose worker
+   * died mid-try (BullMQ's job lock keeps a live worker's message from being taken over), in one committed
+   * statement before the provider is called, so that a row left `sending` names a message whose outcome
+   * was never recorded. Answers the row and the status it was claimed from; null when it is settled (or gone).
    */
-  async claim(scope: TenantScope, id: string, from: 'queued' | 'sending', fromNumber: string | null): Promise<boolean> {
-    const [rows] = await this.sql<[unknown[], number]>(
+  async claim(
+    scope: TenantScope,
+    id: string,
+    fromNumber: string | null,
+  ): Promise<{ row: SmsMessageEntity; from: 'queued' | 'sending' } | null> {
+    const [rows] = await this.sql<[Record<string, unknown>[], number]>(
       scope,
-      `UPDATE sms_messages SET status = 'sending', attempts = attempts + 1, from_number = $5, updated_at = $6
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = $4
-        RETURNING id`,
-      [id, from, fromNumber, clock.now()],
+      `UPDATE sms_messages m SET status = 'sending', attempts = m.attempts + 1, from_number = $4, updated_at = $5
+         FROM (SELECT id, status FROM sms_messages
+                WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'sending') FOR UPDATE) old
+        WHERE m.tenant_id = $1 AND m.mode = $2 AND m.id = old.id
+        RETURNING m.*, old.status AS claimed_from`,
+      [id, fromNumber, clock.now()],
     );
-    return rows.length > 0;
+    const raw = rows[0];
+    return raw ? { row: this.fromRaw(raw), from: raw.claimed_from as 'queued' | 'sending' } : null;
   }
 
-  /**
-   * Settles a message as sent: from `sending` (the provider accepted it) or from `queued` (the log and test
-   * transports, which take no try). Answers the row when this call settled it.
-   */
+  /** Settles a claimed message as sent (the provider, the log or the test transport took it); the row when this call settled it. */
   markSent(
     scope: TenantScope,
     id: string,
-    from: 'queued' | 'sending',
     values: { transport: SmsTransportName; providerMessageId: string | null },
     tx: EntityManager,
   ): Promise<SmsMessageEntity | null> {
     return this.settle(
       scope,
       id,
-      [from],
-      `status = 'sent', transport = $5, provider_message_id = $6, last_error = NULL, sent_at = $7,
-       attempts = attempts + CASE WHEN status = 'queued' THEN 1 ELSE 0 END`,
+      ['sending'],
+      `status = 'sent', transport = $5, provider_message_id = $6, last_error = NULL, sent_at = $7`,
       [values.transport, values.providerMessageId, clock.now()],
       tx,
     );

@@ -8,7 +8,7 @@ import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events/events.service';
 import { PatientsService } from '../patients/patients.service';
 import { SettingsService } from '../settings/settings.service';
-import { SmsMessageEntity, SmsTransportName } from './entities/sms-message.entity';
+import { SmsTransportName } from './entities/sms-message.entity';
 import { SMS_OPT_OUT_REASON, toSmsMessageDto } from './sms-messages.service';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { TWILIO_STATUS_PATH } from './twilio-webhooks';
@@ -16,13 +16,13 @@ import { SmsProviderError, TwilioTransport } from './twilio-transport';
 
 /**
  * Sends one message per job, at least once: nothing the provider has not accepted is recorded as sent.
- * 1. a settled row ends the job;
+ * 1. the row is claimed (`queued → sending`, committed) in one statement; a settled row ends the job, and
+ *    a row already `sending` was claimed by a run whose worker died before recording the answer: it is
+ *    claimed and sent again. BullMQ's job lock keeps a live worker's message from being taken over;
  * 2. a patient who opted out of SMS meanwhile makes it `suppressed`;
  * 3. a test-mode message is marked sent with `transport: "test"` and never reaches the provider; with
  *    SMS_PROVIDER=log, `transport: "log"` and a log line naming its id;
- * 4. otherwise the row is claimed (`queued → sending`, committed) before the provider is called; a row
- *    the job finds `sending` was claimed by a run whose worker died before recording the answer: it is
- *    claimed and sent again. BullMQ's job lock keeps a live worker's message from being taken over;
+ * 4. otherwise the provider is called;
  * 5. the provider's acceptance makes it `sent` (+ `sms.sent`); a refusal of the message itself (4xx)
  *    makes it `failed` (+ `sms.failed`); a 5xx, 429, timeout or lost connection puts it back to `queued`
  *    for a retry with backoff, until the attempts are used up.
@@ -32,6 +32,7 @@ import { SmsProviderError, TwilioTransport } from './twilio-transport';
 export class SmsSender {
   private readonly logger = new Logger(SmsSender.name);
   private readonly twilio?: TwilioTransport;
+  private readonly statusCallback: string;
 
   constructor(
     private readonly config: AppConfig,
@@ -43,42 +44,37 @@ export class SmsSender {
   ) {
     const { provider, twilio, timeoutMs } = config.sms;
     if (provider === 'twilio' && twilio) this.twilio = new TwilioTransport(twilio, timeoutMs);
+    this.statusCallback = `${config.http.publicUrl}${TWILIO_STATUS_PATH}`;
   }
 
   @OnJob(JobName.SmsSend)
   async run(job: Job<SmsSendPayload>): Promise<void> {
     const { messageId, tenantId, mode } = job.data;
     const scope: TenantScope = { tenantId, mode };
-    const row = await this.messages.findById(scope, messageId);
-    if (!row) return; // its tenant was deleted
-    if (row.status !== 'queued' && row.status !== 'sending') return;
+    // Test mode is the staging environment: its texts never leave.
+    const twilio = mode === 'live' ? this.twilio : undefined;
+    const from = twilio ? ((await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio!.from) : null;
+    const claimed = await this.messages.claim(scope, messageId, from);
+    if (!claimed) return; // settled, or its tenant was deleted
+    const { row } = claimed;
 
     if (row.patientId && (await this.patients.find(scope, row.patientId))?.smsOptOut) {
       await this.transactions.run((tx) => this.messages.markSuppressed(scope, row.id, SMS_OPT_OUT_REASON, tx));
       return;
     }
-    // Test mode is the staging environment: its texts never leave.
-    if (mode === 'test') return void (await this.settleSent(scope, row.id, unclaimed(row), 'test', null));
-    if (!this.twilio) {
+    if (mode === 'test') return void (await this.settleSent(scope, row.id, 'test', null));
+    if (!twilio) {
       // Ids only: the number and the text are patient data.
-      if (await this.settleSent(scope, row.id, unclaimed(row), 'log', null))
+      if (await this.settleSent(scope, row.id, 'log', null))
         this.logger.log(`sms ${row.id} delivered to the log transport (SMS_PROVIDER=log)`);
       return;
     }
-
-    const from = (await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio!.from;
-    if (!(await this.messages.claim(scope, row.id, row.status, from))) return; // settled meanwhile
-    if (row.status === 'sending') {
+    if (claimed.from === 'sending') {
       this.logger.warn(`sms ${row.id}: its last try stopped before the provider's answer was recorded; sending it again`);
     }
     try {
-      const sid = await this.twilio.send({
-        to: row.toNumber,
-        from,
-        body: row.body,
-        statusCallback: `${this.config.http.publicUrl}${TWILIO_STATUS_PATH}`,
-      });
-      await this.settleSent(scope, row.id, 'sending', 'twilio', sid);
+      const sid = await twilio.send({ to: row.toNumber, from: from!, body: row.body, statusCallback: this.statusCallback });
+      await this.settleSent(scope, row.id, 'twilio', sid);
     } catch (err) {
       if (!(err instanceof SmsProviderError)) throw err; // our own failure (database, Redis): retried as it is
       const attempts = job.opts.attempts ?? 1;
@@ -101,15 +97,9 @@ export class SmsSender {
     if (row?.status === 'sending') await this.settleFailed(scope, row.id, reason);
   }
 
-  private settleSent(
-    scope: TenantScope,
-    id: string,
-    from: 'queued' | 'sending',
-    transport: SmsTransportName,
-    sid: string | null,
-  ): Promise<boolean> {
+  private settleSent(scope: TenantScope, id: string, transport: SmsTransportName, sid: string | null): Promise<boolean> {
     return this.transactions.run(async (tx) => {
-      const settled = await this.messages.markSent(scope, id, from, { transport, providerMessageId: sid }, tx);
+      const settled = await this.messages.markSent(scope, id, { transport, providerMessageId: sid }, tx);
       if (settled) await this.events.record(tx, scope, 'sms.sent', toSmsMessageDto(settled));
       return settled !== null;
     });
@@ -121,9 +111,4 @@ export class SmsSender {
       if (row) await this.events.record(tx, scope, 'sms.failed', toSmsMessageDto(row));
     });
   }
-}
-
-/** The status a transport that takes no try (test, log) settles from: the row's own, queued or sending. */
-function unclaimed(row: SmsMessageEntity): 'queued' | 'sending' {
-  return row.status === 'sending' ? 'sending' : 'queued';
 }
