@@ -27,13 +27,13 @@ describe('Events outbox', () => {
     expect(one.body).toEqual(event);
   });
 
-  it('records patient.updated with the updated patient', async () => {
+  it('records patient.updated with the updated patient and, in previous, the members it replaced', async () => {
     const patient = await createPatient(suite.app, suite.tenant.testKey);
-    const put = await suite.api().put(`${PATIENTS}/${patient.id}`, { lastName: 'Lovelace' });
+    const put = await suite.api().put(`${PATIENTS}/${patient.id}`, { lastName: 'Lovelace', tags: ['vip'], emailOptOut: false });
     expect(put.status).toBe(200);
     const updated = (await eventsOf(suite.tenant.testKey, '?type=patient.updated')).filter((e) => e.data.id === patient.id);
     expect(updated).toHaveLength(1);
-    expect(updated[0].data).toEqual(put.body);
+    expect(updated[0].data).toEqual({ ...put.body, previous: { lastName: patient.lastName, tags: [] } });
     expect(updated[0].data.lastName).toBe('Lovelace');
   });
 
