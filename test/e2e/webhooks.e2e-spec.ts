@@ -343,10 +343,10 @@ describe('Webhook relays side by side', () => {
       for (let i = 0; i < count; i += 50) {
         await first.get(Transactions).run((tx) =>
           events.recordMany(
-            tx,
             scope,
             'patient.created',
             Array.from({ length: 50 }, (_, j) => ({ id: `p-${i + j}` })),
+            tx,
           ),
         );
         // Both relays race for the same events, besides their own timers.

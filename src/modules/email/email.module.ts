@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
-import { PatientsModule } from '../patients/patients.module';
-import { SettingsModule } from '../settings/settings.module';
-import { TenantsModule } from '../tenants/tenants.module';
-import { TemplatesModule } from '../templates/templates.module';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
+import { SettingsModule } from '../settings';
+import { TenantsModule } from '../tenants';
+import { TemplatesModule } from '../templates';
 import { EmailContexts } from './email-contexts';
 import { EmailHeaders } from './email-headers';
 import { EmailMessagesController } from './email-messages.controller';
@@ -44,14 +44,6 @@ import { UnsubscribeTokens } from './unsubscribe-tokens';
     EmailHeaders,
     UnsubscribeTokens,
   ],
-  exports: [
-    EmailMessagesService,
-    EmailTemplatesService,
-    EmailMessagesRepository,
-    EmailSendJobs,
-    EmailHeaders,
-    PatientsModule,
-    EventsModule,
-  ],
+  exports: [EmailMessagesService, EmailTemplatesService, EmailMessagesRepository, EmailSendJobs, EmailHeaders],
 })
 export class EmailModule {}

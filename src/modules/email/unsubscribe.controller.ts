@@ -7,9 +7,9 @@ import { acceptsHtml, html, htmlPage } from '../../common/http/html-page';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { NotFoundException } from '../../common/http/problem';
 import { apiPath } from '../../common/http/response-headers';
-import { PatientsService } from '../patients/patients.service';
-import { SettingsService } from '../settings/settings.service';
-import { TenantsService } from '../tenants/tenants.service';
+import { PatientsService } from '../patients';
+import { SettingsService } from '../settings';
+import { TenantsService } from '../tenants';
 import { UnsubscribedDto } from './dto/unsubscribe.dto';
 import { UnsubscribeSubject, UnsubscribeTokens } from './unsubscribe-tokens';
 

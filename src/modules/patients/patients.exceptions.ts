@@ -1,4 +1,9 @@
-import { ApiException, ConflictException, NotFoundException } from '../../common/http/problem';
+import { ApiException, ConflictException, FieldError, NotFoundException } from '../../common/http/problem';
+
+/** A body's `field` holds an id that names no patient of the caller's tenant and mode (a 400, not a 404). */
+export function noSuchPatient(field: string): FieldError {
+  return { field, message: 'names no patient of this tenant and mode' };
+}
 
 export class PatientNotFoundException extends NotFoundException {
   constructor() {

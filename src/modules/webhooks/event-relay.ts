@@ -45,7 +45,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     for (;;) {
       const events = await this.transactions.run(async (tx) => {
         const dispatched = await this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts, tx);
-        await this.jobs.record(tx, dispatched.deliveries);
+        await this.jobs.record(dispatched.deliveries, {}, tx);
         return dispatched.events;
       });
       if (events < BATCH) break;

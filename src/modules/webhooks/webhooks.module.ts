@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
+import { EventsModule } from '../events';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
@@ -16,6 +16,6 @@ import { WebhooksService } from './webhooks.service';
   imports: [TypeOrmModule.forFeature([WebhookEndpointEntity, WebhookDeliveryEntity, WebhookAttemptEntity]), EventsModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDeliveryJobs, OutboxRelayRepository],
-  exports: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDeliveryJobs, OutboxRelayRepository, EventsModule],
+  exports: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDeliveryJobs, OutboxRelayRepository],
 })
 export class WebhooksModule {}

@@ -6,9 +6,7 @@ import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { TEST_EVENT_TYPE } from '../events/event-types';
-import type { EventType } from '../events/event-types';
-import { EventsService } from '../events/events.service';
+import { TEST_EVENT_TYPE, type EventType, EventsService } from '../events';
 import { WebhookDeliveryDto, WebhookDeliveryListDto } from './dto/delivery.dto';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDto, WebhookListDto, WebhookWithSecretDto } from './dto/webhook.dto';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
@@ -108,10 +106,15 @@ export class WebhooksService {
   async sendTest(scope: TenantScope, id: string): Promise<WebhookDeliveryDto> {
     const endpoint = await this.endpoint(scope, id);
     const delivery = await this.transactions.run(async (tx) => {
-      const eventId = await this.events.recordUndispatchable(tx, scope, TEST_EVENT_TYPE, {
-        webhookId: endpoint.id,
-        message: 'A test event sent from the API',
-      });
+      const eventId = await this.events.recordUndispatchable(
+        scope,
+        TEST_EVENT_TYPE,
+        {
+          webhookId: endpoint.id,
+          message: 'A test event sent from the API',
+        },
+        tx,
+      );
       const inserted = await this.deliveries.insert(
         scope,
         {
@@ -127,7 +130,7 @@ export class WebhooksService {
         },
         tx,
       );
-      await this.jobs.record(tx, [{ ...inserted, attemptCount: 0 }], { manual: true });
+      await this.jobs.record([{ ...inserted, attemptCount: 0 }], { manual: true }, tx);
       return inserted;
     });
     return toDeliveryDto(delivery, []);
@@ -151,10 +154,11 @@ export class WebhooksService {
     await this.transactions.run(async (tx) => {
       const reopened = await this.deliveries.reopen(scope, deliveryId, tx);
       if (!reopened) throw new NotFoundException('The delivery');
-      await this.jobs.record(tx, [{ id: deliveryId, ...scope, attemptCount: reopened.attemptCount }], {
-        manual: true,
-        tag: `m${uuidv7()}`,
-      });
+      await this.jobs.record(
+        [{ id: deliveryId, ...scope, attemptCount: reopened.attemptCount }],
+        { manual: true, tag: `m${uuidv7()}` },
+        tx,
+      );
     });
     const fresh = (await this.deliveries.findById(scope, deliveryId))!;
     return toDeliveryDto(fresh, await this.deliveries.attemptsOf(scope, [deliveryId]));

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../../events';
 import { EmailModule } from '../email.module';
 import { EnrollmentsRepository } from './enrollments.repository';
 import { EmailSequenceEntity } from './entities/email-sequence.entity';
@@ -16,7 +17,7 @@ import { SequencesService } from './sequences.service';
  * step job's handler runs in SequencesWorkersModule.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmailSequenceEntity, SequenceEnrollmentEntity]), EmailModule],
+  imports: [TypeOrmModule.forFeature([EmailSequenceEntity, SequenceEnrollmentEntity]), EmailModule, EventsModule],
   controllers: [SequencesController],
   providers: [SequencesRepository, EnrollmentsRepository, SequencesService, SequenceSteps, SequenceStepJobs],
   exports: [SequencesService, SequenceSteps, SequenceStepJobs],
