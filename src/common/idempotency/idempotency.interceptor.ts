@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { deserialize, serialize } from 'node:v8';
 import { from, Observable, of, switchMap } from 'rxjs';
 import type { EntityManager } from 'typeorm';
-import { ApiException, ProblemBody, ServiceUnavailableException } from '../http/problem';
+import { ApiException, ProblemBody, ServiceUnavailableProblem } from '../http/problem';
 import { addRouteHook } from '../http/response-headers';
 import {
   IDEMPOTENCY_HEADER,
@@ -112,7 +112,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     } catch (err) {
       // Debug only: the outage itself is logged once by DependencyStatus, not once per request.
       logger.debug(`idempotency keys unavailable: ${(err as Error).message}`);
-      throw new ServiceUnavailableException('Idempotency keys are unavailable; try again shortly');
+      throw new ServiceUnavailableProblem('Idempotency keys are unavailable; try again shortly');
     }
   }
 

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
 import { EmailModule } from './email.module';
-import { EmailSender } from './email-sender';
+import { EmailSender } from './email-send.processor';
 
 /** The send job's handler; imported by WorkersModule. */
 @Module({

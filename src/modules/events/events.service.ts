@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { uuidv7 } from '../../common/ids';
 import { EntityManager } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
@@ -66,7 +66,7 @@ export class EventsService {
 
   async get(scope: TenantScope, id: string): Promise<EventDto> {
     const event = await this.events.findById(scope, id);
-    if (!event) throw new NotFoundException('The event');
+    if (!event) throw new ResourceNotFoundProblem('The event');
     return toEventDto(event);
   }
 

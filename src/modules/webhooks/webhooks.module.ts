@@ -6,7 +6,7 @@ import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { OutboxRelayRepository } from './outbox-relay.repository';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
-import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';

@@ -27,7 +27,7 @@ import { EmailSequenceEntity } from './entities/email-sequence.entity';
 import { SequenceEnrollmentEntity } from './entities/sequence-enrollment.entity';
 import { DueStep, EnrollmentsRepository } from './enrollments.repository';
 import { canTransition, SequenceStep, stepDueAt, stepsEditable } from './sequence-rules';
-import { SequenceStepJobs } from './sequence-step-jobs';
+import { SequenceStepJobs } from './sequence-step-jobs.service';
 import { SequenceNotActiveException, SequenceNotFoundException, SequenceTransitionException } from './sequences.exceptions';
 import { SequencesRepository } from './sequences.repository';
 

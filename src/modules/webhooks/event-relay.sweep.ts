@@ -3,7 +3,7 @@ import { PeriodicTask } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { OutboxRelayRepository } from './outbox-relay.repository';
-import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 
 /** Events fanned out per transaction. */
 const BATCH = 200;

@@ -10,10 +10,10 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { PatientsService } from '../patients';
-import { EmailHeaders } from './email-headers';
+import { EmailHeaders } from './email-headers.service';
 import { toMessageDto } from './email-messages.service';
 import { EmailMessagesRepository } from './email-messages.repository';
-import { EmailSendJobs } from './email-send-jobs';
+import { EmailSendJobs } from './email-send-jobs.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { SmtpMailer, SmtpSendError } from './smtp-mailer';
 

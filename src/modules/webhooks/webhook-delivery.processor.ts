@@ -9,7 +9,7 @@ import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { retryDelayMs } from './retry-schedule';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
-import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { postWebhook } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';

@@ -10,7 +10,7 @@ import { EmailMessagesRepository } from '../email-messages.repository';
 import { EmailMessagesService } from '../email-messages.service';
 import { EnrollmentsRepository } from './enrollments.repository';
 import { stepDueAt } from './sequence-rules';
-import { SequenceStepJobs } from './sequence-step-jobs';
+import { SequenceStepJobs } from './sequence-step-jobs.service';
 import { SequencesRepository } from './sequences.repository';
 import { dueStep, toEnrollmentDto } from './sequences.service';
 
