@@ -24,7 +24,7 @@ const values = (externalId: string | null = null): PatientValues => ({
   emailOptOut: false,
 });
 
-describe('Transactions reach the repositories (issue 9 section 1)', () => {
+describe('Transactions reach the repositories', () => {
   let app: NestFastifyApplication;
   let scope: TenantScope;
   let transactions: Transactions;
