@@ -5,7 +5,7 @@ import { listRoutes } from '../helpers/routes';
 
 /**
  * Every route with who may call it. A change here is a change of the API's access policy, and shows up
- * in review as a snapshot diff; docs/api.md states the same table for integrators.
+ * in review as a snapshot diff. Contract section 2 is the source.
  */
 describe('Route policies', () => {
   let app: NestFastifyApplication;

@@ -55,7 +55,7 @@ class ReplayedProblem extends ApiException {
 }
 
 /**
- * Idempotency-Key on authenticated POSTs (docs/api.md, Idempotency), Stripe's semantics: the first response
+ * Idempotency-Key on authenticated POSTs (contract section 4), Stripe's semantics: the first response
  * (2xx or 4xx) is kept for IDEMPOTENCY_TTL_SECONDS per API key and Idempotency-Key (another key's use of
  * the same value is a fresh request, so an answer carrying a secret only ever goes back to its creator);
  * a replay of the same request gets it again with `Idempotent-Replayed: true`; another request with the

@@ -21,8 +21,8 @@ import { UnsubscribeTokens } from './unsubscribe-tokens';
 
 /**
  * Email templates, messages and sending. Other modules queue a message with EmailMessagesService.queue
- * (inside their own transaction) and check template ids with EmailTemplatesService. The send worker runs
- * in EmailWorkersModule.
+ * (inside their own transaction) and check template ids with EmailTemplatesService. The send job's
+ * handler runs in EmailWorkersModule.
  */
 @Module({
   imports: [

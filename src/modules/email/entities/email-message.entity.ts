@@ -77,7 +77,7 @@ export class EmailMessageEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 8, nullable: true })
   transport!: EmailTransportName | null;
 
-  /** When the message is due (again): its next try, as the send job's backoff schedules it. */
+  /** When the message is due (again): its send job's next try. */
   @Column({ type: 'timestamptz', precision: 3 })
   nextAttemptAt!: Date;
 

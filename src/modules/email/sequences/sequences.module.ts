@@ -13,7 +13,7 @@ import { SequencesService } from './sequences.service';
 /**
  * Email sequences and enrolments, on top of EmailModule (templates for the steps, EmailMessagesService.queue
  * for each step's message). Its own module rather than part of EmailModule, which it depends on; the
- * step worker runs in SequencesWorkersModule.
+ * step job's handler runs in SequencesWorkersModule.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([EmailSequenceEntity, SequenceEnrollmentEntity]), EmailModule],
