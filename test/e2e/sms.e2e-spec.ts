@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
-import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { auditEntries } from '../helpers/audit';
 import { eventually } from '../helpers/eventually';

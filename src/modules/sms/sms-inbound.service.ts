@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
-import { PatientsService } from '../patients/patients.service';
-import { AppointmentsService } from '../scheduling/appointments.service';
-import { SettingsService } from '../settings/settings.service';
-import { TenantsService } from '../tenants/tenants.service';
+import { EventsService } from '../events';
+import { PatientsService } from '../patients';
+import { AppointmentsService } from '../scheduling';
+import { SettingsService } from '../settings';
+import { TenantsService } from '../tenants';
 import { E164_PATTERN } from './dto/sms-message.dto';
 import { toSmsMessageDto } from './sms-messages.service';
 import { ProviderOutcome, SmsMessagesRepository } from './sms-messages.repository';
@@ -67,7 +67,7 @@ export class SmsInboundService {
       outcome === 'delivered' ? null : `Twilio reported ${outcome}${fields.ErrorCode ? ` (error ${fields.ErrorCode.slice(0, 16)})` : ''}`;
     await this.transactions.run(async (tx) => {
       const row = await this.messages.applyOutcome(message, message.id, outcome, error, tx);
-      if (row) await this.events.record(tx, message, outcome === 'delivered' ? 'sms.delivered' : 'sms.failed', toSmsMessageDto(row));
+      if (row) await this.events.record(message, outcome === 'delivered' ? 'sms.delivered' : 'sms.failed', toSmsMessageDto(row), tx);
     });
   }
 
@@ -112,7 +112,7 @@ export class SmsInboundService {
       const changed = await this.transactions.run(async (tx) => {
         const change = await this.patients.setConsent(scope, patientId, { smsOptOut: optOut }, tx);
         if (!change?.changed) return false;
-        if (optOut) await this.events.record(tx, scope, 'sms.opted_out', { patientId, phone, source: 'sms', keyword: 'STOP' });
+        if (optOut) await this.events.record(scope, 'sms.opted_out', { patientId, phone, source: 'sms', keyword: 'STOP' }, tx);
         return true;
       });
       if (changed) consentChanges.push({ scope, patientId });

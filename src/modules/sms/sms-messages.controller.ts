@@ -5,6 +5,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 import { pageRequest } from '../../common/http/pagination';
 import { Accepted, NoStore } from '../../common/http/response-headers';
 import { ListSmsMessagesQueryDto, SendSmsDto, SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from './dto/sms-message.dto';
@@ -17,6 +18,7 @@ export class SmsMessagesController {
   constructor(private readonly messages: SmsMessagesService) {}
 
   @Post('send')
+  @Idempotent()
   @Accepted((accepted: SmsSendAcceptedDto) => ['sms', 'messages', accepted.messageId])
   @Audited('sms_message.send', { resourceType: 'sms_message' })
   @Authenticated({ scope: 'sms:write' })

@@ -6,14 +6,14 @@ import { ValidationFailedException } from '../../common/http/problem';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import type { PatientDto } from '../patients/dto/patient.dto';
-import { PatientsService } from '../patients/patients.service';
-import { TemplateContextService } from '../templates/template-context.service';
+import type { PatientDto } from '../patients';
+import { PatientsService } from '../patients';
+import { TemplateContextService } from '../templates';
 import { ListSmsMessagesQueryDto, SendSmsDto, SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from './dto/sms-message.dto';
 import { SmsMessageEntity } from './entities/sms-message.entity';
 import { RenderedSms, renderSendableSms } from './sms-rendering';
 import { SmsMessagesRepository } from './sms-messages.repository';
-import { SmsSendJobs } from './sms-send-jobs';
+import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesService } from './sms-templates.service';
 import { SmsMessageNotFoundException } from './sms.exceptions';
 
@@ -113,7 +113,7 @@ export class SmsMessagesService {
       },
       tx,
     );
-    if (row.status === 'queued') await this.jobs.record(tx, { messageId: row.id, tenantId: scope.tenantId, mode: scope.mode });
+    if (row.status === 'queued') await this.jobs.record({ messageId: row.id, tenantId: scope.tenantId, mode: scope.mode }, tx);
     return row;
   }
 
@@ -129,8 +129,7 @@ export class SmsMessagesService {
 
   /** The patient a body names (`field`), with a phone number, or 400 naming the field. */
   private async patient(scope: TenantScope, id: string, field: string): Promise<PatientDto> {
-    const patient = await this.patients.find(scope, id);
-    if (!patient) throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
+    const patient = await this.patients.requireReference(scope, id, field);
     if (!patient.phone) throw new ValidationFailedException([{ field, message: 'names a patient without a phone number' }]);
     return patient;
   }

@@ -5,7 +5,7 @@ import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { TemplateContextService } from '../templates/template-context.service';
+import { TemplateContextService } from '../templates';
 import {
   CreateSmsTemplateDto,
   PreviewSmsTemplateDto,

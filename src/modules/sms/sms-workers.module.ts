@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SmsModule } from './sms.module';
-import { SmsSender } from './sms-sender';
+import { SmsSender } from './sms-send.processor';
 
 /** The send job's handler; imported by WorkersModule. */
 @Module({

@@ -1,12 +1,12 @@
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 
-export class SmsTemplateNotFoundException extends NotFoundException {
+export class SmsTemplateNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The SMS template');
   }
 }
 
-export class SmsMessageNotFoundException extends NotFoundException {
+export class SmsMessageNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The SMS message');
   }

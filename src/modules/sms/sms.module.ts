@@ -1,22 +1,22 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
-import { PatientsModule } from '../patients/patients.module';
-import { SchedulingModule } from '../scheduling/scheduling.module';
-import { SettingsModule } from '../settings/settings.module';
-import { TemplatesModule } from '../templates/templates.module';
-import { TenantsModule } from '../tenants/tenants.module';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
+import { SchedulingModule } from '../scheduling';
+import { SettingsModule } from '../settings';
+import { TemplatesModule } from '../templates';
+import { TenantsModule } from '../tenants';
 import { SmsMessageEntity } from './entities/sms-message.entity';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
 import { SmsInboundService } from './sms-inbound.service';
 import { SmsMessagesController } from './sms-messages.controller';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { SmsMessagesService } from './sms-messages.service';
-import { SmsSendJobs } from './sms-send-jobs';
+import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesController } from './sms-templates.controller';
 import { SmsTemplatesRepository } from './sms-templates.repository';
 import { SmsTemplatesService } from './sms-templates.service';
-import { TwilioWebhooksController } from './twilio-webhooks';
+import { TwilioWebhooksController } from './twilio-webhooks.controller';
 
 /**
  * SMS templates, messages and sending, and Twilio's callbacks. Other modules queue a message with

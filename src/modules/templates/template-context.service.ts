@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ValidationFailedException } from '../../common/http/problem';
-import { buildTemplateContext, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { PatientsService } from '../patients/patients.service';
-import { SettingsService } from '../settings/settings.service';
+import { buildTemplateContext, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
+import { PatientsService } from '../patients';
+import { SettingsService } from '../settings';
 
 export interface TemplateContextRequest {
   /** A loaded patient, a patient id of the caller's tenant and mode, or none. */
@@ -24,17 +23,13 @@ export class TemplateContextService {
     private readonly settings: SettingsService,
   ) {}
 
-  async build(auth: TenantScope, request: TemplateContextRequest): Promise<TemplateContext> {
+  async build(scope: TenantScope, request: TemplateContextRequest): Promise<TemplateContext> {
     const [patient, practice] = await Promise.all([
-      typeof request.patient === 'string' ? this.patient(auth, request.patient, request.patientField ?? 'patientId') : request.patient,
-      this.settings.get(auth, 'practice'),
+      typeof request.patient === 'string'
+        ? this.patients.requireReference(scope, request.patient, request.patientField ?? 'patientId')
+        : request.patient,
+      this.settings.get(scope, 'practice'),
     ]);
     return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables });
-  }
-
-  private async patient(scope: TenantScope, id: string, field: string): Promise<TemplatePatient> {
-    const patient = await this.patients.find(scope, id);
-    if (!patient) throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
-    return patient;
   }
 }

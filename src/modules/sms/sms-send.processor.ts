@@ -5,13 +5,13 @@ import { JobName, SmsSendPayload } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
-import { PatientsService } from '../patients/patients.service';
-import { SettingsService } from '../settings/settings.service';
+import { EventsService } from '../events';
+import { PatientsService } from '../patients';
+import { SettingsService } from '../settings';
 import { SmsTransportName } from './entities/sms-message.entity';
 import { SMS_OPT_OUT_REASON, toSmsMessageDto } from './sms-messages.service';
 import { SmsMessagesRepository } from './sms-messages.repository';
-import { TWILIO_STATUS_PATH } from './twilio-webhooks';
+import { TWILIO_STATUS_PATH } from './twilio-webhooks.controller';
 import { SmsProviderError, TwilioTransport } from './twilio-transport';
 
 /**
@@ -100,7 +100,7 @@ export class SmsSender {
   private settleSent(scope: TenantScope, id: string, transport: SmsTransportName, sid: string | null): Promise<boolean> {
     return this.transactions.run(async (tx) => {
       const settled = await this.messages.markSent(scope, id, { transport, providerMessageId: sid }, tx);
-      if (settled) await this.events.record(tx, scope, 'sms.sent', toSmsMessageDto(settled));
+      if (settled) await this.events.record(scope, 'sms.sent', toSmsMessageDto(settled), tx);
       return settled !== null;
     });
   }
@@ -108,7 +108,7 @@ export class SmsSender {
   private async settleFailed(scope: TenantScope, id: string, error: string): Promise<void> {
     await this.transactions.run(async (tx) => {
       const row = await this.messages.markFailed(scope, id, error, tx);
-      if (row) await this.events.record(tx, scope, 'sms.failed', toSmsMessageDto(row));
+      if (row) await this.events.record(scope, 'sms.failed', toSmsMessageDto(row), tx);
     });
   }
 }

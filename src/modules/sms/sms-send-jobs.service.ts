@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { JobOutbox } from '../../common/queue/job-outbox';
-import { EmailSendPayload, JobName } from '../../common/queue/queues';
+import { JobName, SmsSendPayload } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
 
 /**
@@ -10,24 +10,20 @@ import { AppConfig } from '../../config/app-config';
  * is visible and a rolled-back message never gets one.
  */
 @Injectable()
-export class EmailSendJobs {
+export class SmsSendJobs {
   constructor(
     private readonly outbox: JobOutbox,
     private readonly config: AppConfig,
   ) {}
 
   /** Records the job in `tx`; it is added once `tx` commits. */
-  record(tx: EntityManager, payload: EmailSendPayload): Promise<void> {
-    const { maxAttempts, retryBaseMs } = this.config.email;
-    return this.outbox.add(tx, JobName.EmailSend, payload, {
-      jobId: payload.messageId,
-      attempts: maxAttempts,
-      backoff: { type: 'exponential', delay: retryBaseMs },
-    });
-  }
-
-  /** How long BullMQ waits before the try after `attemptsMade` failed ones. */
-  retryDelayMs(attemptsMade: number): number {
-    return this.config.email.retryBaseMs * 2 ** Math.max(0, attemptsMade - 1);
+  record(payload: SmsSendPayload, tx: EntityManager): Promise<void> {
+    const { maxAttempts, retryBaseMs } = this.config.sms;
+    return this.outbox.add(
+      JobName.SmsSend,
+      payload,
+      { jobId: payload.messageId, attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } },
+      tx,
+    );
   }
 }
