@@ -81,8 +81,8 @@ export class SmsInboundService {
       .trim()
       .replace(/[.!]+$/, '')
       .toUpperCase();
-    if (OPT_OUT.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, true);
-    if (OPT_IN.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, false);
+    if (OPT_OUT.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, keyword);
+    if (OPT_IN.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, null);
     if (HELP.has(keyword)) return { reply: await this.help(await this.senders(phone, number)), consentChanges: [] };
     if (CONFIRM.has(keyword)) return { reply: await this.confirm(await this.senders(phone, number)), consentChanges: [] };
     return none;
@@ -105,14 +105,18 @@ export class SmsInboundService {
     return (await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio?.from;
   }
 
-  /** STOP (`optOut`) or START for each sender: `patient.updated` with `previous`, and `sms.opted_out` for a STOP. */
-  private async setOptOut(senders: Sender[], phone: string, optOut: boolean): Promise<InboundOutcome> {
+  /**
+   * A STOP word (`stopKeyword`, the word received) or a START word (null) for each sender: `patient.updated`
+   * with `previous`, and `sms.opted_out` for a STOP.
+   */
+  private async setOptOut(senders: Sender[], phone: string, stopKeyword: string | null): Promise<InboundOutcome> {
+    const optOut = stopKeyword !== null;
     const consentChanges: InboundOutcome['consentChanges'] = [];
     for (const { scope, patientId } of senders) {
       const changed = await this.transactions.run(async (tx) => {
         const change = await this.patients.setConsent(scope, patientId, { smsOptOut: optOut }, tx);
         if (!change?.changed) return false;
-        if (optOut) await this.events.record(scope, 'sms.opted_out', { patientId, phone, source: 'sms', keyword: 'STOP' }, tx);
+        if (stopKeyword) await this.events.record(scope, 'sms.opted_out', { patientId, phone, source: 'sms', keyword: stopKeyword }, tx);
         return true;
       });
       if (changed) consentChanges.push({ scope, patientId });
