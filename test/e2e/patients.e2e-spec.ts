@@ -37,6 +37,7 @@ describe('Patients: create, read, update', () => {
       tags: [],
       customFields: {},
       emailOptOut: false,
+      smsOptOut: false,
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updatedAt: res.body.createdAt,
     });
@@ -61,6 +62,7 @@ describe('Patients: create, read, update', () => {
       tags: [' vip ', 'navy', 'vip'],
       customFields: { insurer: 'Bupa', visits: 3 },
       emailOptOut: true,
+      smsOptOut: true,
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -77,6 +79,7 @@ describe('Patients: create, read, update', () => {
       tags: ['vip', 'navy'],
       customFields: { insurer: 'Bupa', visits: 3 },
       emailOptOut: true,
+      smsOptOut: true,
     });
     expect((await api.get(`${PATIENTS}/${res.body.id}`)).body).toEqual(res.body);
   });

@@ -6,7 +6,7 @@ import { call, client, createTenant, dataSource, startApp, TestTenant } from '..
 import { auditEntries } from '../helpers/audit';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
-import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { createPatient, NO_RATE_LIMITS, waitForImport } from '../helpers/patients';
 import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 
 const SEND = '/api/v1/sms/send';
@@ -363,6 +363,23 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const again = await callback(INBOUND, { From: phone, To: FROM, Body: 'CONFIRM' });
       expect(again.text).toContain('We found no appointment to confirm in the next 48 hours.');
       expect(await status(later)).toBe('scheduled');
+    });
+
+    it('a bulk import row writes smsOptOut, for a new patient and an existing one', async () => {
+      const api = client(app, tenant.liveKey);
+      const rows = [
+        { firstName: 'Bulk', lastName: 'New', externalId: 'sms-bulk-1', smsOptOut: true },
+        { firstName: 'Bulk', lastName: 'Old', externalId: 'sms-bulk-2' },
+      ];
+      const first = await api.post('/api/v1/patients/bulk-import', { patients: rows });
+      expect((await waitForImport(app, tenant.liveKey, first.body.jobId)).created).toBe(2);
+      const again = await api.post('/api/v1/patients/bulk-import', { patients: [{ ...rows[1], smsOptOut: true }] });
+      expect((await waitForImport(app, tenant.liveKey, again.body.jobId)).updated).toBe(1);
+      const listed = (await api.get('/api/v1/patients?search=Bulk')).body.patients;
+      expect(listed.map((p: any) => [p.externalId, p.smsOptOut]).sort()).toEqual([
+        ['sms-bulk-1', true],
+        ['sms-bulk-2', true],
+      ]);
     });
 
     it('smsOptOut is writable like emailOptOut, and each flag decides its own channel', async () => {
