@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { idempotencyKeyHash } from '../../src/common/traffic/idempotency';
-import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
+import { idempotencyKeyHash } from '../../src/common/idempotency/idempotency';
+import { IdempotencyKeysRepository } from '../../src/common/idempotency/idempotency-keys.repository';
 import { clock } from '../../src/common/time/clock';
 import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { PATIENTS } from '../helpers/patients';

@@ -1,4 +1,4 @@
-import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { call, createTenant } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';

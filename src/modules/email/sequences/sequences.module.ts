@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../../events';
 import { EmailModule } from '../email.module';
 import { EnrollmentsRepository } from './enrollments.repository';
 import { EmailSequenceEntity } from './entities/email-sequence.entity';
 import { SequenceEnrollmentEntity } from './entities/sequence-enrollment.entity';
-import { SequenceStepJobs } from './sequence-step-jobs';
-import { SequenceSteps } from './sequence-steps';
+import { SequenceStepJobs } from './sequence-step-jobs.service';
+import { SequenceSteps } from './sequence-steps.service';
 import { SequencesController } from './sequences.controller';
 import { SequencesRepository } from './sequences.repository';
 import { SequencesService } from './sequences.service';
@@ -16,7 +17,7 @@ import { SequencesService } from './sequences.service';
  * step job's handler runs in SequencesWorkersModule.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmailSequenceEntity, SequenceEnrollmentEntity]), EmailModule],
+  imports: [TypeOrmModule.forFeature([EmailSequenceEntity, SequenceEnrollmentEntity]), EmailModule, EventsModule],
   controllers: [SequencesController],
   providers: [SequencesRepository, EnrollmentsRepository, SequencesService, SequenceSteps, SequenceStepJobs],
   exports: [SequencesService, SequenceSteps, SequenceStepJobs],
