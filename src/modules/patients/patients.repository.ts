@@ -173,7 +173,9 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   if (filters.search !== undefined) {
     const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
     where.push(
-      filters.searchDigits ? `(search_text LIKE ${term} OR search_text LIKE ${param(`%${filters.searchDigits}%`)})` : `search_text LIKE ${term}`,
+      filters.searchDigits
+        ? `(search_text LIKE ${term} OR search_text LIKE ${param(`%${filters.searchDigits}%`)})`
+        : `search_text LIKE ${term}`,
     );
   }
   if (filters.tags?.length) where.push(`tags && ${param(filters.tags)}::text[]`);
