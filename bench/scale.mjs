@@ -194,14 +194,17 @@ async function setUp(bench, db) {
   const hours = [1, 2, 3, 4, 5].map((weekday) => ({ weekday, start: '08:00', end: '18:00' }));
   const providerIds = [];
   for (let p = 0; p < PROVIDERS; p++) {
-    providerIds.push((await post('/scheduling/providers', { name: `Dr. Provider ${p}`, timezone: 'America/Los_Angeles', workingHours: hours })).id);
+    providerIds.push(
+      (await post('/scheduling/providers', { name: `Dr. Provider ${p}`, timezone: 'America/Los_Angeles', workingHours: hours })).id,
+    );
   }
   const formFields = [
     { id: 'reason', label: 'Reason', type: 'select', required: true, options: ['Check-up', 'Back pain', 'Other'] },
     { id: 'pain_level', label: 'Pain level', type: 'number', required: false, min: 0, max: 10 },
   ];
   const formId = (await post('/forms', { name: 'Intake', slug: 'intake', fields: formFields })).id;
-  const endpointId = (await post('/webhooks', { url: 'http://127.0.0.1:9/hooks/scale', events: ['patient.created', 'patient.updated'] })).id;
+  const endpointId = (await post('/webhooks', { url: 'http://127.0.0.1:9/hooks/scale', events: ['patient.created', 'patient.updated'] }))
+    .id;
   await bench.stop(api);
   const anchor = Date.now();
   const big = { tenantId, mode: 'live', keyId, providerIds, formId, endpointId };
@@ -278,7 +281,11 @@ function routes(meta, s, anchor) {
     ['tagsCount', 'GET /patients/tags', () => '/patients/tags'],
     ['appointments', 'GET /scheduling/appointments', () => '/scheduling/appointments'],
     ['apptPatient', 'GET /scheduling/appointments?patientId=…', () => `/scheduling/appointments?patientId=${p().id}`],
-    ['apptProvider', 'GET /scheduling/appointments?providerId&startDate (next week)', () => `/scheduling/appointments?providerId=${any(big.providerIds)}&startDate=${day(-1)}&endDate=${day(-8)}`],
+    [
+      'apptProvider',
+      'GET /scheduling/appointments?providerId&startDate (next week)',
+      () => `/scheduling/appointments?providerId=${any(big.providerIds)}&startDate=${day(-1)}&endDate=${day(-8)}`,
+    ],
     ['apptStatus', 'GET /scheduling/appointments?status=scheduled', () => '/scheduling/appointments?status=scheduled'],
     ['messages', 'GET /emails/messages', () => '/emails/messages'],
     ['msgPatient', 'GET /emails/messages?patientId=…', () => `/emails/messages?patientId=${p().id}`],
@@ -304,7 +311,9 @@ async function serve(bench, port) {
   const db = await bench.sql();
   const meta = (await db.query(`SELECT meta FROM scale_bench_meta WHERE id = 1`)).rows[0].meta;
   const created = JSON.parse(
-    execFileSync(process.execPath, ['dist/cli.js', 'keys:create', '--tenant', meta.big.tenantId, '--mode', 'live'], { env: bench.env }).toString(),
+    execFileSync(process.execPath, ['dist/cli.js', 'keys:create', '--tenant', meta.big.tenantId, '--mode', 'live'], {
+      env: bench.env,
+    }).toString(),
   );
   const headers = { authorization: `Bearer ${created.apiKeys[0].key}` };
   bench.start('dist/main.js', { PORT: String(port) });
