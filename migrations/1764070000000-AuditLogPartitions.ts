@@ -3,6 +3,20 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /** Months created ahead of the current one; the workers keep the same margin afterwards (AuditPartitions). */
 const MONTHS_AHEAD = 3;
 
+/** audit_log's columns, as they were and stay; the check is named, as an unnamed one would be named after the old table's. */
+const COLUMNS = `
+        id uuid NOT NULL,
+        tenant_id uuid NOT NULL,
+        mode varchar(4) NOT NULL CONSTRAINT audit_log_mode_check CHECK (mode IN ('test', 'live')),
+        at timestamptz(3) NOT NULL,
+        api_key_id uuid,
+        action varchar(64) NOT NULL,
+        resource_type varchar(32) NOT NULL,
+        resource_id varchar(255),
+        status smallint NOT NULL,
+        request_id varchar(128) NOT NULL,
+        ip varchar(64)`;
+
 /**
  * `audit_log` becomes a table partitioned by month on `at`, so that retention drops whole months
  * (docs/data-retention.md) instead of deleting rows one by one, and a month's indexes stay the size of a
@@ -25,20 +39,9 @@ export class AuditLogPartitions1764070000000 implements MigrationInterface {
     await q.query(`ALTER INDEX "IDX_AUDIT_LOG_TENANT_MODE_RESOURCE" RENAME TO "IDX_AUDIT_LOG_UNPARTITIONED_RESOURCE"`);
     await q.query(`ALTER INDEX "IDX_AUDIT_LOG_TENANT_MODE_KEY" RENAME TO "IDX_AUDIT_LOG_UNPARTITIONED_KEY"`);
 
-    // Named: an unnamed check would be named after the old table's (audit_log_mode_check1).
     await q.query(`
       CREATE TABLE audit_log (
-        id uuid NOT NULL,
-        tenant_id uuid NOT NULL,
-        mode varchar(4) NOT NULL CONSTRAINT audit_log_mode_check CHECK (mode IN ('test', 'live')),
-        at timestamptz(3) NOT NULL,
-        api_key_id uuid,
-        action varchar(64) NOT NULL,
-        resource_type varchar(32) NOT NULL,
-        resource_id varchar(255),
-        status smallint NOT NULL,
-        request_id varchar(128) NOT NULL,
-        ip varchar(64),
+        ${COLUMNS},
         CONSTRAINT audit_log_pkey PRIMARY KEY (tenant_id, mode, at, id)
       ) PARTITION BY RANGE (at)`);
     for (const month of await monthsToCreate(q, 'audit_log_unpartitioned')) {
@@ -66,20 +69,10 @@ export class AuditLogPartitions1764070000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE`);
     await q.query(`
-      CREATE TABLE audit_log_unpartitioned (
-        id uuid NOT NULL,
-        tenant_id uuid NOT NULL,
-        mode varchar(4) NOT NULL CONSTRAINT audit_log_mode_check CHECK (mode IN ('test', 'live')),
-        at timestamptz(3) NOT NULL,
-        api_key_id uuid,
-        action varchar(64) NOT NULL,
-        resource_type varchar(32) NOT NULL,
-        resource_id varchar(255),
-        status smallint NOT NULL,
-        request_id varchar(128) NOT NULL,
-        ip varchar(64)
-      )`);
-    await q.query(`INSERT INTO audit_log_unpartitioned SELECT id, tenant_id, mode, at, api_key_id, action, resource_type, resource_id, status, request_id, ip FROM audit_log`);
+      CREATE TABLE audit_log_unpartitioned (${COLUMNS})`);
+    await q.query(
+      `INSERT INTO audit_log_unpartitioned SELECT id, tenant_id, mode, at, api_key_id, action, resource_type, resource_id, status, request_id, ip FROM audit_log`,
+    );
     await q.query(`DROP TABLE audit_log`);
     await q.query(`ALTER TABLE audit_log_unpartitioned RENAME TO audit_log`);
     await q.query(`ALTER TABLE audit_log ADD CONSTRAINT audit_log_pkey PRIMARY KEY (tenant_id, mode, at, id)`);

@@ -265,6 +265,32 @@ class EnvironmentVariables {
   @IsBoolean({ message: 'must be true or false' })
   AUDIT_LOG_ENABLED = true;
 
+  /** Benchmarks only (bench/access-log.mjs): false records no patient ids with audit entries (no access log). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  PATIENT_ACCESS_LOG_ENABLED = true;
+
+  /** Whole months of audit log kept past the current one; older monthly partitions are dropped (HIPAA: six years). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(1_200)
+  AUDIT_RETENTION_MONTHS = 72;
+
+  /** Days an event (with its webhook deliveries and attempts) is kept; at least 2, past a delivery's last retry. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(2)
+  @Max(36_500)
+  EVENTS_RETENTION_DAYS = 30;
+
+  /** Days a sent email's rendered bodies are kept after sending; the message's metadata stays. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(36_500)
+  EMAIL_BODY_RETENTION_DAYS = 30;
+
   /**
    * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's
    * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor let the old
@@ -331,6 +357,15 @@ export interface EmailSettings {
   retryBaseMs: number;
 }
 
+export interface RetentionSettings {
+  /** AUDIT_RETENTION_MONTHS */
+  auditMonths: number;
+  /** EVENTS_RETENTION_DAYS */
+  eventsDays: number;
+  /** EMAIL_BODY_RETENTION_DAYS */
+  emailBodyDays: number;
+}
+
 export interface RateLimitWindow {
   name: 'second' | 'hour' | 'day';
   seconds: number;
@@ -363,7 +398,12 @@ export class AppConfig {
       maxAttempts: 15,
       relayIntervalMs: 500,
     },
-    readonly audit: { flushIntervalMs: number; enabled: boolean } = { flushIntervalMs: 1_000, enabled: true },
+    /** `patientAccessLog`: PATIENT_ACCESS_LOG_ENABLED. */
+    readonly audit: { flushIntervalMs: number; enabled: boolean; patientAccessLog: boolean } = {
+      flushIntervalMs: 1_000,
+      enabled: true,
+      patientAccessLog: true,
+    },
     /** No password: no dashboard. */
     readonly queueDashboard: { password?: string; username: string; readOnly: boolean } = { username: 'admin', readOnly: true },
     /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
@@ -374,6 +414,8 @@ export class AppConfig {
     readonly runtime: { heapGrowingPercent: number } = { heapGrowingPercent: 50 },
     /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
     readonly clock: { offsetMs: number } = { offsetMs: 0 },
+    /** What the workers' retention sweeps keep (docs/data-retention.md). */
+    readonly retention: RetentionSettings = { auditMonths: 72, eventsDays: 30, emailBodyDays: 30 },
   ) {}
 
   /** The application secret; throws if start-up has not resolved it. */
@@ -474,11 +516,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxAttempts: vars.WEBHOOK_MAX_ATTEMPTS,
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
     },
-    { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
+    { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED, patientAccessLog: vars.PATIENT_ACCESS_LOG_ENABLED },
     { password: vars.QUEUE_DASHBOARD_PASSWORD, username: vars.QUEUE_DASHBOARD_USERNAME, readOnly: vars.QUEUE_DASHBOARD_READ_ONLY },
     { appSecret: vars.APP_SECRET, previous: vars.APP_SECRET_PREVIOUS?.split(',') ?? [] },
     { minuteMs: vars.EMAIL_SEQUENCE_MINUTE_MS },
     { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
     { offsetMs: vars.CLOCK_OFFSET_MS },
+    { auditMonths: vars.AUDIT_RETENTION_MONTHS, eventsDays: vars.EVENTS_RETENTION_DAYS, emailBodyDays: vars.EMAIL_BODY_RETENTION_DAYS },
   );
 }

@@ -13,11 +13,12 @@ const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
 type MigrationClass = new () => MigrationInterface;
 
-function migrationsBefore(timestamp: number): MigrationClass[] {
-  return readdirSync(MIGRATIONS_DIR)
+async function migrationsBefore(timestamp: number): Promise<MigrationClass[]> {
+  const files = readdirSync(MIGRATIONS_DIR)
     .filter((file) => file.endsWith('.ts') && Number(file.split('-')[0]) < timestamp)
-    .sort()
-    .map((file) => Object.values(require(join(MIGRATIONS_DIR, file)) as Record<string, MigrationClass>)[0]);
+    .sort();
+  const modules = await Promise.all(files.map((file) => import(join(MIGRATIONS_DIR, file)) as Promise<Record<string, MigrationClass>>));
+  return modules.map((m) => Object.values(m)[0]);
 }
 
 async function migrate(url: string, migrations?: MigrationClass[]): Promise<void> {
@@ -59,7 +60,7 @@ describe('Migration to a partitioned audit log', () => {
     const u = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
     u.pathname = `/${database}`;
     url = u.toString();
-    await migrate(url, migrationsBefore(PARTITIONS));
+    await migrate(url, await migrationsBefore(PARTITIONS));
     db = new Client({ connectionString: url });
     await db.connect();
   });
@@ -103,10 +104,9 @@ describe('Migration to a partitioned audit log', () => {
                         resource_type, resource_id, status, request_id, ip), ',' ORDER BY id)) AS digest FROM audit_log`;
     const [before] = (await db.query(snapshot)).rows;
     expect(before.n).toBe(months.length * perMonth + 2);
-    const { rows: patientReads } = await db.query(
-      `SELECT id FROM audit_log WHERE resource_id = $1 AND status = 200 ORDER BY id`,
-      [patient],
-    );
+    const { rows: patientReads } = await db.query(`SELECT id FROM audit_log WHERE resource_id = $1 AND status = 200 ORDER BY id`, [
+      patient,
+    ]);
     expect(patientReads.length).toBeGreaterThan(10);
 
     await migrate(url);
@@ -140,7 +140,11 @@ describe('Migration to a partitioned audit log', () => {
     );
     expect(key).toEqual([{ def: 'PRIMARY KEY (tenant_id, mode, at, id)' }]);
     const { rows: indexes } = await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'audit_log' ORDER BY 1`);
-    expect(indexes.map((i) => i.indexname)).toEqual(['IDX_AUDIT_LOG_TENANT_MODE_KEY', 'IDX_AUDIT_LOG_TENANT_MODE_RESOURCE', 'audit_log_pkey']);
+    expect(indexes.map((i) => i.indexname)).toEqual([
+      'IDX_AUDIT_LOG_TENANT_MODE_KEY',
+      'IDX_AUDIT_LOG_TENANT_MODE_RESOURCE',
+      'audit_log_pkey',
+    ]);
     await expect(
       db.query(
         `INSERT INTO audit_log (id, tenant_id, mode, at, action, resource_type, status, request_id) VALUES ($1, $2, 'prod', now(), 'x', 'x', 200, 'r')`,

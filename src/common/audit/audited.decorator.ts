@@ -23,6 +23,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The tenant and mode a keyless request acted in, once its route knows them (see auditAs). */
     auditScope?: TenantScope;
+    /** The patients whose data the answer carried, for the patient access log (see carriedPatients). */
+    auditPatients?: string[];
   }
 }
 
@@ -33,6 +35,15 @@ declare module 'fastify' {
  */
 export function auditAs(request: FastifyRequest, scope: TenantScope): void {
   request.auditScope = { tenantId: scope.tenantId, mode: scope.mode };
+}
+
+/**
+ * Names the patients whose data an answer carries when the audit hook cannot read them in the answer
+ * itself: one that is not a JSON object (an iCalendar file). JSON answers need nothing: the hook finds
+ * every patient in them (a patient, an embedded one, a `patientId`).
+ */
+export function carriedPatients(request: FastifyRequest, patientIds: string[]): void {
+  request.auditPatients = [...(request.auditPatients ?? []), ...patientIds];
 }
 
 /**
