@@ -5,6 +5,7 @@ import { PatientsModule } from '../patients/patients.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { TemplatesModule } from '../templates/templates.module';
+import { EmailBodyRetention } from './email-body-retention';
 import { EmailContexts } from './email-contexts';
 import { EmailHeaders } from './email-headers';
 import { EmailMessagesController } from './email-messages.controller';
@@ -43,8 +44,10 @@ import { UnsubscribeTokens } from './unsubscribe-tokens';
     EmailSendJobs,
     EmailHeaders,
     UnsubscribeTokens,
+    EmailBodyRetention,
   ],
   exports: [
+    EmailBodyRetention,
     EmailMessagesService,
     EmailTemplatesService,
     EmailMessagesRepository,
