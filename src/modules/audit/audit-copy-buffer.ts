@@ -228,13 +228,20 @@ function field(bytes: Uint8Array): Buffer {
 
 const uuidField = (id: string): Buffer => field(uuidBytes(id));
 
-/** The 16 bytes of a UUID string (checked by the caller) at `at`, without an intermediate array. */
+/** Hex digit values by character code (-1: not a digit); the caller has checked the UUID's shape. */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+
+/**
+ * The 16 bytes of a UUID string at `at`, read digit by digit: a page of 50 patients writes 50 of them, and
+ * Buffer#write per segment cost several times as much.
+ */
 function writeUuid(buf: Buffer, id: string, at: number): number {
-  buf.write(id.substring(0, 8), at, 'hex');
-  buf.write(id.substring(9, 13), at + 4, 'hex');
-  buf.write(id.substring(14, 18), at + 6, 'hex');
-  buf.write(id.substring(19, 23), at + 8, 'hex');
-  buf.write(id.substring(24, 36), at + 10, 'hex');
+  let out = at;
+  for (let i = 0; i < 36; i += 2) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) i++; // the hyphens; every segment has an even length
+    buf[out++] = (HEX[id.charCodeAt(i)] << 4) | HEX[id.charCodeAt(i + 1)];
+  }
   return 16;
 }
 const textField = (value: string): Buffer => field(Buffer.from(value, 'utf8'));
