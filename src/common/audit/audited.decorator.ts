@@ -1,6 +1,7 @@
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyRequest } from 'fastify';
 import type { TenantScope } from '../../database/tenant-owned.entity';
+import { isUuid } from '../ids';
 
 /** What an audited route records besides who, when, from where and the outcome. */
 export interface AuditSpec {
@@ -23,7 +24,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The tenant and mode a keyless request acted in, once its route knows them (see auditAs). */
     auditScope?: TenantScope;
-    /** The patients whose data the answer carried, for the patient access log (see carriedPatients). */
+    /** The patients whose data the answer carried (lower-case UUIDs), for the patient access log (see carriedPatients). */
     auditPatients?: string[];
   }
 }
@@ -43,7 +44,8 @@ export function auditAs(request: FastifyRequest, scope: TenantScope): void {
  * every patient in them (a patient, an embedded one, a `patientId`).
  */
 export function carriedPatients(request: FastifyRequest, patientIds: string[]): void {
-  request.auditPatients = [...(request.auditPatients ?? []), ...patientIds];
+  const ids = patientIds.filter(isUuid).map((id) => id.toLowerCase());
+  request.auditPatients = [...(request.auditPatients ?? []), ...ids];
 }
 
 /**

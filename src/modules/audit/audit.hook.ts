@@ -3,11 +3,12 @@ import { DiscoveryService, HttpAdapterHost, MetadataScanner } from '@nestjs/core
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_METADATA, AuditSpec } from '../../common/audit/audited.decorator';
+import { isUuid } from '../../common/ids';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { MAX_PATIENTS_PER_ENTRY } from './audit-copy-buffer';
 import { AuditWriter } from './audit.writer';
-import { isUuid, patientsCarried } from './patients-carried';
+import { patientsCarried } from './patients-carried';
 
 /**
  * Turns every answered request to an `@Audited` route into an audit entry. An `onResponse` hook sees the
@@ -68,10 +69,10 @@ export class AuditHook implements OnModuleInit {
 
   /** The patients the answer carried: found in it, named by the route, and a patient route's own patient. */
   private patientsOf(request: FastifyRequest, spec: AuditSpec): string[] | undefined {
-    const carried = request.auditPatients?.filter(isUuid).map((id) => id.toLowerCase()) ?? [];
+    const carried = request.auditPatients;
     const own = spec.resourceType === 'patient' ? (request.params as Record<string, string> | undefined)?.[spec.idParam] : undefined;
-    if (isUuid(own) && !carried.includes(own.toLowerCase())) carried.unshift(own.toLowerCase());
-    return carried.length ? carried : undefined;
+    if (!isUuid(own) || carried?.includes(own.toLowerCase())) return carried;
+    return [own.toLowerCase(), ...(carried ?? [])];
   }
 
   /** A `@RouteConfig` written above `@Audited` replaces the route config it merged into: refuse to start. */

@@ -1,9 +1,7 @@
-/** A UUID as PostgreSQL's uuid type reads it; anything else is not a patient id (and would fail the COPY). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../common/ids';
+
 /** Objects and arrays looked into per answer: far above any page's, a bound on a pathological one. */
 const MAX_NODES = 50_000;
-
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && value.length === 36 && UUID.test(value);
 
 /**
  * The patients whose data a JSON answer carries, found in the answer as it is sent rather than declared
