@@ -1,7 +1,17 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { DataSource, MigrationInterface } from 'typeorm';
+import {
+  AUDIT_COPY_SQL,
+  AUDIT_PATIENTS_COPY_SQL,
+  AuditCopyBuffer,
+  copyData,
+  patientCopyData,
+} from '../../src/modules/audit/audit-copy-buffer';
 import { uuidv7 } from '../../src/common/ids';
 import { AppCrypto } from '../../src/common/crypto/app-crypto';
 import { clock } from '../../src/common/time/clock';
@@ -160,5 +170,31 @@ describe('Migration to a partitioned audit log', () => {
       `SELECT count(*)::int AS n FROM audit_log_patients WHERE tableoid::regclass::text <> 'audit_log_patients_p' || to_char(at AT TIME ZONE 'UTC', 'YYYY_MM')`,
     );
     expect(misfiled).toEqual([{ n: 0 }]);
+
+    // The audit writer's binary COPYs (an entry and the patients its answer carried) load into the new tables.
+    const buffer = new AuditCopyBuffer();
+    const at = clock.nowMs();
+    buffer.append({
+      tenantId: tenants[0],
+      mode: 'live',
+      apiKeyId: null,
+      at,
+      action: 'patient.list',
+      resourceType: 'patient',
+      resourceId: null,
+      status: 200,
+      requestId: 'after-migration',
+      ip: null,
+      patientIds: [patient],
+    });
+    const chunks = buffer.take();
+    await pipeline(Readable.from(copyData(chunks)), db.query(copyFrom(AUDIT_COPY_SQL)));
+    await pipeline(Readable.from(patientCopyData(chunks)!), db.query(copyFrom(AUDIT_PATIENTS_COPY_SQL)));
+    const { rows: copied } = await db.query(
+      `SELECT a.tableoid::regclass::text AS partition FROM audit_log a JOIN audit_log_patients p ON p.audit_id = a.id AND p.at = a.at
+        WHERE a.request_id = 'after-migration' AND p.patient_id = $1`,
+      [patient],
+    );
+    expect(copied).toEqual([{ partition: `audit_log_p${monthOf(0).suffix}` }]);
   });
 });
