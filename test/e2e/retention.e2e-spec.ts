@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { uuidv7 } from '../../src/common/ids';
 import { clock } from '../../src/common/time/clock';
-import { RetentionSweeper } from '../../src/modules/retention/retention.sweeper';
+import { RetentionSweeper } from '../../src/modules/retention/retention.sweep';
 import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 

@@ -7,7 +7,7 @@ import { AuditLoader } from './audit.loader';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditWriter } from './audit.writer';
-import { PatientsModule } from '../patients/patients.module';
+import { PatientsModule } from '../patients';
 import { AuditEntryEntity } from './entities/audit-entry.entity';
 import { PatientAccessLogController } from './patient-access-log.controller';
 

@@ -7,8 +7,8 @@ import { Authenticated } from '../../common/auth/route-policy.decorator';
 import { IdParam } from '../../common/http/id-param';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
 import { NoStore } from '../../common/http/response-headers';
-import { PatientNotFoundException } from '../patients/patients.exceptions';
-import { PatientsService } from '../patients/patients.service';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
+import { PatientsService } from '../patients';
 import { AuditService } from './audit.service';
 import { PatientAccessLogDto } from './dto/patient-access.dto';
 
@@ -33,7 +33,7 @@ export class PatientAccessLogController {
   })
   @ApiOkResponse({ type: PatientAccessLogDto })
   async accessLog(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<PatientAccessLogDto> {
-    if (!(await this.patients.find(auth, id))) throw new PatientNotFoundException();
+    if (!(await this.patients.find(auth, id))) throw new ResourceNotFoundProblem('The patient');
     return this.audit.patientAccessLog(auth, id, pageRequest(query));
   }
 }

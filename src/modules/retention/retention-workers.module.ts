@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AuditPartitionsModule } from '../audit/audit-partitions.module';
-import { EmailModule } from '../email/email.module';
-import { EventsModule } from '../events/events.module';
-import { RetentionSweeper } from './retention.sweeper';
+import { AuditPartitionsModule } from '../audit';
+import { EmailModule } from '../email';
+import { EventsModule } from '../events';
+import { RetentionSweeper } from './retention.sweep';
 
 /** The retention sweeps; imported by WorkersModule. */
 @Module({

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
-import { PatientsModule } from '../patients/patients.module';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
 import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentsService } from './appointments.service';

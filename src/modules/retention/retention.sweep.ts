@@ -3,9 +3,9 @@ import { describeError } from '../../common/queue/job-handler';
 import { PeriodicTask } from '../../common/queue/periodic-task';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
-import { AuditPartitions, PartitionPass } from '../audit/audit-partitions';
-import { EmailBodyRetention } from '../email/email-body-retention';
-import { EventsRetention } from '../events/events-retention';
+import { AuditPartitions, PartitionPass } from '../audit';
+import { EmailBodyRetention } from '../email';
+import { EventsRetention } from '../events';
 
 const DAY_MS = 86_400_000;
 /** How often each worker sweeps. Retention is counted in days and months: a few minutes late costs nothing. */
