@@ -4,6 +4,7 @@ import { EmailWorkersModule } from './modules/email/email-workers.module';
 import { SequencesWorkersModule } from './modules/email/sequences/sequences-workers.module';
 import { PatientsWorkersModule } from './modules/patients/patients-workers.module';
 import { SmsWorkersModule } from './modules/sms/sms-workers.module';
+import { RetentionWorkersModule } from './modules/retention/retention-workers.module';
 import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.module';
 
 /**
@@ -12,6 +13,14 @@ import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.modul
  * src/common/queue/queues.ts).
  */
 @Module({
-  imports: [QueueWorkersModule, PatientsWorkersModule, WebhooksWorkersModule, EmailWorkersModule, SequencesWorkersModule, SmsWorkersModule],
+  imports: [
+    QueueWorkersModule,
+    PatientsWorkersModule,
+    WebhooksWorkersModule,
+    EmailWorkersModule,
+    SequencesWorkersModule,
+    RetentionWorkersModule,
+    SmsWorkersModule,
+  ],
 })
 export class WorkersModule {}

@@ -311,6 +311,32 @@ class EnvironmentVariables {
   @IsBoolean({ message: 'must be true or false' })
   AUDIT_LOG_ENABLED = true;
 
+  /** Benchmarks only (BENCH_ACCESS_LOG=1 bench/audit.mjs): false records no patient ids with audit entries (no access log). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  PATIENT_ACCESS_LOG_ENABLED = true;
+
+  /** Whole months of audit log kept past the current one; older monthly partitions are dropped (HIPAA: six years). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(1_200)
+  AUDIT_RETENTION_MONTHS = 72;
+
+  /** Days an event (with its webhook deliveries and attempts) is kept; at least 2, past a delivery's last retry. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(2)
+  @Max(36_500)
+  EVENTS_RETENTION_DAYS = 30;
+
+  /** Days a sent email's rendered bodies are kept after sending; the message's metadata stays. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(36_500)
+  EMAIL_BODY_RETENTION_DAYS = 30;
+
   /**
    * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's
    * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor lets the old
@@ -386,6 +412,15 @@ export interface SmsSettings {
   timeoutMs: number;
 }
 
+export interface RetentionSettings {
+  /** AUDIT_RETENTION_MONTHS */
+  auditMonths: number;
+  /** EVENTS_RETENTION_DAYS */
+  eventsDays: number;
+  /** EMAIL_BODY_RETENTION_DAYS */
+  emailBodyDays: number;
+}
+
 export interface RateLimitWindow {
   name: 'second' | 'hour' | 'day';
   seconds: number;
@@ -408,7 +443,8 @@ export interface AppConfigGroups {
   /** Unset: each queue's own policy. */
   queues?: { lockDurationMs?: number; stalledIntervalMs?: number };
   webhooks?: WebhookSettings;
-  audit?: { flushIntervalMs: number; enabled: boolean };
+  /** `patientAccessLog`: PATIENT_ACCESS_LOG_ENABLED. */
+  audit?: { flushIntervalMs: number; enabled: boolean; patientAccessLog: boolean };
   /** No password: no dashboard. */
   queueDashboard?: { password?: string; username: string; readOnly: boolean };
   /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
@@ -420,6 +456,8 @@ export interface AppConfigGroups {
   /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
   clock?: { offsetMs: number };
   sms?: SmsSettings;
+  /** What the workers' retention sweeps keep (docs/data-retention.md). */
+  retention?: RetentionSettings;
 }
 
 /**
@@ -445,6 +483,7 @@ export class AppConfig {
   readonly runtime: NonNullable<AppConfigGroups['runtime']>;
   readonly clock: NonNullable<AppConfigGroups['clock']>;
   readonly sms: SmsSettings;
+  readonly retention: RetentionSettings;
 
   /** Built by loadConfig from the environment; a group left out takes its default. */
   constructor(groups: AppConfigGroups) {
@@ -465,13 +504,14 @@ export class AppConfig {
       maxAttempts: 15,
       relayIntervalMs: 500,
     };
-    this.audit = groups.audit ?? { flushIntervalMs: 1_000, enabled: true };
+    this.audit = groups.audit ?? { flushIntervalMs: 1_000, enabled: true, patientAccessLog: true };
     this.queueDashboard = groups.queueDashboard ?? { username: 'admin', readOnly: true };
     this.secrets = groups.secrets ?? { previous: [] };
     this.sequences = groups.sequences ?? { minuteMs: 60_000 };
     this.runtime = groups.runtime ?? { heapGrowingPercent: 50 };
     this.clock = groups.clock ?? { offsetMs: 0 };
     this.sms = groups.sms ?? { provider: 'log', maxAttempts: 6, retryBaseMs: 5_000, timeoutMs: 10_000 };
+    this.retention = groups.retention ?? { auditMonths: 72, eventsDays: 30, emailBodyDays: 30 };
   }
 
   /** The application secret; throws if start-up has not resolved it. */
@@ -578,7 +618,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxAttempts: vars.WEBHOOK_MAX_ATTEMPTS,
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
     },
-    audit: { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
+    audit: {
+      flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS,
+      enabled: vars.AUDIT_LOG_ENABLED,
+      patientAccessLog: vars.PATIENT_ACCESS_LOG_ENABLED,
+    },
     queueDashboard: {
       password: vars.QUEUE_DASHBOARD_PASSWORD,
       username: vars.QUEUE_DASHBOARD_USERNAME,
@@ -589,6 +633,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runtime: { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
     clock: { offsetMs: vars.CLOCK_OFFSET_MS },
     sms,
+    retention: {
+      auditMonths: vars.AUDIT_RETENTION_MONTHS,
+      eventsDays: vars.EVENTS_RETENTION_DAYS,
+      emailBodyDays: vars.EMAIL_BODY_RETENTION_DAYS,
+    },
   });
 }
 

@@ -1,6 +1,7 @@
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyRequest } from 'fastify';
 import type { TenantScope } from '../../database/tenant-owned.entity';
+import { isUuid } from '../ids';
 
 /** What an audited route records besides who, when, from where and the outcome. */
 export interface AuditSpec {
@@ -25,6 +26,8 @@ declare module 'fastify' {
     auditScope?: TenantScope;
     /** The records a keyless request changed, each in its tenant and mode: one audit entry each (see auditAs). */
     auditSubjects?: { scope: TenantScope; resourceId: string }[];
+    /** The patients whose data the answer carried (lower-case UUIDs), for the patient access log (see carriedPatients). */
+    auditPatients?: string[];
   }
 }
 
@@ -39,6 +42,16 @@ export function auditAs(request: FastifyRequest, scope: TenantScope, resourceId?
   // A request that changes records without naming them in its path (a consent change by a signed link or
   // an SMS reply, possibly in several tenants) names each: one entry per record.
   if (resourceId) (request.auditSubjects ??= []).push({ scope: { tenantId, mode }, resourceId });
+}
+
+/**
+ * Names the patients whose data an answer carries when the audit hook cannot read them in the answer
+ * itself: one that is not a JSON object (an iCalendar file). JSON answers need nothing: the hook finds
+ * every patient in them (a patient, an embedded one, a `patientId`).
+ */
+export function carriedPatients(request: FastifyRequest, patientIds: string[]): void {
+  const ids = patientIds.filter(isUuid).map((id) => id.toLowerCase());
+  request.auditPatients = [...(request.auditPatients ?? []), ...ids];
 }
 
 /**
