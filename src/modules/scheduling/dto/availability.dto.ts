@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { QueryInt } from '../../../common/http/query';
 import { exampleFromNow } from '../../../common/http/example-dates';
 
 /** A date (YYYY-MM-DD, in the provider's timezone) or a date-time with Z or an offset. */
@@ -32,7 +32,7 @@ export class AvailabilityQueryDto extends DateRangeQueryDto {
   /** Minutes. */
   @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(5)
   @Max(480)
