@@ -89,6 +89,8 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   /** Real ids by the collection that precedes a path parameter (`patients` for /patients/{id}/clinical). */
   let knownIds: Record<string, string>;
   let schemaNames: RegExp;
+  /** Routes the document leaves out: their body, if any, is not known. */
+  const undocumented = new Set<Route>();
 
   beforeAll(async () => {
     app = await startApp(NO_RATE_LIMITS);
@@ -123,7 +125,9 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
       if (documented.has(`${method} ${template}`) || !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) continue;
       const pathParams = [...template.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], schema: {} }));
       const body = ['POST', 'PUT', 'PATCH'].includes(method) ? { type: 'object' } : undefined;
-      routes.push({ method: method as Route['method'], template, pathParams, queryParams: [], body });
+      const route: Route = { method: method as Route['method'], template, pathParams, queryParams: [], body };
+      routes.push(route);
+      undocumented.add(route);
     }
 
     // One record of every other collection, created from its documented example where that is valid.
@@ -254,6 +258,32 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
         }
       }
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
+    'a body that is no JSON object (null, none, an array, a scalar) is 400 on every route that takes one, and any body but {} on one that takes none',
+    async () => {
+      // Public form routes (one-click unsubscribe) read nothing from a body and refuse none.
+      for (const route of routes.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && !r.template.includes('/public/'))) {
+        const takesBody = !!route.body && !undocumented.has(route) && route.body.maxProperties !== 0;
+        const json = { 'content-type': 'application/json' };
+        for (const [label, payload] of [
+          ['null', 'null'],
+          ['[]', '[]'],
+          ['"x"', '"x"'],
+          ['1', '1'],
+        ] as const) {
+          expectStatus(await send(route, label, { url: pathOf(route), payload, headers: json }), route, label, 400);
+        }
+        if (takesBody) {
+          expectStatus(await send(route, 'no body', { url: pathOf(route) }), route, 'no body', 400);
+        } else {
+          expectStatus(await send(route, '{"zz":1}', { url: pathOf(route), payload: '{"zz":1}', headers: json }), route, '{"zz":1}', 400);
+        }
+      }
       report();
     },
     TABLE_TIMEOUT,

@@ -1,5 +1,6 @@
 import { INestApplication, NestInterceptor, RequestMethod } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import { ApiExtension } from '@nestjs/swagger';
@@ -24,10 +25,19 @@ function honoursIdempotencyKey(method: RequestMethod, handler: object, controlle
   return !!policy && !policy.public;
 }
 
+const BODY_METHODS = [RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH];
+
+/** Whether a handler takes the request body (`@Body()`). */
+function declaresBody(controller: object, name: string): boolean {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) as Record<string, unknown> | undefined) ?? {};
+  return Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+}
+
 /**
  * Decides once, at start-up, what each route runs, instead of every request of every route asking:
  * - a route's response-headers spec goes into its Fastify route config, where app.factory.ts turns it
- *   into hooks of that route only (addResponseHeadersHooks);
+ *   into hooks of that route only (addResponseHeadersHooks); so does `noBody`, for a POST, PUT or PATCH
+ *   that declares no @Body (refuseBodies);
  * - `postInterceptor` (the Idempotency-Key interceptor) wraps the routes that honour the key (POSTs with a
  *   key), and only them; the same decision documents the optional header on exactly those operations.
  * Nest builds no interceptor pipeline (rxjs, async context) for a route that has no interceptor, so a
@@ -47,9 +57,11 @@ export function bindRoutes(app: INestApplication, postInterceptor?: NestIntercep
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined) continue; // not a route
         const spec = responseHeadersSpec(handler, controller);
-        if (spec) {
+        const noBody = BODY_METHODS.includes(method) && !declaresBody(controller, name);
+        if (spec || noBody) {
           const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined) ?? {};
-          Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, responseHeaders: spec }, handler);
+          const added = { ...(spec && { responseHeaders: spec }), ...(noBody && { noBody }) };
+          Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, ...added }, handler);
         }
         if (!honoursIdempotencyKey(method, handler, controller)) continue;
         ApiExtension(IDEMPOTENCY_KEY_EXTENSION, true)(prototype, name, { value: handler });

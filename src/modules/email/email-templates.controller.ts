@@ -89,6 +89,6 @@ export class EmailTemplatesController {
   @ApiOkResponse({ type: EmailPreviewDto })
   @ApiProblemResponses(400, 404)
   preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
-    return this.templates.preview(auth, id, body ?? {});
+    return this.templates.preview(auth, id, body);
   }
 }
