@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ROUTE_POLICY, RoutePolicy } from '../../src/common/auth/route-policy.decorator';
+import { ROUTE_POLICY, RoutePolicy, scopesWhenSentText } from '../../src/common/auth/route-policy.decorator';
 import { startApp } from '../helpers/app';
 import { listRoutes } from '../helpers/routes';
 
@@ -21,7 +21,10 @@ describe('Route policies', () => {
       const classPolicy = Reflect.getMetadata(ROUTE_POLICY, controller) as RoutePolicy | undefined;
       const policy = (Reflect.getMetadata(ROUTE_POLICY, handler) as RoutePolicy | undefined) ?? classPolicy;
       expect([`${method} ${url}`, policy]).toEqual([`${method} ${url}`, expect.anything()]);
-      const who = policy!.public ? 'public' : `scope=${policy!.scope ?? '-'} roles=${policy!.roles?.join(',') ?? 'any'}`;
+      const also = scopesWhenSentText(policy!);
+      const who = policy!.public
+        ? 'public'
+        : `scope=${policy!.scope ?? '-'}${also ? ` (+ ${also})` : ''} roles=${policy!.roles?.join(',') ?? 'any'}`;
       rows.push(`${method.padEnd(6)} ${url.padEnd(50)} ${who}`);
     }
     expect(rows.sort()).toMatchSnapshot();

@@ -75,7 +75,7 @@ export class SmsTemplatesController {
   @Post(':id/preview')
   @HttpCode(200)
   @NoStore()
-  @Authenticated({ scope: 'sms:write' })
+  @Authenticated({ scope: 'sms:write', scopesWhenSent: { patientId: 'patients:read' } })
   @Audited('sms_template.preview')
   @ApiOperation({
     operationId: 'previewSmsTemplate',

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InsufficientScopeException } from '../../common/auth/auth.exceptions';
-import { AuthContext, hasScope } from '../../common/auth/auth.types';
+import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
@@ -48,13 +47,10 @@ export class SmsTemplatesService {
   }
 
   /**
-   * Renders without sending. A patientId shows that patient's name, email and phone in the result, so
-   * it needs `patients:read` besides the route's `sms:write`: the SMS scope alone reads no patient data.
+   * Renders without sending. A patientId shows that patient's name, email and phone in the result, so the
+   * route's policy asks `patients:read` for it besides `sms:write` (scopesWhenSent).
    */
   async preview(auth: AuthContext, id: string, dto: PreviewSmsTemplateDto): Promise<SmsPreviewDto> {
-    if (dto.patientId !== undefined && !hasScope(auth, 'patients:read')) {
-      throw new InsufficientScopeException('patients:read', "Previewing for a patient requires the 'patients:read' scope");
-    }
     const template = await this.require(auth, id);
     const context = await this.contexts.build(auth, { patient: dto.patientId, variables: dto.variables });
     let body: string;
