@@ -413,7 +413,7 @@ describe("The probe's findings: input, scope and bodies", () => {
     });
 
     const encounterCount = async (): Promise<number> =>
-      Number((await dataSource(app).query('SELECT count(*) AS n FROM encounters WHERE tenant_id = $1', [tenant.id]))[0].n);
+      Number((await dataSource(app).query('SELECT count(*) AS n FROM patient_encounters WHERE tenant_id = $1', [tenant.id]))[0].n);
 
     it('refuses ids of another tenant, of the other mode, of nothing, and an appointment of another patient', async () => {
       const other = await createTenant(app);

@@ -16,6 +16,7 @@ import {
   MedicationDto,
 } from './dto/clinical.dto';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
+import { EncounterReferenceChecks } from './encounter-references';
 import { EncounterExistsException, PatientNotFoundException } from './patients.exceptions';
 import { PatientConstraint, PatientsRepository } from './patients.repository';
 
@@ -28,6 +29,7 @@ export class ClinicalService {
     private readonly medications: MedicationsRepository,
     private readonly encounters: EncountersRepository,
     private readonly transactions: Transactions,
+    private readonly references: EncounterReferenceChecks,
   ) {}
 
   async get(auth: AuthContext, patientId: string): Promise<ClinicalDataDto> {
@@ -83,8 +85,9 @@ export class ClinicalService {
   }
 
   /**
-   * Records an encounter. appointmentId and providerId are stored as given: the Scheduling module, which
-   * owns those records, checks them when it records the encounter of a completed appointment.
+   * Records an encounter. A providerId must name a provider of the caller's tenant and mode, an appointmentId
+   * an appointment of this patient (and then providerId, if sent, its provider); Scheduling, which owns
+   * them, checks both (EncounterReferenceChecks), in this transaction. Otherwise: 400 naming the field.
    */
   async addEncounter(auth: AuthContext, patientId: string, dto: CreateEncounterDto): Promise<EncounterDto> {
     const values = {
@@ -99,6 +102,8 @@ export class ClinicalService {
     try {
       return await this.transactions.run(async (tx) => {
         await this.requirePatient(auth, patientId, tx);
+        const problems = await this.references.problems(auth, patientId, values, tx);
+        if (problems.length) throw new ValidationFailedException(problems);
         return encounterDto(await this.encounters.insert(auth, values, tx));
       });
     } catch (err) {

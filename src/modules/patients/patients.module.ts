@@ -6,6 +6,7 @@ import { ClinicalService } from './clinical.service';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CustomFieldsService } from './custom-fields.service';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
+import { EncounterReferenceChecks } from './encounter-references';
 import { CustomFieldEntity } from './entities/custom-field.entity';
 import { PatientImportJobEntity } from './entities/patient-import-job.entity';
 import { PatientEntity } from './entities/patient.entity';
@@ -44,7 +45,8 @@ import { PatientsService } from './patients.service';
     CustomFieldsService,
     ClinicalService,
     PatientImportsService,
+    EncounterReferenceChecks,
   ],
-  exports: [PatientsService, CustomFieldsService, ClinicalService, PatientImportsService],
+  exports: [PatientsService, CustomFieldsService, ClinicalService, PatientImportsService, EncounterReferenceChecks],
 })
 export class PatientsModule {}

@@ -9,6 +9,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events/events.service';
 import { ClinicalService } from '../patients/clinical.service';
+import type { EncounterReferences } from '../patients/encounter-references';
 import { PatientDto } from '../patients/dto/patient.dto';
 import { PatientNotFoundException } from '../patients/patients.exceptions';
 import { PatientsService, toDto as patientDto } from '../patients/patients.service';
@@ -146,6 +147,32 @@ export class AppointmentsService {
     const row = await this.appointments.withPatient(auth, id);
     if (!row) throw new AppointmentNotFoundException();
     return appointmentDto(row, patientDto(row.patient!));
+  }
+
+  /**
+   * What is wrong with the provider and appointment an encounter of this patient names: each must be of
+   * the caller's tenant and mode, the appointment the patient's own, and a provider sent with an
+   * appointment that appointment's provider.
+   */
+  async encounterReferenceProblems(
+    auth: AuthContext,
+    patientId: string,
+    references: EncounterReferences,
+    tx: EntityManager,
+  ): Promise<FieldError[]> {
+    const problems: FieldError[] = [];
+    const appointment = references.appointmentId ? await this.appointments.findById(auth, references.appointmentId, tx) : null;
+    if (references.appointmentId && appointment?.patientId !== patientId) {
+      problems.push({ field: 'appointmentId', message: 'names no appointment of this patient in this tenant and mode' });
+    }
+    if (references.providerId) {
+      const provider = await this.providers.findById(auth, references.providerId, tx);
+      if (!provider) problems.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
+      else if (appointment && appointment.patientId === patientId && appointment.providerId !== provider.id) {
+        problems.push({ field: 'providerId', message: "is not the appointment's provider" });
+      }
+    }
+    return problems;
   }
 
   /** The appointment with its provider, for the iCalendar export. */

@@ -1,6 +1,7 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
+import { EncounterReferenceChecks } from '../patients/encounter-references';
 import { PatientsModule } from '../patients/patients.module';
 import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
@@ -21,4 +22,16 @@ import { TimeOffRepository } from './time-off.repository';
   providers: [ProvidersRepository, TimeOffRepository, AppointmentsRepository, ProvidersService, AvailabilityService, AppointmentsService],
   exports: [ProvidersService, AvailabilityService, AppointmentsService],
 })
-export class SchedulingModule {}
+export class SchedulingModule implements OnModuleInit {
+  constructor(
+    private readonly encounterReferences: EncounterReferenceChecks,
+    private readonly appointments: AppointmentsService,
+  ) {}
+
+  /** Patients checks an encounter's providerId and appointmentId through this module's service. */
+  onModuleInit(): void {
+    this.encounterReferences.provide((auth, patientId, references, tx) =>
+      this.appointments.encounterReferenceProblems(auth, patientId, references, tx),
+    );
+  }
+}
