@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { uuidv7 } from '../../common/ids';
 import { EntityManager } from 'typeorm';
+import type { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { NotFoundException } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
@@ -11,6 +12,8 @@ import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
 import { EventEntity } from './entities/event.entity';
 import { AnyEventType, EventType } from './event-types';
 import { EventsRepository } from './events.repository';
+import type { PatientSummaryDto } from '../patients/dto/patient.dto';
+import { patientFor } from '../patients/patient-summary';
 
 /**
  * The events outbox. A module records an event inside the transaction of the change it reports, so the
@@ -59,15 +62,16 @@ export class EventsService {
     return id;
   }
 
-  async list(scope: TenantScope, query: ListEventsQueryDto, page: PageRequest): Promise<EventListDto> {
-    const result = await this.events.list(scope, { type: query.type, ...timeRange(query) }, page);
-    return { events: result.items.map(toEventDto), nextCursor: result.nextCursor };
+  /** GET /events: each event's data as the key may see it (eventFor). */
+  async list(auth: AuthContext, query: ListEventsQueryDto, page: PageRequest): Promise<EventListDto> {
+    const result = await this.events.list(auth, { type: query.type, ...timeRange(query) }, page);
+    return { events: result.items.map((event) => eventFor(auth, toEventDto(event))), nextCursor: result.nextCursor };
   }
 
-  async get(scope: TenantScope, id: string): Promise<EventDto> {
-    const event = await this.events.findById(scope, id);
+  async get(auth: AuthContext, id: string): Promise<EventDto> {
+    const event = await this.events.findById(auth, id);
     if (!event) throw new NotFoundException('The event');
-    return toEventDto(event);
+    return eventFor(auth, toEventDto(event));
   }
 
   async find(scope: TenantScope, id: string): Promise<EventEntity | null> {
@@ -80,6 +84,24 @@ export class EventsService {
     await this.events.insertMany(tx, scope, rows, dispatched);
     return rows.map((r) => r.id);
   }
+}
+
+const PATIENT_EVENTS: readonly string[] = ['patient.created', 'patient.updated'];
+
+/**
+ * An event as `auth` reads it through the API: a key without `patients:read` sees the patient of a
+ * patient event, and the patient embedded in any other (an appointment's), as its summary. Deliveries to
+ * webhook endpoints, which an OWNER or ADMIN set up, carry the event as recorded.
+ */
+function eventFor(auth: AuthContext, event: EventDto): EventDto {
+  const data = event.data;
+  if (!data || typeof data !== 'object') return event;
+  if (PATIENT_EVENTS.includes(event.type)) {
+    return { ...event, data: { ...patientFor(auth, data as unknown as PatientSummaryDto) } };
+  }
+  const patient = data.patient as PatientSummaryDto | null | undefined;
+  if (patient && typeof patient === 'object') return { ...event, data: { ...data, patient: patientFor(auth, patient) } };
+  return event;
 }
 
 export function toEventDto(event: EventEntity): EventDto {

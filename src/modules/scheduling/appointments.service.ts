@@ -11,6 +11,7 @@ import { EventsService } from '../events/events.service';
 import { ClinicalService } from '../patients/clinical.service';
 import type { EncounterReferences } from '../patients/encounter-references';
 import { PatientDto } from '../patients/dto/patient.dto';
+import { patientFor } from '../patients/patient-summary';
 import { PatientNotFoundException } from '../patients/patients.exceptions';
 import { PatientsService, toDto as patientDto } from '../patients/patients.service';
 import { AppointmentsRepository, SchedulingConstraint } from './appointments.repository';
@@ -80,7 +81,7 @@ export class AppointmentsService {
       type: dto.type?.trim() || null,
       notes: dto.notes ?? null,
     };
-    return this.insert(auth, provider!, request, { patientOf: () => Promise.resolve(patient!) });
+    return appointmentFor(auth, await this.insert(auth, provider!, request, { patientOf: () => Promise.resolve(patient!) }));
   }
 
   /**
@@ -140,13 +141,16 @@ export class AppointmentsService {
     }
     const filters = { status: query.status, providerId: query.providerId, patientId: query.patientId, startsFrom, startsBefore };
     const result = await this.appointments.list(auth, filters, page);
-    return { appointments: result.items.map((a) => appointmentDto(a, patientDto(a.patient!))), nextCursor: result.nextCursor };
+    return {
+      appointments: result.items.map((a) => appointmentFor(auth, appointmentDto(a, patientDto(a.patient!)))),
+      nextCursor: result.nextCursor,
+    };
   }
 
   async get(auth: AuthContext, id: string): Promise<AppointmentDto> {
     const row = await this.appointments.withPatient(auth, id);
     if (!row) throw new AppointmentNotFoundException();
-    return appointmentDto(row, patientDto(row.patient!));
+    return appointmentFor(auth, appointmentDto(row, patientDto(row.patient!)));
   }
 
   /**
@@ -240,7 +244,7 @@ export class AppointmentsService {
           const updated = await this.appointments.withPatient(auth, id, tx);
           const appointment = appointmentDto(updated!, patientDto(updated!.patient!));
           if (changes(current, updated!)) await this.events.record(tx, auth, 'appointment.updated', appointment);
-          return appointment;
+          return appointmentFor(auth, appointment);
         }),
       );
     } catch (err) {
@@ -280,6 +284,11 @@ function changes(before: AppointmentEntity, after: AppointmentEntity): boolean {
     before.type !== after.type ||
     before.notes !== after.notes
   );
+}
+
+/** The appointment as `auth` may see it: its patient whole with patients:read, else the patient's summary. */
+function appointmentFor(auth: AuthContext, appointment: AppointmentDto): AppointmentDto {
+  return { ...appointment, patient: patientFor(auth, appointment.patient) };
 }
 
 export function appointmentDto(row: AppointmentEntity, patient: PatientDto): AppointmentDto {

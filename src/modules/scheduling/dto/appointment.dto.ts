@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
-import { PatientDto } from '../../patients/dto/patient.dto';
+import { PatientDto, PatientSummaryDto } from '../../patients/dto/patient.dto';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';
@@ -105,6 +105,7 @@ export class ListAppointmentsQueryDto extends PageQueryDto {
   endDate?: string;
 }
 
+@ApiExtraModels(PatientDto, PatientSummaryDto)
 export class AppointmentDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -136,8 +137,9 @@ export class AppointmentDto {
   @ApiProperty({ nullable: true, type: String })
   notes!: string | null;
 
-  @ApiProperty({ type: PatientDto })
-  patient!: PatientDto;
+  /** The whole patient for a key with the `patients:read` scope; otherwise only `{ id, firstName, lastName, email, phone }`. */
+  @ApiProperty({ anyOf: [{ $ref: getSchemaPath(PatientDto) }, { $ref: getSchemaPath(PatientSummaryDto) }] })
+  patient!: PatientDto | PatientSummaryDto;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
