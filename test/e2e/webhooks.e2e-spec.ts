@@ -24,6 +24,17 @@ const FAST_WEBHOOKS = {
   EVENTS_RELAY_INTERVAL_MS: '50',
 };
 
+/** IPv6 addresses that stand for private IPv4 ones, each refused by the address it carries. */
+const EMBEDDED_PRIVATE_IPV4 = [
+  '64:ff9b::a00:1',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b::7f00:1',
+  '::a00:1',
+  '::a9fe:a9fe',
+  '::ffff:a9fe:a9fe',
+  '::ffff:0:a00:1',
+];
+
 describe('Webhooks', () => {
   let app: NestFastifyApplication;
   let receiver: WebhookReceiver;
@@ -249,6 +260,9 @@ describe('Webhooks', () => {
         'https://169.254.169.254/latest/meta-data',
         'https://[::1]/hook',
         `https://localhost:${receiver.port}/hook`,
+        // IPv6 forms that stand for a private IPv4 address: NAT64 (10.0.0.1, the metadata service),
+        // IPv4-compatible, IPv4-mapped and IPv4-translated.
+        ...EMBEDDED_PRIVATE_IPV4.map((address) => `https://[${address}]/hook`),
       ]) {
         const res = await client(strict, tenant.testKey).post(WEBHOOKS, { url, events: ['patient.created'] });
         expect([url, res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([url, 400, 'validation_failed', 'url']);
@@ -262,7 +276,12 @@ describe('Webhooks', () => {
     }
     // At delivery, the address connected to is checked after DNS: a name resolving to loopback is refused
     // before any byte is sent.
-    for (const url of [`https://localhost:${receiver.port}/never`, `https://127.0.0.1:${receiver.port}/never`, receiver.url('/never')]) {
+    for (const url of [
+      `https://localhost:${receiver.port}/never`,
+      `https://127.0.0.1:${receiver.port}/never`,
+      receiver.url('/never'),
+      ...EMBEDDED_PRIVATE_IPV4.map((address) => `https://[${address}]:${receiver.port}/never`),
+    ]) {
       const result = await postWebhook(url, '{}', {}, { timeoutMs: 1000, allowPrivate: false });
       expect([url, result.statusCode, result.error]).toEqual([url, null, expect.stringMatching(/^address not allowed/)]);
     }
