@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect } from 'node:net';
 import { call, client, createKey, createTenant, dataSource, startApp, TestTenant, TestResponse } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
-import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
 
 /** A problem+json answer with X-Request-Id and the security headers: the way every error leaves. */
@@ -403,13 +403,12 @@ describe("The probe's findings: input, scope and bodies", () => {
 
     beforeAll(async () => {
       provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
-      const booked = await api.post(`${SCHEDULING}/book`, {
+      const booked = await bookAppointment(app, tenant.testKey, {
         patientId: patient.id,
         providerId: provider.id,
         datetime: `${nextWeekday(2)}T10:00:00.000Z`,
       });
-      expect(booked.status).toBe(201);
-      appointment = booked.body;
+      appointment = booked;
     });
 
     const encounterCount = async (): Promise<number> =>
@@ -419,12 +418,11 @@ describe("The probe's findings: input, scope and bodies", () => {
       const other = await createTenant(app);
       const otherPatient = await createPatient(app, other.testKey);
       const otherProvider = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: everyDay() });
-      const otherAppointment = await client(app, other.testKey).post(`${SCHEDULING}/book`, {
+      const otherAppointment = await bookAppointment(app, other.testKey, {
         patientId: otherPatient.id,
         providerId: otherProvider.id,
         datetime: `${nextWeekday(3)}T10:00:00.000Z`,
       });
-      expect(otherAppointment.status).toBe(201);
       const liveProvider = await createProvider(app, tenant.liveKey);
       const secondPatient = await createPatient(app, tenant.testKey);
       const before = await encounterCount();
@@ -432,7 +430,7 @@ describe("The probe's findings: input, scope and bodies", () => {
         ['a provider of another tenant', patient.id, { providerId: otherProvider.id }, 'providerId'],
         ['a provider of the live mode', patient.id, { providerId: liveProvider.id }, 'providerId'],
         ['no provider at all', patient.id, { providerId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40' }, 'providerId'],
-        ['an appointment of another tenant', patient.id, { appointmentId: otherAppointment.body.id }, 'appointmentId'],
+        ['an appointment of another tenant', patient.id, { appointmentId: otherAppointment.id }, 'appointmentId'],
         ['no appointment at all', patient.id, { appointmentId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40' }, 'appointmentId'],
         ['an appointment of another patient', secondPatient.id, { appointmentId: appointment.id }, 'appointmentId'],
         [
@@ -548,14 +546,13 @@ describe("The probe's findings: input, scope and bodies", () => {
 
     beforeAll(async () => {
       const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
-      const booked = await api.post(`${SCHEDULING}/book`, {
+      const booked = await bookAppointment(app, tenant.testKey, {
         patientId: patient.id,
         providerId: provider.id,
         datetime: `${nextWeekday(4)}T11:00:00.000Z`,
       });
-      expect(booked.status).toBe(201);
-      appointmentId = booked.body.id;
-      expect(booked.body.patient).toMatchObject({ dateOfBirth: '1990-04-01', address: '1 Secret Lane' });
+      appointmentId = booked.id;
+      expect(booked.patient).toMatchObject({ dateOfBirth: '1990-04-01', address: '1 Secret Lane' });
     });
 
     it('GET, list and calendar of an appointment with scheduling:read alone', async () => {

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
-import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
 
 describe('Patients: custom fields, clinical data, isolation', () => {
@@ -92,13 +92,12 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       const staff = client(app, await createKey(app, tenant.testKey, { role: 'STAFF' }));
       // An encounter's appointment must be one of the patient's (checked by Scheduling).
       const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
-      const booked = await api.post(`${SCHEDULING}/book`, {
+      const booked = await bookAppointment(app, tenant.testKey, {
         patientId: p.id,
         providerId: provider.id,
         datetime: `${nextWeekday(1)}T09:00:00.000Z`,
       });
-      expect(booked.status).toBe(201);
-      const appointmentId: string = booked.body.id;
+      const appointmentId: string = booked.id;
       const condition = await staff.post(`${base}/conditions`, {
         code: '44054006',
         codeSystem: 'http://snomed.info/sct',

@@ -41,3 +41,14 @@ export async function createScheduler(
   if (res.status !== 201) throw new Error(`scheduler creation failed: ${res.status} ${res.text}`);
   return res.body;
 }
+
+/** Books an appointment through the API (POST /scheduling/book) and answers its body; fails the test on anything but 201. */
+export async function bookAppointment(
+  app: NestFastifyApplication,
+  key: string,
+  body: { patientId: string; providerId: string; datetime: string } & Record<string, unknown>,
+): Promise<any> {
+  const res = await client(app, key).post(`${SCHEDULING}/book`, body);
+  if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
+  return res.body;
+}
