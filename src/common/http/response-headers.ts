@@ -106,8 +106,12 @@ export function addResponseHeadersHooks(route: RouteOptions, spec: ResponseHeade
 
 type Done = (err: Error | null, payload: unknown) => void;
 
-/** Adds a hook to one route's own (route options), after any it has. */
-export function addRouteHook(route: RouteOptions, name: 'onRequest' | 'preValidation' | 'preSerialization', hook: unknown): void {
+/** Appends a hook to a route's own hooks (as Fastify's onRoute sees them), keeping any it has. */
+export function addRouteHook(
+  route: RouteOptions,
+  name: 'onRequest' | 'preValidation' | 'preSerialization' | 'onSend',
+  hook: unknown,
+): void {
   const existing = route[name] as unknown;
   const hooks: unknown[] = existing === undefined ? [] : Array.isArray(existing) ? (existing as unknown[]) : [existing];
   (route as unknown as Record<string, unknown>)[name] = [...hooks, hook];

@@ -4,7 +4,7 @@ import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { SlugTakenException, slugify } from '../../common/slug';
 import { violates } from '../../database/database-errors';
-import { ProvidersService } from '../scheduling/providers.service';
+import { ProvidersService } from '../scheduling';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { SchedulerNotFoundException } from './schedulers.exceptions';

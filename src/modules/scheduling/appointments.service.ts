@@ -7,13 +7,9 @@ import { clock } from '../../common/time/clock';
 import { retryOnDeadlock, violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
-import { ClinicalService } from '../patients/clinical.service';
-import type { EncounterReferences } from '../patients/encounter-references';
-import { PatientDto } from '../patients/dto/patient.dto';
-import { patientFor } from '../patients/patient-summary';
-import { PatientNotFoundException } from '../patients/patients.exceptions';
-import { PatientsService, toDto as patientDto } from '../patients/patients.service';
+import { EventsService } from '../events';
+import { ClinicalService, noSuchPatient, PatientDto, patientFor, PatientsService } from '../patients';
+import type { EncounterReferences } from '../patients';
 import { AppointmentsRepository, SchedulingConstraint } from './appointments.repository';
 import { AvailabilityService, DEFAULT_DURATION, Unbookable } from './availability.service';
 import {
@@ -70,9 +66,9 @@ export class AppointmentsService {
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
   async book(auth: AuthContext, dto: BookAppointmentDto): Promise<AppointmentDto> {
-    const [patient, provider] = await Promise.all([this.patientOrNull(auth, dto.patientId), this.providers.findById(auth, dto.providerId)]);
+    const [patient, provider] = await Promise.all([this.patients.find(auth, dto.patientId), this.providers.findById(auth, dto.providerId)]);
     const errors: FieldError[] = [];
-    if (!patient) errors.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
+    if (!patient) errors.push(noSuchPatient('patientId'));
     if (!provider) errors.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
     if (errors.length) throw new ValidationFailedException(errors);
     const request: BookingRequest = {
@@ -127,7 +123,7 @@ export class AppointmentsService {
         tx,
       );
       const appointment = appointmentDto(row, patient);
-      await this.events.record(tx, scope, 'appointment.booked', appointment);
+      await this.events.record(scope, 'appointment.booked', appointment, tx);
       await steps.afterInsert?.(appointment, tx);
       return appointment;
     });
@@ -141,16 +137,22 @@ export class AppointmentsService {
     }
     const filters = { status: query.status, providerId: query.providerId, patientId: query.patientId, startsFrom, startsBefore };
     const result = await this.appointments.list(auth, filters, page);
-    return {
-      appointments: result.items.map((a) => appointmentFor(auth, appointmentDto(a, patientDto(a.patient!)))),
-      nextCursor: result.nextCursor,
-    };
+    // One query for the page's patients, not one per row; a patient deleted meanwhile takes its appointments along.
+    const patients = await this.patients.findMany(
+      auth,
+      result.items.map((a) => a.patientId),
+    );
+    const appointments = result.items
+      .filter((a) => patients.has(a.patientId))
+      .map((a) => appointmentFor(auth, appointmentDto(a, patients.get(a.patientId)!)));
+    return { appointments, nextCursor: result.nextCursor };
   }
 
   async get(auth: AuthContext, id: string): Promise<AppointmentDto> {
-    const row = await this.appointments.withPatient(auth, id);
-    if (!row) throw new AppointmentNotFoundException();
-    return appointmentFor(auth, appointmentDto(row, patientDto(row.patient!)));
+    const row = await this.appointments.findById(auth, id);
+    const patient = row && (await this.patients.find(auth, row.patientId));
+    if (!row || !patient) throw new AppointmentNotFoundException();
+    return appointmentFor(auth, appointmentDto(row, patient));
   }
 
   /**
@@ -241,9 +243,9 @@ export class AppointmentsService {
             };
             await this.clinical.recordAppointmentEncounter(auth, values, tx);
           }
-          const updated = await this.appointments.withPatient(auth, id, tx);
-          const appointment = appointmentDto(updated!, patientDto(updated!.patient!));
-          if (changes(current, updated!)) await this.events.record(tx, auth, 'appointment.updated', appointment);
+          const updated = await this.appointments.findById(auth, id, tx);
+          const appointment = appointmentDto(updated!, (await this.patients.find(auth, updated!.patientId, tx))!);
+          if (changes(current, updated!)) await this.events.record(auth, 'appointment.updated', appointment, tx);
           return appointmentFor(auth, appointment);
         }),
       );
@@ -263,15 +265,6 @@ export class AppointmentsService {
     reason: Unbookable | 'overlap',
   ): Promise<SlotUnavailableException> {
     return new SlotUnavailableException(REASONS[reason], await this.availability.alternatives(scope, provider, start, duration));
-  }
-
-  private async patientOrNull(auth: AuthContext, id: string): Promise<PatientDto | null> {
-    try {
-      return (await this.patients.get(auth, id)).body;
-    } catch (err) {
-      if (err instanceof PatientNotFoundException) return null;
-      throw err;
-    }
   }
 }
 

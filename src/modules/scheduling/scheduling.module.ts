@@ -1,8 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
-import { EncounterReferenceChecks } from '../patients/encounter-references';
-import { PatientsModule } from '../patients/patients.module';
+import { EventsModule, EventsService } from '../events';
+import { EncounterReferenceChecks, PatientsModule, patientFor } from '../patients';
+import type { PatientDto } from '../patients';
 import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentsService } from './appointments.service';
@@ -26,10 +26,18 @@ export class SchedulingModule implements OnModuleInit {
   constructor(
     private readonly encounterReferences: EncounterReferenceChecks,
     private readonly appointments: AppointmentsService,
+    private readonly events: EventsService,
   ) {}
 
-  /** Patients checks an encounter's providerId and appointmentId through this module's service. */
+  /**
+   * Patients checks an encounter's providerId and appointmentId through this module's service; GET /events
+   * shows an appointment's patient whole only to a key with patients:read.
+   */
   onModuleInit(): void {
+    this.events.showAs(['appointment.booked', 'appointment.updated'], (auth, data) => {
+      const patient = data.patient as PatientDto | null | undefined;
+      return patient && typeof patient === 'object' ? { ...data, patient: patientFor(auth, patient) } : data;
+    });
     this.encounterReferences.provide((auth, patientId, references, tx) =>
       this.appointments.encounterReferenceProblems(auth, patientId, references, tx),
     );

@@ -3,7 +3,7 @@ import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
-import { TemplateContextService } from '../templates/template-context.service';
+import { TemplateContextService } from '../templates';
 import {
   CreateSmsTemplateDto,
   PreviewSmsTemplateDto,

@@ -1,7 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
-import { PatientDto, PatientSummaryDto } from '../../patients/dto/patient.dto';
+import { PatientDto, PatientSummaryDto } from '../../patients';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';

@@ -1,7 +1,6 @@
 import { Check, Column, Entity, Exclusion, Index } from 'typeorm';
 import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
-import type { PatientEntity } from '../../patients/entities/patient.entity';
 import type { AppointmentStatus } from '../transitions';
 
 /**
@@ -51,7 +50,4 @@ export class AppointmentEntity extends TenantOwnedEntity {
 
   @Column({ type: 'text', nullable: true })
   notes!: string | null;
-
-  /** Joined by the reads that embed the patient; not a column. */
-  patient?: PatientEntity;
 }

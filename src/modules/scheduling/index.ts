@@ -1,0 +1,13 @@
+// What other modules may use of scheduling: the Nest module, the services, the DTOs and range rules
+// other APIs share, and the exception a booking that lost its slot throws.
+export { SchedulingModule } from './scheduling.module';
+export { AppointmentsService } from './appointments.service';
+export type { BookingRequest, BookingSteps } from './appointments.service';
+export { AvailabilityService } from './availability.service';
+export { ProvidersService } from './providers.service';
+export { parseRange } from './date-range';
+export { DateRangeQueryDto, SlotDto } from './dto/availability.dto';
+export { IsInstant } from './dto/is-instant';
+export { SlotUnavailableException } from './scheduling.exceptions';
+// The provider as ProvidersService.require answers it and AppointmentsService.insert takes it back.
+export type { ProviderEntity } from './entities/provider.entity';
