@@ -5,3 +5,4 @@ export { EventsService } from './events.service';
 export type { EventView } from './events.service';
 export { EVENT_TYPES, TEST_EVENT_TYPE } from './event-types';
 export type { AnyEventType, EventType } from './event-types';
+export { EventsRetention } from './events-retention.service';
