@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -9,7 +9,7 @@ const MESSAGES = '/api/v1/emails/messages';
 const UNKNOWN = '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40';
 
 /** The fields a 400 names. */
-function fieldsOf(res: { status: number; body: any }): string[] {
+function fieldsOf(res: { status: number; body: Json }): string[] {
   expect(res.status).toBe(400);
   expect(res.body.code).toBe('validation_failed');
   return res.body.errors.map((e: { field: string }) => e.field);
@@ -19,8 +19,8 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   let other: TestTenant;
-  let template: any;
-  let patient: any;
+  let template: Json;
+  let patient: Json;
 
   beforeAll(async () => {
     // No workers: these tests look at what the API accepts and stores.
@@ -119,7 +119,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       });
       expect(message.headers['cache-control']).toBe('no-store');
       const byPatient = await api.get(`${MESSAGES}?patientId=${patient.id}`);
-      expect(byPatient.body.messages.map((m: any) => m.id)).toEqual([sent.body.messageId]);
+      expect(byPatient.body.messages.map((m: Json) => m.id)).toEqual([sent.body.messageId]);
       expect((await api.get(`${MESSAGES}?sequenceId=${UNKNOWN}`)).body.messages).toEqual([]);
     });
 
@@ -149,7 +149,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       ];
       for (const [body, field] of cases) {
         const res = await api.post(SEND, body);
-        expect({ body, status: res.status, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({
+        expect({ body, status: res.status, fields: res.body.errors?.map((e: Json) => e.field) }).toEqual({
           body,
           status: 400,
           fields: [field],
@@ -168,8 +168,8 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       expect((await api.patch(`${TEMPLATES}/${template.id}`, { name: 'stolen' })).status).toBe(404);
       expect((await api.post(`${TEMPLATES}/${template.id}/preview`, {})).status).toBe(404);
       expect((await api.get(`${MESSAGES}/${sent.messageId}`)).status).toBe(404);
-      expect((await api.get(`${TEMPLATES}?limit=100`)).body.templates.map((t: any) => t.id)).not.toContain(template.id);
-      expect((await api.get(`${MESSAGES}?limit=100`)).body.messages.map((m: any) => m.id)).not.toContain(sent.messageId);
+      expect((await api.get(`${TEMPLATES}?limit=100`)).body.templates.map((t: Json) => t.id)).not.toContain(template.id);
+      expect((await api.get(`${MESSAGES}?limit=100`)).body.messages.map((m: Json) => m.id)).not.toContain(sent.messageId);
       expect(fieldsOf(await api.post(SEND, { to: 'a@example.test', templateId: template.id }))).toEqual(['templateId']);
       expect(fieldsOf(await api.post(SEND, { patientId: patient.id, subject: 'S', textContent: 'x' }))).toEqual(['patientId']);
     }
@@ -209,7 +209,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     await api.get(`${MESSAGES}/${sent.messageId}`);
     await eventually(async () => {
       const log = await api.get(`/api/v1/settings/audit-log?resourceId=${sent.messageId}`);
-      expect(log.body.entries.map((e: any) => e.action)).toContain('email_message.read');
+      expect(log.body.entries.map((e: Json) => e.action)).toContain('email_message.read');
     });
   });
 });

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from '../../src/common/http/error-codes';
-import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { listRoutes } from '../helpers/routes';
 
@@ -18,7 +18,7 @@ const ROUTES_TODAY = 42;
 /** Each test sends its cases to every route, so it grows with the API; the machine may be shared. */
 const TABLE_TIMEOUT = 300_000;
 
-type Schema = Record<string, any>;
+type Schema = Record<string, Json>;
 interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   template: string;
