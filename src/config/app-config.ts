@@ -168,7 +168,7 @@ class EnvironmentVariables {
   @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_SECOND = 20;
   @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_HOUR = 1000;
 
-  /** How long a POST's first response is kept for replays under its Idempotency-Key (contract: 24 hours). */
+  /** How long a POST's first response is kept for replays under its Idempotency-Key (integrators are told 24 hours). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(60)
@@ -267,9 +267,9 @@ class EnvironmentVariables {
 
   /**
    * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's
-   * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor let the old
-   * generation fill with short-lived request garbage up to ~400 MiB of RSS; 50 holds it near 230 MiB for
-   * a few more full collections (measured in bench/README.md).
+   * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor lets the old
+   * generation fill with short-lived request garbage far past the memory target; 50 holds it under for a
+   * few more full collections (docs/decisions/0007-heap-growth-cap.md).
    */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })

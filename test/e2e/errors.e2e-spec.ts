@@ -1,7 +1,7 @@
 import { call, type Json } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 
-describe('Errors: problem+json for every case of the contract table', () => {
+describe('Errors: problem+json for every case of the error table', () => {
   const suite = useApp();
 
   const expectProblem = (res: { status: number; headers: Record<string, unknown>; body: Json }, status: number, code: string): void => {

@@ -41,9 +41,9 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
    * Makes the transaction wait its turn at the provider's schedule, until it ends. Every change that can
    * make an appointment hold time takes it before writing, so that of racing writes to one slot the
    * later ones meet the first's committed row (a plain 23P01 from the exclusion constraint) instead of
-   * its uncommitted one. Checked against each other's uncommitted rows, racing writes wait for each other:
-   * on a starved CPU, ten racing reschedules deadlocked (40P01) round after round, past retryOnDeadlock's
-   * attempts, and nine answered 500 (a CI run; reproduced with PostgreSQL at nice 19 beside CPU hogs).
+   * its uncommitted one. Checked against each other's uncommitted rows, racing writes wait for each other
+   * and deadlock (40P01), and on a starved CPU they do so round after round, past retryOnDeadlock's
+   * attempts (bench/README.md, Scheduling).
    */
   async lockProviderSchedule(scope: TenantScope, providerId: string, tx: EntityManager): Promise<void> {
     await this.sql(
