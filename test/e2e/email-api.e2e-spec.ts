@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -16,27 +16,22 @@ function fieldsOf(res: { status: number; body: Json }): string[] {
 }
 
 describe('Email API: validation, isolation between tenants and modes, scopes, audit', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let other: TestTenant;
   let template: Json;
   let patient: Json;
 
+  // No workers: these tests look at what the API accepts and stores.
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-api` });
+
   beforeAll(async () => {
-    // No workers: these tests look at what the API accepts and stores.
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-api` });
-    tenant = await createTenant(app);
-    other = await createTenant(app);
-    patient = await createPatient(app, tenant.testKey, { firstName: 'Grace', email: 'grace@example.test' });
-    template = (
-      await client(app, tenant.testKey).post(TEMPLATES, { name: 'Welcome', subject: 'Welcome {{patient.firstName}}', textContent: 'Hi' })
-    ).body;
+    other = await createTenant(suite.app);
+    patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Grace', email: 'grace@example.test' });
+    template = (await suite.api().post(TEMPLATES, { name: 'Welcome', subject: 'Welcome {{patient.firstName}}', textContent: 'Hi' })).body;
   });
-  afterAll(() => app.close());
 
   describe('templates', () => {
     it('creates, reads, lists (cursor pages), changes and previews', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       const created = await api.post(TEMPLATES, {
         name: '  Reminder ',
         subject: 'Hi {{patient.firstName}}',
@@ -71,7 +66,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     });
 
     it('refuses bad templates with a 400 naming each field', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S' }))).toEqual(['htmlContent']);
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S', htmlContent: '{{#if}}oops{{/if}}' }))).toEqual(['htmlContent']);
       const broken = await api.post(TEMPLATES, {
@@ -95,7 +90,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     });
 
     it('answers 404 for unknown and malformed ids', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       expect((await api.get(`${TEMPLATES}/${UNKNOWN}`)).status).toBe(404);
       expect((await api.get(`${TEMPLATES}/not-a-uuid`)).status).toBe(404);
       expect((await api.patch(`${TEMPLATES}/${UNKNOWN}`, { name: 'x' })).status).toBe(404);
@@ -106,7 +101,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
 
   describe('sending', () => {
     it('queues a send and reads it back with its rendered content', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       const sent = await api.post(SEND, { patientId: patient.id, templateId: template.id });
       expect(sent.status).toBe(202);
       const message = await api.get(`${MESSAGES}/${sent.body.messageId}`);
@@ -124,10 +119,10 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     });
 
     it('refuses bad sends with a 400 naming the field', async () => {
-      const api = client(app, tenant.testKey);
-      const noEmail = await createPatient(app, tenant.testKey, { firstName: 'NoMail' });
-      const othersPatient = await createPatient(app, other.testKey, { email: 'x@example.test' });
-      const othersTemplate = (await client(app, other.testKey).post(TEMPLATES, { name: 'O', subject: 'O', textContent: 'o' })).body;
+      const api = suite.api();
+      const noEmail = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'NoMail' });
+      const othersPatient = await createPatient(suite.app, other.testKey, { email: 'x@example.test' });
+      const othersTemplate = (await client(suite.app, other.testKey).post(TEMPLATES, { name: 'O', subject: 'O', textContent: 'o' })).body;
       const cases: [Record<string, unknown>, string][] = [
         [{ subject: 'S', textContent: 'x' }, 'patientId'],
         [{ patientId: patient.id, to: 'a@example.test', subject: 'S', textContent: 'x' }, 'patientId'],
@@ -161,9 +156,9 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
   });
 
   it("cannot see another tenant's or mode's templates and messages", async () => {
-    const sent = (await client(app, tenant.testKey).post(SEND, { to: 'iso@example.test', subject: 'Iso', textContent: 'x' })).body;
-    for (const key of [other.testKey, other.liveKey, tenant.liveKey]) {
-      const api = client(app, key);
+    const sent = (await suite.api().post(SEND, { to: 'iso@example.test', subject: 'Iso', textContent: 'x' })).body;
+    for (const key of [other.testKey, other.liveKey, suite.tenant.liveKey]) {
+      const api = client(suite.app, key);
       expect((await api.get(`${TEMPLATES}/${template.id}`)).status).toBe(404);
       expect((await api.patch(`${TEMPLATES}/${template.id}`, { name: 'stolen' })).status).toBe(404);
       expect((await api.post(`${TEMPLATES}/${template.id}/preview`, {})).status).toBe(404);
@@ -173,13 +168,13 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       expect(fieldsOf(await api.post(SEND, { to: 'a@example.test', templateId: template.id }))).toEqual(['templateId']);
       expect(fieldsOf(await api.post(SEND, { patientId: patient.id, subject: 'S', textContent: 'x' }))).toEqual(['patientId']);
     }
-    expect((await client(app, tenant.testKey).get(`${TEMPLATES}/${template.id}`)).body.name).toBe('Welcome');
+    expect((await suite.api().get(`${TEMPLATES}/${template.id}`)).body.name).toBe('Welcome');
   });
 
   it('enforces emails:read and emails:write', async () => {
-    const readOnly = client(app, await createKey(app, tenant.testKey, { scopes: ['emails:read'] }));
-    const writeOnly = client(app, await createKey(app, tenant.testKey, { scopes: ['emails:write'] }));
-    const neither = client(app, await createKey(app, tenant.testKey, { scopes: ['patients:read'], role: 'STAFF' }));
+    const readOnly = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { scopes: ['emails:read'] }));
+    const writeOnly = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { scopes: ['emails:write'] }));
+    const neither = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'], role: 'STAFF' }));
     const send = { to: 'a@example.test', subject: 'S', textContent: 'x' };
     for (const api of [readOnly, neither]) {
       for (const res of [
@@ -200,11 +195,11 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     }
     expect((await readOnly.get(TEMPLATES)).status).toBe(200);
     expect((await writeOnly.post(SEND, send)).status).toBe(202);
-    expect((await client(app).get(TEMPLATES)).status).toBe(401);
+    expect((await client(suite.app).get(TEMPLATES)).status).toBe(401);
   });
 
   it('audits reading messages as patient data', async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const sent = (await api.post(SEND, { patientId: patient.id, subject: 'A', textContent: 'x' })).body;
     await api.get(`${MESSAGES}/${sent.messageId}`);
     await eventually(async () => {
