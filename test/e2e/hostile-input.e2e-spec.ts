@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect } from 'node:net';
-import { call, client, createKey, createTenant, dataSource, startApp, TestTenant, TestResponse } from '../helpers/app';
+import { call, client, createKey, createTenant, dataSource, type Json, startApp, TestTenant, TestResponse } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
@@ -232,7 +232,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         port = (app.getHttpServer().address() as { port: number }).port;
       });
 
-      const send = (text: string, end = false): Promise<{ status: number; headers: Record<string, string>; body: any }> =>
+      const send = (text: string, end = false): Promise<{ status: number; headers: Record<string, string>; body: Json }> =>
         new Promise((resolve, reject) => {
           const socket = connect(port, '127.0.0.1', () => {
             socket.write(text);
@@ -252,7 +252,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         });
 
       const expectSocketProblem = (
-        res: { status: number; headers: Record<string, string>; body: any },
+        res: { status: number; headers: Record<string, string>; body: Json },
         status: number,
         code: string,
       ): void => {

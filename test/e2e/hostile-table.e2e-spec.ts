@@ -1,7 +1,7 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from '../../src/common/http/error-codes';
-import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, dataSource, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { listRoutes } from '../helpers/routes';
 
@@ -18,7 +18,7 @@ const ROUTES_TODAY = 42;
 /** Each test sends its cases to every route, so it grows with the API; the machine may be shared. */
 const TABLE_TIMEOUT = 300_000;
 
-type Schema = Record<string, any>;
+type Schema = Record<string, Json>;
 interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   template: string;
@@ -82,8 +82,6 @@ const INTERNALS =
   /\bat \S+ \(|\.(ts|js):\d+|node_modules|QueryFailedError|[Tt]ype[Oo][Rr][Mm]|\bpg\b|SQLSTATE|\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|WHERE)\b|relation "|column "|duplicate key|violates|syntax error at|FST_ERR|[Ff]astify|@nestjs|\bNest[A-Z]\w+|ExceptionsHandler|\w+Error: |"stack"/;
 
 describe('Hostile input table: every route, no 5xx, no internals', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let routes: Route[];
   let doc: Schema;
   /** Real ids by the collection that precedes a path parameter (`patients` for /patients/{id}/clinical). */
@@ -92,16 +90,16 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   /** Routes the document leaves out: their body, if any, is not known. */
   const undocumented = new Set<Route>();
 
+  const suite = useApp(NO_RATE_LIMITS);
+
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    const api = client(app, tenant.testKey);
-    const patient = await createPatient(app, tenant.testKey);
+    const api = suite.api();
+    const patient = await createPatient(suite.app, suite.tenant.testKey);
     const job = await api.post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
     const spareKey = await api.post('/api/v1/settings/portal-access-keys', { name: 'spare', role: 'STAFF' });
     knownIds = { patients: patient.id, 'bulk-import': job.body.jobId, 'portal-access-keys': spareKey.body.id };
 
-    doc = (await call(app, 'GET', '/api/docs-json')).body;
+    doc = (await call(suite.app, 'GET', '/api/docs-json')).body;
     routes = Object.entries<Schema>(doc.paths).flatMap(([template, operations]) =>
       Object.entries<Schema>(operations)
         .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
@@ -120,7 +118,7 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
     );
     // Routes the document leaves out (or names otherwise) join too, with only the generic cases.
     const documented = new Set(routes.map((r) => `${r.method} ${r.template}`));
-    for (const { method, url } of listRoutes(app)) {
+    for (const { method, url } of listRoutes(suite.app)) {
       const template = url.replace(/:(\w+)/g, '{$1}');
       if (documented.has(`${method} ${template}`) || !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) continue;
       const pathParams = [...template.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], schema: {} }));
@@ -134,20 +132,19 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
     for (const route of routes.filter((r) => r.method === 'POST' && !r.pathParams.length && r.body)) {
       const collection = route.template.split('/').pop()!;
       if (knownIds[collection]) continue;
-      const res = await call(app, 'POST', route.template, { key: tenant.testKey, body: sample(route.body!) });
+      const res = await call(suite.app, 'POST', route.template, { key: suite.tenant.testKey, body: sample(route.body!) });
       const id: unknown = res.body?.id ?? res.body?.jobId;
       if (res.status < 300 && typeof id === 'string') knownIds[collection] = id;
     }
 
     // The schema's own snake_case names (tables, columns) must never reach a client.
-    const names: { name: string }[] = await dataSource(app).query(
+    const names: { name: string }[] = await dataSource(suite.app).query(
       `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'
        UNION SELECT column_name FROM information_schema.columns WHERE table_schema = 'public'`,
     );
     const internal = names.map((n) => n.name).filter((n) => n.includes('_'));
     schemaNames = new RegExp(`\\b(${internal.join('|')})\\b`);
   });
-  afterAll(() => app.close());
 
   function resolve(schema: Schema): Schema {
     if (schema.$ref) return resolve(doc.components.schemas[String(schema.$ref).split('/').pop()!]);
@@ -188,10 +185,10 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
 
   const failures: string[] = [];
   async function send(route: Route, label: string, options: Partial<InjectOptions> & { url: string }): Promise<LightMyRequestResponse> {
-    const res = await app.inject({
+    const res = await suite.app.inject({
       method: route.method,
       ...options,
-      headers: { authorization: `Bearer ${tenant.testKey}`, ...(options.headers ?? {}) },
+      headers: { authorization: `Bearer ${suite.tenant.testKey}`, ...(options.headers ?? {}) },
     });
     const where = `${route.method} ${route.template} [${label}]`;
     if (res.statusCode >= 500) failures.push(`${where}: ${res.statusCode} ${res.body.slice(0, 200)}`);
@@ -215,9 +212,9 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   };
   const withBody = (): Route[] => routes.filter((r) => r.body);
 
-  it(`covers every route the app serves (at least the ${ROUTES_TODAY} of today)`, () => {
+  it(`covers every route the suite.app serves (at least the ${ROUTES_TODAY} of today)`, () => {
     expect(routes.length).toBeGreaterThanOrEqual(ROUTES_TODAY);
-    for (const { method, url } of listRoutes(app)) {
+    for (const { method, url } of listRoutes(suite.app)) {
       expect(routes.map((r) => `${r.method} ${r.template}`)).toContain(`${method} ${url.replace(/:(\w+)/g, '{$1}')}`);
     }
     expect(withBody().length).toBeGreaterThanOrEqual(12);
@@ -448,7 +445,7 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
         const url = pathOf(route);
         const two = await send(route, 'two Authorization', {
           url,
-          headers: { authorization: [`Bearer ${tenant.testKey}`, 'Bearer sk_test_other'] as unknown as string },
+          headers: { authorization: [`Bearer ${suite.tenant.testKey}`, 'Bearer sk_test_other'] as unknown as string },
         });
         expectStatus(two, route, 'two Authorization', 400);
         for (const authorization of [
@@ -456,7 +453,7 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
           'Basic YTpi',
           'Bearer',
           'Bearer sk_live_',
-          `Bearer ${tenant.testKey} extra`,
+          `Bearer ${suite.tenant.testKey} extra`,
         ]) {
           await send(route, `authorization ${authorization.slice(0, 15)}`, { url, headers: { authorization } });
         }

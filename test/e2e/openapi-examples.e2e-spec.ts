@@ -2,11 +2,11 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { EXAMPLE_FROM_NOW } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
-import { call, createTenant } from '../helpers/app';
+import { call, createTenant, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
-type Schema = Record<string, any>;
+type Schema = Record<string, Json>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Operation {
   method: Method;
@@ -165,7 +165,7 @@ describe('OpenAPI examples work as documented', () => {
       ids[`${currentModule}/${name}`] ??= id;
       ids[name] ??= id;
     };
-    const remember = (path: string, body: any): void => {
+    const remember = (path: string, body: Json): void => {
       if (!body || typeof body !== 'object') return;
       const segment = path
         .split('/')

@@ -5,7 +5,7 @@ import { SchedulersService } from '../../src/modules/schedulers/schedulers.servi
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { AvailabilityService } from '../../src/modules/scheduling/availability.service';
 import { ProvidersService } from '../../src/modules/scheduling/providers.service';
-import { call, client, createTenant, startApp } from '../helpers/app';
+import { call, client, createTenant, startApp, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
 
@@ -39,7 +39,7 @@ describe('seed:demo scheduling', () => {
 
     const api = client(app, tenant.testKey);
     const providers = (await api.get(`${SCHEDULING}/providers`)).body.providers;
-    expect(providers.map((p: any) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
+    expect(providers.map((p: Json) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
     for (const p of providers) expect((await api.get(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
     const appointments = (await api.get(`${SCHEDULING}/appointments?limit=100`)).body.appointments;
     const statuses: Record<string, number> = {};
@@ -47,7 +47,7 @@ describe('seed:demo scheduling', () => {
     expect(statuses).toEqual(all);
     const [scheduler] = (await api.get(SCHEDULERS)).body.schedulers;
     expect(scheduler).toMatchObject({ slug: DEMO_SCHEDULER_SLUG, isActive: true });
-    expect(scheduler.providerIds.sort()).toEqual(providers.map((p: any) => p.id).sort());
+    expect(scheduler.providerIds.sort()).toEqual(providers.map((p: Json) => p.id).sort());
     expect((await call(app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).status).toBe(200);
   });
 });
