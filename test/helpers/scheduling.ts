@@ -48,7 +48,7 @@ export async function bookAppointment(
   app: NestFastifyApplication,
   key: string,
   body: { patientId: string; providerId: string; datetime: string } & Record<string, unknown>,
-): Promise<any> {
+): Promise<Json> {
   const res = await client(app, key).post(`${SCHEDULING}/book`, body);
   if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
   return res.body;
