@@ -1,24 +1,60 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EmailModule } from '../email/email.module';
 import { EventsModule } from '../events/events.module';
 import { PatientsModule } from '../patients/patients.module';
+import { SettingsModule } from '../settings/settings.module';
+import { SmsModule } from '../sms/sms.module';
+import { TenantsModule } from '../tenants/tenants.module';
+import { AppointmentTypesController } from './appointment-types.controller';
+import { AppointmentTypesRepository } from './appointment-types.repository';
+import { AppointmentTypesService } from './appointment-types.service';
 import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentsService } from './appointments.service';
 import { AvailabilityController } from './availability.controller';
 import { AvailabilityService } from './availability.service';
+import { AppointmentTypeEntity } from './entities/appointment-type.entity';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from './entities/provider.entity';
 import { TimeOffEntity } from './entities/time-off.entity';
+import { ManageTokens } from './manage-tokens';
+import { PublicAppointmentsController } from './public-appointments.controller';
+import { SelfServiceService } from './self-service.service';
 import { ProvidersController } from './providers.controller';
 import { ProvidersRepository } from './providers.repository';
 import { ProvidersService } from './providers.service';
 import { TimeOffRepository } from './time-off.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity]), PatientsModule, EventsModule],
-  controllers: [ProvidersController, AvailabilityController, AppointmentsController],
-  providers: [ProvidersRepository, TimeOffRepository, AppointmentsRepository, ProvidersService, AvailabilityService, AppointmentsService],
-  exports: [ProvidersService, AvailabilityService, AppointmentsService],
+  imports: [
+    TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity, AppointmentTypeEntity]),
+    PatientsModule,
+    EventsModule,
+    EmailModule,
+    SmsModule,
+    SettingsModule,
+    TenantsModule,
+  ],
+  controllers: [
+    ProvidersController,
+    AppointmentTypesController,
+    AvailabilityController,
+    AppointmentsController,
+    PublicAppointmentsController,
+  ],
+  providers: [
+    ProvidersRepository,
+    TimeOffRepository,
+    AppointmentsRepository,
+    AppointmentTypesRepository,
+    ProvidersService,
+    AppointmentTypesService,
+    AvailabilityService,
+    AppointmentsService,
+    ManageTokens,
+    SelfServiceService,
+  ],
+  exports: [ProvidersService, AppointmentTypesService, AvailabilityService, AppointmentsService, ManageTokens],
 })
 export class SchedulingModule {}

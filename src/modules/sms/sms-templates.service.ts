@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { InsufficientScopeException } from '../../common/auth/auth.exceptions';
 import { AuthContext, hasScope } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
 import { TemplateContextService } from '../templates/template-context.service';
 import {
@@ -66,6 +68,13 @@ export class SmsTemplatesService {
       throw err;
     }
     return { body, ...smsSegments(body) };
+  }
+
+  /** Those of the ids that name an SMS template of this tenant and mode. */
+  async existing(scope: TenantScope, ids: string[]): Promise<Set<string>> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return new Set();
+    return new Set((await this.templates.find(scope, { id: In(unique) })).map((t) => t.id));
   }
 
   private async require(auth: AuthContext, id: string): Promise<SmsTemplateEntity> {
