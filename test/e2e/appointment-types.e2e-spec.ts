@@ -35,7 +35,7 @@ describe('Appointment types and booking policies', () => {
   /** Slot starts (ISO) of the availability query. */
   async function starts(query: Record<string, string | number>): Promise<string[]> {
     const res = await api().get(
-      `${SCHEDULING}/availability?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`,
+      `${SCHEDULING}/availability?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
     );
     if (res.status !== 200) throw new Error(`availability failed: ${res.status} ${res.text}`);
     return res.body.slots.map((s: { start: string }) => s.start);

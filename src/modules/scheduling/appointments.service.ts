@@ -264,6 +264,8 @@ export class AppointmentsService {
           await this.appointments.lockProviderSchedule(scope, current.providerId, tx);
           const status = dto.status ?? current.status;
           if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
+          // A patient's link changes nothing once the appointment is final, not even to the same status.
+          if (source === 'patient_link' && !isActive(current.status)) throw new InvalidTransitionException(current.status, status);
 
           const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
           const duration = dto.duration ?? current.duration;
