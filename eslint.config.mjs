@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import borders from './eslint/module-borders.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '**/*.js', '**/*.mjs'] },
@@ -12,6 +13,12 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-extraneous-class': 'off',
     },
+  },
+  {
+    // A module reaches another only through its front door, src/modules/<m>/index.ts (see eslint/module-borders.mjs).
+    files: ['src/modules/**/*.ts'],
+    plugins: { borders },
+    rules: { 'borders/module-borders': 'error' },
   },
   {
     // Shared mechanisms depend on no domain module: a module plugs into them (AuthModule.forRoot(…)),

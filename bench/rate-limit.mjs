@@ -2,7 +2,7 @@
 // refused) versus off (every RATE_LIMIT_* = 0: the limiter makes no Redis call), against the built API.
 //
 //   npm run build && node bench/rate-limit.mjs [--layout pinned|shared] [--path /api/v1/patients/{id}]
-//       [--duration 10] [--connections 32] [--pairs 3] [--port 3201] [--no-write]
+//       [--duration 10] [--connections 32] [--pairs 5] [--port 3201] [--no-write]
 //
 // Layouts (see bench/README.md):
 //   pinned (default when `taskset` and `redis-server` are on PATH and there are 2+ CPUs): the API process

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Idempotency keys in PostgreSQL (contract section 4), so that a request's outcome is recorded in the
+ * Idempotency keys in PostgreSQL, so that a request's outcome is recorded in the
  * same transaction as the write it guards (see IdempotencyInterceptor).
  * - UQ_IDEMPOTENCY_KEYS_TENANT_MODE_API_KEY_KEY: one record per API key and Idempotency-Key (stored as its
  *   SHA-256); the claim is an INSERT … ON CONFLICT on it. Another API key's use of the same value is

@@ -12,13 +12,13 @@ import { answerClientError, checkRequests, rerouteFrameworkError } from './commo
 import { requestIdFor } from './common/http/request-id';
 import { addResponseHeadersHooks, API_PREFIX } from './common/http/response-headers';
 import { bindRoutes } from './common/http/route-bindings';
+import { addIdempotencyHooks } from './common/idempotency/idempotency.interceptor';
 import { securityHeaders } from './common/http/security-headers';
 import { servedWithExamplesFromNow } from './common/http/example-dates';
 import { createValidationPipe } from './common/http/validation';
 import { AppLogger, observeResponses } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
 import { mountQueueDashboard } from './common/queue/queue-dashboard';
-import { IdempotencyInterceptor } from './common/traffic/idempotency.interceptor';
 import { clock } from './common/time/clock';
 import { RateLimiter } from './common/traffic/rate-limiter';
 import { limitUnmatchedRoutes } from './common/traffic/unmatched-routes';
@@ -68,6 +68,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     if (route.config?.bodyLimit) route.bodyLimit = route.config.bodyLimit;
     // Set by bindRoutes below: hooks of this route only, so that other routes pay nothing for them.
     if (route.config?.responseHeaders) addResponseHeadersHooks(route, route.config.responseHeaders);
+    if (route.config?.idempotent) addIdempotencyHooks(route);
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
@@ -96,15 +97,11 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   checkRequests(fastify);
 
   const metrics = app.get(MetricsService);
-  const idempotency = app.get(IdempotencyInterceptor);
-  bindRoutes(app, idempotency);
-  // The one onSend hook (each hook is a cost on every answer): `Connection: close` once closing (above),
-  // and keeping the final response (errors included) of a POST that claimed an Idempotency-Key; no
-  // promise otherwise.
-  fastify.addHook('onSend', (request, reply, payload, done) => {
+  bindRoutes(app);
+  // The one global onSend hook (each hook is a cost on every answer): `Connection: close` once closing (above).
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    if (!request.idempotency) return done(null, payload);
-    idempotency.onSend(request, reply, payload).then(() => done(null, payload), done);
+    done(null, payload);
   });
   limitUnmatchedRoutes(fastify, app.get(RateLimiter), app.get(Authenticator));
   observeResponses(fastify, logger.pino, metrics);

@@ -52,8 +52,8 @@ export class AppModule {
       providers: [
         MetricsService,
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // No global interceptor: app.factory.ts binds the Idempotency-Key interceptor to the keyed POST routes and
-        // each route's response headers to hooks of that route (common/http/route-bindings.ts).
+        // No global interceptor: @Idempotent() binds the Idempotency-Key interceptor to its routes, and
+        // app.factory.ts binds each route's response headers to hooks of that route (common/http/route-bindings.ts).
       ],
     };
   }

@@ -7,6 +7,7 @@ import { QueueModule } from './common/queue/queue.module';
 import { RedisModule } from './common/redis/redis.module';
 import { clock } from './common/time/clock';
 import { TrafficModule } from './common/traffic/traffic.module';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -37,6 +38,7 @@ export class CoreModule {
         RedisModule,
         QueueModule,
         TrafficModule,
+        IdempotencyModule,
       ],
       // One log per app: Nest's lines (app.useLogger) and the request lines (app.factory.ts) go to it.
       providers: [

@@ -6,7 +6,6 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { setGlobalPrefix } from './app.factory';
 import { AppModule } from './app.module';
-import { bindRoutes } from './common/http/route-bindings';
 import { loadConfig } from './config/app-config';
 import { buildOpenApiDocument } from './openapi';
 
@@ -23,8 +22,6 @@ export async function generateOpenApiDocument(): Promise<OpenAPIObject> {
   const app = await NestFactory.create(AppModule.forRoot(config), new FastifyAdapter(), { preview: true, logger: false });
   try {
     setGlobalPrefix(app);
-    // What the routes run is part of what they document (the Idempotency-Key): decided as the app does.
-    bindRoutes(app);
     return buildOpenApiDocument(app, config.http.publicUrl);
   } finally {
     await app.close();

@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
 import { addNamedSchemas, documentErrors, documentFilterExamples } from './common/http/openapi';
+import { documentIdempotency } from './common/idempotency/openapi';
 import { documentTrafficControl } from './common/traffic/openapi';
 
 /** Every tag an operation may use, in the order Swagger UI shows them. A new module adds its tag here. */
@@ -87,6 +88,7 @@ export function buildOpenApiDocument(app: INestApplication, serverUrl: string): 
   documentErrors(document);
   documentFilterExamples(document);
   documentTrafficControl(document);
+  documentIdempotency(document);
   markPublicOperations(document);
   return document;
 }

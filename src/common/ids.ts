@@ -8,7 +8,7 @@ let nextInPool = pool.length;
 /**
  * `size` (at most 64) cryptographically random bytes out of a pooled buffer, as Node's
  * `crypto.randomUUID()` pools its own: `randomBytes` per id or code is a kernel call each, which profiled
- * as the largest cost of writing an audit entry and 1% of creating a patient. The answer is a view of the
+ * as the largest cost of writing an audit entry (bench/README.md, Patients). The answer is a view of the
  * pool: use it before the next call.
  */
 export function pooledRandomBytes(size: number): Uint8Array {

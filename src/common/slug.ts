@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Length, Matches } from 'class-validator';
-import { ConflictException } from './http/problem';
+import { ConflictProblem } from './http/problem';
 
 /*
  * URL slugs of the records that have one (forms, schedulers): what a valid one looks like, how one is
@@ -37,7 +37,7 @@ export function IsSlug(): PropertyDecorator {
 }
 
 /** 409 slug_taken, naming `slug`; `resource` is what holds it ('form', 'scheduler'). */
-export class SlugTakenException extends ConflictException {
+export class SlugTakenException extends ConflictProblem {
   constructor(resource: string, slug: string) {
     super('slug_taken', 'Slug taken', `Another ${resource} of this tenant and mode has the slug '${slug}'; send a different slug`, {
       errors: [{ field: 'slug', message: `is already used by another ${resource}` }],

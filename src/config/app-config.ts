@@ -168,7 +168,7 @@ class EnvironmentVariables {
   @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_SECOND = 20;
   @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_HOUR = 1000;
 
-  /** How long a POST's first response is kept for replays under its Idempotency-Key (contract: 24 hours). */
+  /** How long a POST's first response is kept for replays under its Idempotency-Key (integrators are told 24 hours). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(60)
@@ -267,9 +267,9 @@ class EnvironmentVariables {
 
   /**
    * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's
-   * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor let the old
-   * generation fill with short-lived request garbage up to ~400 MiB of RSS; 50 holds it near 230 MiB for
-   * a few more full collections (measured in bench/README.md).
+   * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor lets the old
+   * generation fill with short-lived request garbage far past the memory target; 50 holds it under for a
+   * few more full collections (docs/decisions/0007-heap-growth-cap.md).
    */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
@@ -337,44 +337,84 @@ export interface RateLimitWindow {
   limit: number;
 }
 
+/** The configuration's groups, one per concern; the optional ones have defaults (see AppConfig). */
+export interface AppConfigGroups {
+  /** `corsOrigins`: browser origins allowed to call the keyed routes (CORS_ORIGINS), normalised as browsers send them. */
+  http: { host: string; port: number; publicUrl: string; corsOrigins: string[]; trustProxy?: TrustProxy };
+  database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number };
+  redis: { url?: string; prefix: string };
+  email: EmailSettings;
+  log: { level: string; format: LogFormat };
+  /** `healthPort`: see WORKER_HEALTH_PORT. */
+  workers: { enabled: boolean; healthPort?: number };
+  auth: { cacheTtlMs: number };
+  rateLimits: Record<Mode | 'ip', RateLimitWindow[]>;
+  idempotency: { ttlMs: number; lockMs: number };
+  /** Unset: each queue's own policy. */
+  queues?: { lockDurationMs?: number; stalledIntervalMs?: number };
+  webhooks?: WebhookSettings;
+  audit?: { flushIntervalMs: number; enabled: boolean };
+  /** No password: no dashboard. */
+  queueDashboard?: { password?: string; username: string; readOnly: boolean };
+  /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
+  secrets?: { appSecret?: string; previous: string[] };
+  /** `minuteMs`: the length of a step delay's minute (60,000 but in tests). */
+  sequences?: { minuteMs: number };
+  /** `heapGrowingPercent`: see HEAP_GROWING_PERCENT; 0 leaves V8's default. */
+  runtime?: { heapGrowingPercent: number };
+  /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
+  clock?: { offsetMs: number };
+}
+
 /**
  * The validated configuration, grouped by concern. Built once by `loadConfig`; nothing else reads
  * `process.env`. Database and Redis URLs may be filled in later by the embedded fallbacks.
  */
 export class AppConfig {
-  constructor(
-    /** `corsOrigins`: browser origins allowed to call the keyed routes (CORS_ORIGINS), normalised as browsers send them. */
-    readonly http: { host: string; port: number; publicUrl: string; corsOrigins: string[]; trustProxy?: TrustProxy },
-    readonly database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number },
-    readonly redis: { url?: string; prefix: string },
-    readonly email: EmailSettings,
-    readonly log: { level: string; format: LogFormat },
-    /** `healthPort`: see WORKER_HEALTH_PORT. */
-    readonly workers: { enabled: boolean; healthPort?: number },
-    readonly auth: { cacheTtlMs: number },
-    readonly rateLimits: Record<Mode | 'ip', RateLimitWindow[]>,
-    readonly idempotency: { ttlMs: number; lockMs: number },
-    /** Unset: each queue's own policy. */
-    readonly queues: { lockDurationMs?: number; stalledIntervalMs?: number } = {},
-    readonly webhooks: WebhookSettings = {
+  readonly http: AppConfigGroups['http'];
+  readonly database: AppConfigGroups['database'];
+  readonly redis: AppConfigGroups['redis'];
+  readonly email: EmailSettings;
+  readonly log: AppConfigGroups['log'];
+  readonly workers: AppConfigGroups['workers'];
+  readonly auth: AppConfigGroups['auth'];
+  readonly rateLimits: AppConfigGroups['rateLimits'];
+  readonly idempotency: AppConfigGroups['idempotency'];
+  readonly queues: NonNullable<AppConfigGroups['queues']>;
+  readonly webhooks: WebhookSettings;
+  readonly audit: NonNullable<AppConfigGroups['audit']>;
+  readonly queueDashboard: NonNullable<AppConfigGroups['queueDashboard']>;
+  readonly secrets: NonNullable<AppConfigGroups['secrets']>;
+  readonly sequences: NonNullable<AppConfigGroups['sequences']>;
+  readonly runtime: NonNullable<AppConfigGroups['runtime']>;
+  readonly clock: NonNullable<AppConfigGroups['clock']>;
+
+  /** Built by loadConfig from the environment; a group left out takes its default. */
+  constructor(groups: AppConfigGroups) {
+    this.http = groups.http;
+    this.database = groups.database;
+    this.redis = groups.redis;
+    this.email = groups.email;
+    this.log = groups.log;
+    this.workers = groups.workers;
+    this.auth = groups.auth;
+    this.rateLimits = groups.rateLimits;
+    this.idempotency = groups.idempotency;
+    this.queues = groups.queues ?? {};
+    this.webhooks = groups.webhooks ?? {
       allowPrivateUrls: false,
       timeoutMs: 10_000,
       retryBaseMs: 30_000,
       maxAttempts: 15,
       relayIntervalMs: 500,
-    },
-    readonly audit: { flushIntervalMs: number; enabled: boolean } = { flushIntervalMs: 1_000, enabled: true },
-    /** No password: no dashboard. */
-    readonly queueDashboard: { password?: string; username: string; readOnly: boolean } = { username: 'admin', readOnly: true },
-    /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
-    readonly secrets: { appSecret?: string; previous: string[] } = { previous: [] },
-    /** `minuteMs`: the length of a step delay's minute (60,000 but in tests). */
-    readonly sequences: { minuteMs: number } = { minuteMs: 60_000 },
-    /** `heapGrowingPercent`: see HEAP_GROWING_PERCENT; 0 leaves V8's default. */
-    readonly runtime: { heapGrowingPercent: number } = { heapGrowingPercent: 50 },
-    /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
-    readonly clock: { offsetMs: number } = { offsetMs: 0 },
-  ) {}
+    };
+    this.audit = groups.audit ?? { flushIntervalMs: 1_000, enabled: true };
+    this.queueDashboard = groups.queueDashboard ?? { username: 'admin', readOnly: true };
+    this.secrets = groups.secrets ?? { previous: [] };
+    this.sequences = groups.sequences ?? { minuteMs: 60_000 };
+    this.runtime = groups.runtime ?? { heapGrowingPercent: 50 };
+    this.clock = groups.clock ?? { offsetMs: 0 };
+  }
 
   /** The application secret; throws if start-up has not resolved it. */
   get appSecret(): string {
@@ -443,42 +483,51 @@ export function loadConfig(env: Env = process.env): AppConfig {
       'APP_SECRET is required when NODE_ENV=production: set the same 32+ random characters (openssl rand -base64 32) for the API and every worker',
     );
   }
-  return new AppConfig(
-    {
+  return new AppConfig({
+    http: {
       host: vars.HOST,
       port: vars.PORT,
       publicUrl: (vars.PUBLIC_URL ?? `http://${vars.HOST}:${vars.PORT}`).replace(/\/$/, ''),
       corsOrigins: corsOrigins(vars.CORS_ORIGINS),
       trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     },
-    { url: vars.DATABASE_URL, migrationsRun: vars.MIGRATIONS_RUN, dataDir: vars.DATA_DIR, embeddedPort: vars.EMBEDDED_POSTGRES_PORT },
-    { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
-    { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM, maxAttempts: vars.EMAIL_MAX_ATTEMPTS, retryBaseMs: vars.EMAIL_RETRY_BASE_MS },
-    { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
-    { enabled: vars.WORKERS, healthPort: vars.WORKER_HEALTH_PORT },
-    { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },
-    {
+    database: {
+      url: vars.DATABASE_URL,
+      migrationsRun: vars.MIGRATIONS_RUN,
+      dataDir: vars.DATA_DIR,
+      embeddedPort: vars.EMBEDDED_POSTGRES_PORT,
+    },
+    redis: { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
+    email: { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM, maxAttempts: vars.EMAIL_MAX_ATTEMPTS, retryBaseMs: vars.EMAIL_RETRY_BASE_MS },
+    log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
+    workers: { enabled: vars.WORKERS, healthPort: vars.WORKER_HEALTH_PORT },
+    auth: { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },
+    rateLimits: {
       test: windows(vars.RATE_LIMIT_TEST_PER_SECOND, vars.RATE_LIMIT_TEST_PER_HOUR, vars.RATE_LIMIT_TEST_PER_DAY),
       live: windows(vars.RATE_LIMIT_LIVE_PER_SECOND, vars.RATE_LIMIT_LIVE_PER_HOUR, vars.RATE_LIMIT_LIVE_PER_DAY),
       ip: windows(vars.RATE_LIMIT_IP_PER_SECOND, vars.RATE_LIMIT_IP_PER_HOUR, 0),
     },
-    { ttlMs: vars.IDEMPOTENCY_TTL_SECONDS * 1000, lockMs: vars.IDEMPOTENCY_LOCK_SECONDS * 1000 },
-    {
+    idempotency: { ttlMs: vars.IDEMPOTENCY_TTL_SECONDS * 1000, lockMs: vars.IDEMPOTENCY_LOCK_SECONDS * 1000 },
+    queues: {
       lockDurationMs: vars.QUEUE_LOCK_SECONDS !== undefined ? vars.QUEUE_LOCK_SECONDS * 1000 : undefined,
       stalledIntervalMs: vars.QUEUE_STALLED_CHECK_SECONDS !== undefined ? vars.QUEUE_STALLED_CHECK_SECONDS * 1000 : undefined,
     },
-    {
+    webhooks: {
       allowPrivateUrls: vars.WEBHOOK_ALLOW_PRIVATE_URLS,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: vars.WEBHOOK_RETRY_BASE_MS,
       maxAttempts: vars.WEBHOOK_MAX_ATTEMPTS,
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
     },
-    { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
-    { password: vars.QUEUE_DASHBOARD_PASSWORD, username: vars.QUEUE_DASHBOARD_USERNAME, readOnly: vars.QUEUE_DASHBOARD_READ_ONLY },
-    { appSecret: vars.APP_SECRET, previous: vars.APP_SECRET_PREVIOUS?.split(',') ?? [] },
-    { minuteMs: vars.EMAIL_SEQUENCE_MINUTE_MS },
-    { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
-    { offsetMs: vars.CLOCK_OFFSET_MS },
-  );
+    audit: { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
+    queueDashboard: {
+      password: vars.QUEUE_DASHBOARD_PASSWORD,
+      username: vars.QUEUE_DASHBOARD_USERNAME,
+      readOnly: vars.QUEUE_DASHBOARD_READ_ONLY,
+    },
+    secrets: { appSecret: vars.APP_SECRET, previous: vars.APP_SECRET_PREVIOUS?.split(',') ?? [] },
+    sequences: { minuteMs: vars.EMAIL_SEQUENCE_MINUTE_MS },
+    runtime: { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
+    clock: { offsetMs: vars.CLOCK_OFFSET_MS },
+  });
 }

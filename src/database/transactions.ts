@@ -1,26 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-
-/**
- * Recovery points of the request being served, lent to `Transactions.run` by whoever guards it (the
- * Idempotency-Key interceptor, for a POST that carries one). Each committed transaction's result is
- * recorded inside that transaction, so "the write happened" and "its result is known" commit together.
- */
-export interface RecoveryLog {
-  /** False once the request has answered: work started later is not part of it. */
-  readonly active: boolean;
-  /** The next result an earlier attempt of this request committed, if any (the work is then not run again). */
-  replay(): { value: unknown } | undefined;
-  /** Records a transaction's result inside it, before COMMIT; throws (rolling it back) if the request lost its key. */
-  record(value: unknown, tx: EntityManager): Promise<void>;
-  /** The transaction that recorded the last result committed. */
-  committed(): void;
-}
-
-/** Set only around a request that holds an Idempotency-Key, so other requests pay nothing for it. */
-export const recoveryLog = new AsyncLocalStorage<RecoveryLog>();
+import { OverlappingTransactionError, recoveryLog, RecoveryLog } from '../common/idempotency/recovery-log';
 
 /** What runs once a transaction has committed; never awaited by the work's caller. */
 type AfterCommit = () => void;
@@ -35,12 +16,15 @@ type AfterCommit = () => void;
  * (a recovery point), and a retry of the request after a crash gets the recorded result back instead of
  * running the work again: the write happens once. So the result must be plain data (structured-clone:
  * objects, arrays, strings, numbers, Dates; class instances come back as plain objects), and a request
- * runs its transactions one after another, in the same order each time, never nested.
+ * runs its transactions one after another, in the same order each time: a nested or parallel `run` in
+ * such a request throws OverlappingTransactionError.
  */
 @Injectable()
 export class Transactions {
   /** Keyed by the transaction's entity manager, which TypeORM creates afresh for each transaction. */
   private readonly afterCommits = new WeakMap<EntityManager, AfterCommit[]>();
+  /** The recovery logs whose request has a transaction open right now. */
+  private readonly open = new WeakSet<RecoveryLog>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -74,15 +58,21 @@ export class Transactions {
   }
 
   private async runRecorded<T>(log: RecoveryLog, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    if (this.open.has(log)) throw new OverlappingTransactionError();
     const replayed = log.replay();
     if (replayed) return replayed.value as T;
-    const result = await this.transaction(async (tx) => {
-      const value = await work(tx);
-      await log.record(value, tx);
-      return value;
-    });
-    log.committed();
-    return result;
+    this.open.add(log);
+    try {
+      const result = await this.transaction(async (tx) => {
+        const value = await work(tx);
+        await log.record(value, tx);
+        return value;
+      });
+      log.committed();
+      return result;
+    } finally {
+      this.open.delete(log);
+    }
   }
 
   private async transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
 import { exampleDate } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
-import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { freePort, serveSite, useBrowser } from '../helpers/browser';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';

@@ -14,7 +14,7 @@ const KILL_AT = [1_000, 2_500];
 const FAST_STALL_CHECKS = { QUEUE_LOCK_SECONDS: '2', QUEUE_STALLED_CHECK_SECONDS: '1' };
 
 /**
- * Issue 8 §2: an import whose worker (`node dist/worker.js`) is SIGKILLed twice mid-import (about 20 % and
+ * An import whose worker (`node dist/worker.js`) is SIGKILLed twice mid-import (about 20 % and
  * 50 % of the rows processed), a new worker started each time. The import resumes from its committed
  * cursor (src/modules/patients/patient-imports.service.ts) and completes: every row written exactly once,
  * one patient.created event per row.

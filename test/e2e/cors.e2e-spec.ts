@@ -11,7 +11,7 @@ const corsHeaders = (res: { headers: Record<string, unknown> }): string[] =>
   Object.keys(res.headers).filter((name) => name.startsWith('access-control-'));
 
 /**
- * Browsers (contract section 7): public routes answer preflights and allow any origin without credentials;
+ * Browsers (docs/operations.md, CORS): public routes answer preflights and allow any origin without credentials;
  * keyed routes send CORS headers only to an origin CORS_ORIGINS lists; Swagger UI's page works over plain
  * http (no upgrade-insecure-requests, HSTS only when PUBLIC_URL is https). The browser's side of the same
  * rules is in browser.e2e-spec.ts.

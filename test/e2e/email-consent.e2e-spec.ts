@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';

@@ -225,15 +225,15 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     let rolledBack = '';
     await db
       .transaction(async (tx) => {
-        rolledBack = (await service.queue(tx, auth, { patientId: patient.id, templateId: template.body.id })).messageId;
+        rolledBack = (await service.queue(auth, { patientId: patient.id, templateId: template.body.id }, tx)).messageId;
         throw new Error('roll back');
       })
       .catch(() => undefined);
     const committed = await db.transaction(async (tx) => {
       const input = { patientId: patient.id, templateId: template.body.id, enrollmentId: '0193a5a8-0000-7000-8000-000000000001', step: 1 };
-      const first = await service.queue(tx, auth, input);
+      const first = await service.queue(auth, input, tx);
       // The same enrolment step again is the same message.
-      expect(await service.queue(tx, auth, input)).toEqual(first);
+      expect(await service.queue(auth, input, tx)).toEqual(first);
       return first.messageId;
     });
     const message = await settled(app, tenant.testKey, committed);

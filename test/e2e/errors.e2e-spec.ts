@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
 
-describe('Errors: problem+json for every case of the contract table', () => {
+describe('Errors: problem+json for every case of the error table', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
 

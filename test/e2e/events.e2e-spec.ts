@@ -51,7 +51,7 @@ describe('Events outbox', () => {
     const marker = `rolled-back-${Date.now()}`;
     await expect(
       suite.app.get(Transactions).run(async (tx) => {
-        await events.record(tx, { tenantId: suite.tenant.id, mode: 'test' }, 'patient.created', { id: marker });
+        await events.record({ tenantId: suite.tenant.id, mode: 'test' }, 'patient.created', { id: marker }, tx);
         throw new Error('the change fails after the event was written');
       }),
     ).rejects.toThrow('the change fails');

@@ -9,7 +9,7 @@ const PORT = 41300 + (process.pid % 50);
 const BASE = `http://127.0.0.1:${PORT}`;
 
 /**
- * Issue 8 §2, README "Running the workers separately": SIGTERM stops accepting, finishes in-flight
+ * docs/operations.md, "Shutdown": SIGTERM stops accepting, finishes in-flight
  * requests and jobs, and exits 0 — for the built API and the built worker.
  */
 describe('Graceful shutdown of the built processes (SIGTERM)', () => {
@@ -41,7 +41,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
         .catch(() => ({ status: 0, body: null, at: Date.now() }))
         .finally(() => answered++);
     // Most creates first, answered before the signal: sent together with the dry run below, a busy machine
-    // could leave them unread behind its validation when the signal came (in one CI run, 16 of 20).
+    // could leave most of them unread behind its validation when the signal came.
     const creates = Array.from({ length: 15 }, (_, i) => create(i));
     const deadline = Date.now() + 20_000;
     while (answered < 15 && Date.now() < deadline) await sleep(10);

@@ -29,7 +29,7 @@ function send(tenant: TestTenant, request: Sent): Promise<Response> {
   });
 }
 
-describe('Idempotency-Key survives a crash between the commit and the stored answer (issue 8)', () => {
+describe('Idempotency-Key survives a crash between the commit and the stored answer', () => {
   const suite = useApp({ WORKERS: 'off' });
   let server: BuiltProcess | undefined;
   suite.onClose(() => server?.stop('SIGKILL'));

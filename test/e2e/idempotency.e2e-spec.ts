@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { idempotencyKeyHash } from '../../src/common/traffic/idempotency';
-import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
+import { idempotencyKeyHash } from '../../src/common/idempotency/idempotency';
+import { IdempotencyKeysRepository } from '../../src/common/idempotency/idempotency-keys.repository';
 import { clock } from '../../src/common/time/clock';
 import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { PATIENTS } from '../helpers/patients';
@@ -21,7 +21,7 @@ async function waitForBlocked(app: NestFastifyApplication, n: number): Promise<v
   throw new Error(`fewer than ${n} statements are waiting on a lock`);
 }
 
-describe('Idempotency-Key on POST (contract section 4)', () => {
+describe('Idempotency-Key on POST', () => {
   let one: NestFastifyApplication;
   let two: NestFastifyApplication;
   let tenant: TestTenant;
@@ -251,7 +251,7 @@ describe('Idempotency-Key on POST (contract section 4)', () => {
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
   });
 
-  describe('per API key (issue 8: no secret replayed to another key)', () => {
+  describe('per API key (no secret replayed to another key)', () => {
     it("answers a key reusing another key's Idempotency-Key with a fresh request, never the other key's secret", async () => {
       const admin = await createKey(one, tenant.testKey, {
         name: 'settings admin',
@@ -281,7 +281,7 @@ describe('Idempotency-Key on POST (contract section 4)', () => {
     });
   });
 
-  describe('recorded in PostgreSQL with the write it guards (issue 8: no duplicate after a crash)', () => {
+  describe('recorded in PostgreSQL with the write it guards (no duplicate after a crash)', () => {
     let quick: NestFastifyApplication; // locks of dead requests expire after 1 s
     let patientKey: string;
     beforeAll(async () => {

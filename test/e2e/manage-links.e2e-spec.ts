@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { clock } from '../../src/common/time/clock';
-import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { ManageTokens } from '../../src/modules/scheduling/manage-tokens';
 import { call, createTenant, dataSource } from '../helpers/app';

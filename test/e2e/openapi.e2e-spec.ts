@@ -8,7 +8,7 @@ import { OPENAPI_TAGS } from '../../src/openapi';
 import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
 import { withExamplesFromNow } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
-import { IdempotencyInterceptor } from '../../src/common/traffic/idempotency.interceptor';
+import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor';
 import { call, startApp } from '../helpers/app';
 import { listRoutes } from '../helpers/routes';
 
@@ -148,9 +148,7 @@ describe('OpenAPI document', () => {
     it('documents the Idempotency-Key header on exactly the routes its interceptor wraps', () => {
       const wrapped = listRoutes(app)
         .filter(({ handler }) =>
-          ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).some(
-            (i) => i instanceof IdempotencyInterceptor,
-          ),
+          ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).some((i) => i === IdempotencyInterceptor),
         )
         .map(({ method, url }) => `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`);
       const documented = operations(doc)

@@ -27,7 +27,7 @@ async function untilMillisecond(ms: number): Promise<void> {
 
 const practice = '/api/v1/settings/practice';
 
-describe('Rate limits (sliding window per key and per IP, contract section 6)', () => {
+describe('Rate limits (sliding window per key and per IP)', () => {
   const apps: NestFastifyApplication[] = [];
   const start = async (limits: Record<string, string>, extra: Record<string, string> = {}): Promise<NestFastifyApplication> => {
     const app = await limited(limits, extra);

@@ -1,11 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ROUTE_POLICY, RoutePolicy } from '../../src/common/auth/route-policy.decorator';
+import { isIdempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { startApp } from '../helpers/app';
 import { listRoutes } from '../helpers/routes';
 
 /**
- * Every route with who may call it. A change here is a change of the API's access policy, and shows up
- * in review as a snapshot diff. Contract section 2 is the source.
+ * Every route with who may call it, and whether it honours an Idempotency-Key. A change here is a change
+ * of the API's access policy, and shows up in review as a snapshot diff.
  */
 describe('Route policies', () => {
   let app: NestFastifyApplication;
@@ -22,7 +23,10 @@ describe('Route policies', () => {
       const policy = (Reflect.getMetadata(ROUTE_POLICY, handler) as RoutePolicy | undefined) ?? classPolicy;
       expect([`${method} ${url}`, policy]).toEqual([`${method} ${url}`, expect.anything()]);
       const who = policy!.public ? 'public' : `scope=${policy!.scope ?? '-'} roles=${policy!.roles?.join(',') ?? 'any'}`;
-      rows.push(`${method.padEnd(6)} ${url.padEnd(50)} ${who}`);
+      // Every authenticated POST, and nothing else, takes an Idempotency-Key (a public route has no key to scope it by).
+      const idempotent = isIdempotent(handler);
+      expect([`${method} ${url}`, idempotent]).toEqual([`${method} ${url}`, method === 'POST' && !policy!.public]);
+      rows.push(`${method.padEnd(6)} ${url.padEnd(50)} ${who}${idempotent ? ' idempotent' : ''}`);
     }
     expect(rows.sort()).toMatchSnapshot();
   });

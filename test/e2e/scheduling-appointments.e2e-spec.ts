@@ -260,7 +260,7 @@ describe('Scheduling: booking and appointments', () => {
     }
 
     const pairs = STATUSES.flatMap((from) => STATUSES.filter((to) => to !== from).map((to) => [from, to] as const));
-    it.each(pairs)('%s -> %s follows the contract table', async (from, to) => {
+    it.each(pairs)('%s -> %s follows the transition table', async (from, to) => {
       const a = await appointmentIn(from);
       const res = await api.patch(`${SCHEDULING}/appointments/${a.id}`, { status: to });
       if (ALLOWED.has(`${from}>${to}`)) {

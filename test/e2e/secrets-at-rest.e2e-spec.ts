@@ -8,7 +8,7 @@ import { useApp } from '../helpers/use-app';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { AppCrypto } from '../../src/common/crypto/app-crypto';
 import { clock } from '../../src/common/time/clock';
-import { IdempotencyKeysRepository } from '../../src/common/traffic/idempotency-keys.repository';
+import { IdempotencyKeysRepository } from '../../src/common/idempotency/idempotency-keys.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/webhooks/webhook-endpoints.repository';
 import { EncryptSecretsAtRest1764030000000 } from '../../migrations/1764030000000-EncryptSecretsAtRest';
 

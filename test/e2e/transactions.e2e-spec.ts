@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { v7 as uuidv7 } from 'uuid';
+import { OverlappingTransactionError, recoveryLog, RecoveryLog } from '../../src/common/idempotency/recovery-log';
 import { constraintViolation } from '../../src/database/database-errors';
 import { TenantScope } from '../../src/database/tenant-owned.entity';
 import { Transactions } from '../../src/database/transactions';
@@ -24,7 +25,7 @@ const values = (externalId: string | null = null): PatientValues => ({
   emailOptOut: false,
 });
 
-describe('Transactions reach the repositories (issue 9 section 1)', () => {
+describe('Transactions reach the repositories', () => {
   let app: NestFastifyApplication;
   let scope: TenantScope;
   let transactions: Transactions;
@@ -118,5 +119,41 @@ describe('Transactions reach the repositories (issue 9 section 1)', () => {
       .catch((e: unknown) => e);
     expect(constraintViolation(orphan)).toEqual({ kind: 'foreign_key', constraint: expect.stringMatching(/patient_id/) });
     expect(constraintViolation(new Error('not a database error'))).toBeUndefined();
+  });
+
+  it('refuses a nested or a parallel run inside a request holding an Idempotency-Key, writing nothing of it', async () => {
+    // What the Idempotency-Key interceptor lends a keyed request; recovery points are matched by order.
+    const recorded: unknown[] = [];
+    const log: RecoveryLog = {
+      active: true,
+      replay: () => undefined,
+      record: (value) => {
+        recorded.push(value);
+        return Promise.resolve();
+      },
+      committed: () => undefined,
+    };
+    let nestedId = '';
+    await recoveryLog.run(log, async () => {
+      await expect(
+        transactions.run(async (tx) => {
+          nestedId = (await patients.create(scope, values(), `NS${Date.now() % 1e6}`, tx)).id;
+          return transactions.run(() => Promise.resolve('inner'));
+        }),
+      ).rejects.toBeInstanceOf(OverlappingTransactionError);
+      const first = transactions.run(() => new Promise((resolve) => setTimeout(() => resolve('first'), 50)));
+      await expect(transactions.run(() => Promise.resolve('parallel'))).rejects.toBeInstanceOf(OverlappingTransactionError);
+      await expect(transactions.runOne(() => Promise.resolve('parallel, one statement'))).rejects.toBeInstanceOf(
+        OverlappingTransactionError,
+      );
+      expect(await first).toBe('first');
+      // One after another is the rule, and passes.
+      expect(await transactions.run(() => Promise.resolve('second'))).toBe('second');
+      expect(await transactions.runOne(() => Promise.resolve('third'))).toBe('third');
+    });
+    expect(await patients.get(scope, nestedId)).toBeNull();
+    expect(recorded).toEqual(['first', 'second', 'third']);
+    // Outside a keyed request nothing is recorded, and nesting is the caller's business.
+    expect(await transactions.run(() => transactions.run(() => Promise.resolve('nested, unkeyed')))).toBe('nested, unkeyed');
   });
 });

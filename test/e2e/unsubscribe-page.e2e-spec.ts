@@ -1,4 +1,4 @@
-import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { call, createTenant } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
@@ -8,7 +8,7 @@ const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,im
 const UNSUBSCRIBE = '/api/v1/public/unsubscribe';
 
 /**
- * The page an unsubscribe link opens (contract section 7): GET shows the practice and one button and changes
+ * The page an unsubscribe link opens (docs/api.md, Email): GET shows the practice and one button and changes
  * nothing (RFC 8058: scanners and previews open links); the button posts the one-click unsubscribe. The
  * same in Chromium is in browser.e2e-spec.ts.
  */

@@ -7,9 +7,9 @@ import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { Transactions } from '../../src/database/transactions';
 import { EventsService } from '../../src/modules/events/events.service';
-import { EventRelay } from '../../src/modules/webhooks/event-relay';
+import { EventRelay } from '../../src/modules/webhooks/event-relay.sweep';
 import { postWebhook } from '../../src/modules/webhooks/webhook-sender';
-import { WebhookDeliverer } from '../../src/modules/webhooks/webhook-deliverer';
+import { WebhookDeliverer } from '../../src/modules/webhooks/webhook-delivery.processor';
 import { JobNotReadyError } from '../../src/common/queue/job-handler';
 
 const WEBHOOKS = '/api/v1/webhooks';
@@ -343,10 +343,10 @@ describe('Webhook relays side by side', () => {
       for (let i = 0; i < count; i += 50) {
         await first.get(Transactions).run((tx) =>
           events.recordMany(
-            tx,
             scope,
             'patient.created',
             Array.from({ length: 50 }, (_, j) => ({ id: `p-${i + j}` })),
+            tx,
           ),
         );
         // Both relays race for the same events, besides their own timers.

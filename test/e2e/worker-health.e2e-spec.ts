@@ -12,7 +12,7 @@ const healthcheck = (env: Record<string, string>): Promise<number> =>
     ),
   );
 
-/** README "Deploying with docker-compose": the worker, which has no API listener, reports its health on WORKER_HEALTH_PORT. */
+/** docs/operations.md, "Health": the worker, which has no API listener, reports its health on WORKER_HEALTH_PORT. */
 describe('Worker health (WORKER_HEALTH_PORT)', () => {
   let redis: ChildProcess;
   let worker: BuiltProcess;

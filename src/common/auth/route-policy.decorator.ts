@@ -20,7 +20,7 @@ export function routePolicyOf(handler: object, controller: object): RoutePolicy 
 }
 
 /**
- * The route's access policy in one line: a valid key, plus the scope and roles of contract section 2.
+ * The route's access policy in one line: a valid key, plus the scope and roles it needs (docs/api.md lists them).
  * Also writes the OpenAPI security (the error responses follow from it, see documentErrors). A route without a policy is refused.
  */
 export function Authenticated(policy: Omit<RoutePolicy, 'public'> = {}): MethodDecorator & ClassDecorator {

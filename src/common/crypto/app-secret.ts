@@ -9,7 +9,7 @@ export const APP_SECRET_FILE = 'app-secret';
  * The application secret when APP_SECRET is unset: generated once (32 random bytes) into
  * `<DATA_DIR>/app-secret` with mode 0600 and read from there on every later start, so that a
  * zero-config `npm start` works and a restart can still open what the last run encrypted.
- * Production sets APP_SECRET instead (README): a file beside the data is no protection for the data.
+ * Production sets APP_SECRET instead (docs/operations.md): a file beside the data is no protection for the data.
  */
 export function readOrCreateAppSecret(dataDir: string, say: (line: string) => void = () => undefined): string {
   const file = join(dataDir, APP_SECRET_FILE);

@@ -42,12 +42,12 @@ const PUBLIC_CORS: FastifyCorsOptions = {
 const NO_CORS: FastifyCorsOptions = { origin: false };
 
 /**
- * Browser access (contract section 7), through @fastify/cors with a per-request policy:
+ * Browser access (docs/operations.md, CORS), through @fastify/cors with a per-request policy:
  * - /api/v1/public/…: any origin, no credentials, preflights answered;
  * - keyed routes: only an origin that CORS_ORIGINS lists gets CORS headers (its own origin echoed, with
  *   Authorization among the allowed headers; a bearer key is not a CORS credential, so none are allowed);
  * - anything else, and a preflight for a route that does not exist, gets none: such a preflight falls to
- *   the not-found handler (404 problem+json), as an OPTIONS request did before.
+ *   the not-found handler (404 problem+json), as any request to an unknown route does.
  * Its hook runs before the request checks and the rate limiter, so that their refusals (400, 429) carry
  * the headers too and a page can read them; preflights then pass the same checks and are counted per client
  * IP (limitUnmatchedRoutes: no guard sees them) before the plugin's OPTIONS route answers them.

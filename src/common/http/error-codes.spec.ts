@@ -1,7 +1,7 @@
 import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from './error-codes';
 import { problemOf } from './problem';
 
-/** The codes of API-CONTRACT.md section 3, which the list must hold with these statuses. */
+/** The codes integrators are promised (docs/api.md, Errors), which the list must hold with these statuses. */
 const CONTRACT: Record<string, number> = {
   invalid_json: 400,
   validation_failed: 400,
@@ -28,7 +28,7 @@ const CONTRACT: Record<string, number> = {
 };
 
 describe('ERROR_CODES: every problem code in one list', () => {
-  it("holds every code of the contract with the contract's status", () => {
+  it('holds every promised code with its promised status', () => {
     for (const [code, status] of Object.entries(CONTRACT)) {
       expect([code, isErrorCode(code) && ERROR_CODES[code].status]).toEqual([code, status]);
     }

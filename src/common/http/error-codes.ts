@@ -1,8 +1,8 @@
 /**
- * Every problem `code` the API can answer, with its HTTP status and title (API-CONTRACT.md section 3).
+ * Every problem `code` the API can answer, with its HTTP status and title (docs/api.md, Errors).
  * ApiException takes only these codes, the OpenAPI Problem schema lists them as its `code` enum, and
  * tests check both: a new code is added here, once. Codes of modules not built yet are listed so that
- * they are used as the contract spells them.
+ * every module spells them the same way.
  */
 export const ERROR_CODES = {
   invalid_json: { status: 400, title: 'Invalid JSON', when: 'The body is not valid UTF-8 JSON' },

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { isMarkedIdempotent } from '../traffic/openapi';
+import { isMarkedIdempotent } from '../idempotency/openapi';
 import { ERROR_CODES, ErrorCode } from './error-codes';
 import { ProblemDto } from './problem.dto';
 
@@ -33,7 +33,7 @@ export function ApiProblemResponses(...statuses: number[]): MethodDecorator & Cl
 
 /**
  * The codes the platform itself answers on an operation, read from its shape (key, parameters, body) and
- * from whether its route honours an Idempotency-Key (marked by bindRoutes, which binds the interceptor).
+ * from whether its route honours an Idempotency-Key (@Idempotent()).
  */
 function platformCodes(path: string, op: OperationObject): ErrorCode[] {
   const codes: ErrorCode[] = [];

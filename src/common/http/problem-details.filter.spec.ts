@@ -45,7 +45,7 @@ describe('toProblem', () => {
     expect(toProblem(fault).body.status).toBe(500);
   });
 
-  it("maps Fastify's URL and framing errors to the contract's codes", () => {
+  it("maps Fastify's URL and framing errors to the documented codes", () => {
     const fastify = (code: string, statusCode: number): Error => Object.assign(new Error('x'), { code, statusCode });
     expect(toProblem(fastify('FST_ERR_BAD_URL', 400)).body).toMatchObject({ status: 404, code: 'not_found' });
     expect(toProblem(fastify('FST_ERR_MAX_PARAM_LENGTH', 414)).body).toMatchObject({ status: 404, code: 'not_found' });

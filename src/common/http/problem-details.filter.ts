@@ -54,7 +54,7 @@ function fromFastifyError(code: string | undefined): Problem | undefined {
   }
 }
 
-/** Turns anything thrown into the contract's problem+json; 5xx bodies say nothing of internals. */
+/** Turns anything thrown into the API's problem+json (docs/api.md, Errors); 5xx bodies say nothing of internals. */
 export function toProblem(exception: unknown): Problem {
   if (exception instanceof ApiException) {
     const { errors, ...extensions } = exception.extensions;

@@ -46,19 +46,19 @@ export class ValidationFailedException extends ApiException {
   }
 }
 
-export class NotFoundException extends ApiException {
+export class ResourceNotFoundProblem extends ApiException {
   constructor(what = 'The requested resource') {
     super(404, 'not_found', 'Not found', `${what} does not exist`);
   }
 }
 
-export class ConflictException extends ApiException {
+export class ConflictProblem extends ApiException {
   constructor(code: ErrorCode, title: string, detail: string, extensions: Record<string, unknown> = {}) {
     super(409, code, title, detail, extensions);
   }
 }
 
-export class ServiceUnavailableException extends ApiException {
+export class ServiceUnavailableProblem extends ApiException {
   constructor(detail = 'A backing service is unavailable; try again shortly') {
     super(503, 'service_unavailable', 'Service unavailable', detail, {}, { 'retry-after': '1' });
   }

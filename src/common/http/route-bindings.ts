@@ -1,42 +1,27 @@
-import { INestApplication, NestInterceptor, RequestMethod } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
+import { INestApplication, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
-import { ApiExtension } from '@nestjs/swagger';
-import { routePolicyOf } from '../auth/route-policy.decorator';
-import { IDEMPOTENCY_KEY_EXTENSION } from '../traffic/openapi';
+import { isIdempotent } from '../idempotency/idempotent.decorator';
 import { ResponseHeadersSpec, responseHeadersSpec } from './response-headers';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set by bindRoutes from the route's @Created/@Accepted/@WithETag/@NoStore; applied by route hooks. */
     responseHeaders?: ResponseHeadersSpec;
+    /** Set by bindRoutes on an @Idempotent() route, whose answers a hook of its own keeps (addIdempotencyHooks). */
+    idempotent?: boolean;
   }
 }
 
 /**
- * Whether a route honours an Idempotency-Key: a POST with a key. A public POST has no key to scope a stored
- * answer by (see IdempotencyInterceptor), so it runs no interceptor and documents no header.
+ * Decides once, at start-up, which route hooks each route gets, instead of every request of every route
+ * asking: the route's response-headers spec and whether it is @Idempotent() go into its Fastify route
+ * config, where app.factory.ts turns them into hooks of that route only. Call before `app.init()`, which
+ * registers the routes.
  */
-function honoursIdempotencyKey(method: RequestMethod, handler: object, controller: object): boolean {
-  if (method !== RequestMethod.POST) return false;
-  const policy = routePolicyOf(handler, controller);
-  return !!policy && !policy.public;
-}
-
-/**
- * Decides once, at start-up, what each route runs, instead of every request of every route asking:
- * - a route's response-headers spec goes into its Fastify route config, where app.factory.ts turns it
- *   into hooks of that route only (addResponseHeadersHooks);
- * - `postInterceptor` (the Idempotency-Key interceptor) wraps the routes that honour the key (POSTs with a
- *   key), and only them; the same decision documents the optional header on exactly those operations.
- * Nest builds no interceptor pipeline (rxjs, async context) for a route that has no interceptor, so a
- * GET runs none. Call before `app.init()`, which registers the routes, and before building the OpenAPI
- * document. Without `postInterceptor` (the OpenAPI export's preview app, which instantiates no provider)
- * it binds nothing and only documents.
- */
-export function bindRoutes(app: INestApplication, postInterceptor?: NestInterceptor): void {
-  const scanner = new MetadataScanner(); // stateless but for a cache; a preview app instantiates none
+export function bindRoutes(app: INestApplication): void {
+  const scanner = new MetadataScanner();
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as (new (...args: never[]) => object) | undefined | null;
@@ -46,19 +31,11 @@ export function bindRoutes(app: INestApplication, postInterceptor?: NestIntercep
         const handler = prototype[name];
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined) continue; // not a route
-        const spec = responseHeadersSpec(handler, controller);
-        if (spec) {
-          const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined) ?? {};
-          Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, responseHeaders: spec }, handler);
-        }
-        if (!honoursIdempotencyKey(method, handler, controller)) continue;
-        ApiExtension(IDEMPOTENCY_KEY_EXTENSION, true)(prototype, name, { value: handler });
-        if (!postInterceptor) continue;
-        // Another app of this process (tests) may have bound its own instance: replace it, keep the rest.
-        const own = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).filter(
-          (i) => (i as object | undefined)?.constructor !== postInterceptor.constructor,
-        );
-        Reflect.defineMetadata(INTERCEPTORS_METADATA, [postInterceptor, ...own], handler);
+        const responseHeaders = responseHeadersSpec(handler, controller);
+        const idempotent = isIdempotent(handler);
+        if (!responseHeaders && !idempotent) continue;
+        const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined) ?? {};
+        Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, responseHeaders, idempotent }, handler);
       }
     }
   }

@@ -54,7 +54,7 @@ interface OutboxRow {
  * ```ts
  * await this.transactions.run(async (tx) => {
  *   const row = await this.things.insert(auth, values, tx);
- *   await this.outbox.add(tx, JobName.ThingProcess, { thingId: row.id, tenantId: auth.tenantId, mode: auth.mode }, { jobId: row.id });
+ *   await this.outbox.add(JobName.ThingProcess, { thingId: row.id, tenantId: auth.tenantId, mode: auth.mode }, { jobId: row.id }, tx);
  * });
  * ```
  */
@@ -72,12 +72,12 @@ export class JobOutbox {
   ) {}
 
   /** Records a job in `tx`; it is added to its queue once `tx` commits, and never if it rolls back. */
-  add<N extends JobName>(tx: EntityManager, name: N, payload: JobPayloads[N], options: OutboxJobOptions): Promise<void> {
-    return this.addMany(tx, [{ name, payload, options }]);
+  add<N extends JobName>(name: N, payload: JobPayloads[N], options: OutboxJobOptions, tx: EntityManager): Promise<void> {
+    return this.addMany([{ name, payload, options }], tx);
   }
 
   /** Records many jobs with one statement (an enrolment of a thousand patients, a webhook fan-out). */
-  async addMany(tx: EntityManager, jobs: readonly OutboxJob[]): Promise<void> {
+  async addMany(jobs: readonly OutboxJob[], tx: EntityManager): Promise<void> {
     if (!jobs.length) return;
     const rows: OutboxRow[] = jobs.map(({ name, payload, options: { runAt, ...options } }) => ({
       id: uuidv7(),

@@ -33,7 +33,7 @@ describe('rate-limit headers', () => {
     expect(rateLimitHeaders(states, now)).toMatchObject({ 'x-ratelimit-reset': String(now / 1000 + 600), ratelimit: '"hour";r=3;t=600' });
   });
 
-  it('formats the contract example for an hour window', () => {
+  it('formats the documented example for an hour window', () => {
     const headers = rateLimitHeaders([{ window: hour, remaining: 57, resetMs: 1_259_400 }], now);
     expect(headers.ratelimit).toBe('"hour";r=57;t=1260');
     expect(headers['ratelimit-policy']).toBe('"hour";q=100;w=3600');

@@ -20,7 +20,7 @@ function states(result: SlidingWindowResult): WindowState[] {
 }
 
 /**
- * The rate-limit policy of contract section 6: an API key is counted with its mode's windows, anything
+ * The rate-limit policy (docs/api.md, Rate limits): an API key is counted with its mode's windows, anything
  * without a valid key with the per-IP windows. One Redis round trip per request; none when every window
  * of the subject is 0 (unlimited). Redis unreachable: each instance counts in its own memory with the same
  * limits (LocalSlidingWindow) until Redis answers again, so traffic is never unlimited and requests that

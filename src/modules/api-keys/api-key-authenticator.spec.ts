@@ -1,7 +1,7 @@
 import { generateApiKey } from '../../common/auth/api-key-secret';
 import { loadConfig } from '../../config/app-config';
 import { RedisService } from '../../common/redis/redis.service';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
 

@@ -11,6 +11,7 @@ import { Created, NoStore } from '../../common/http/response-headers';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 @ApiTags('API keys')
 @Controller('settings/portal-access-keys')
@@ -27,6 +28,7 @@ export class ApiKeysController {
   }
 
   @Post()
+  @Idempotent()
   @Created((key: CreatedApiKeyDto) => ['settings', 'portal-access-keys', key.id])
   // The answer carries the key's secret.
   @NoStore()

@@ -1,7 +1,7 @@
-import { ConflictException } from '../../common/http/problem';
+import { ConflictProblem } from '../../common/http/problem';
 
 /** A mode must keep one active OWNER key: without it nobody could manage that mode's keys through the API. */
-export class LastOwnerKeyException extends ConflictException {
+export class LastOwnerKeyException extends ConflictProblem {
   constructor(mode: string) {
     super(
       'last_owner_key',

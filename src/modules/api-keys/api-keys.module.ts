@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Authenticator } from '../../common/auth/auth.types';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';

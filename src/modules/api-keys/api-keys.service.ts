@@ -4,11 +4,11 @@ import { generateApiKey } from '../../common/auth/api-key-secret';
 import { InsufficientRoleException, InsufficientScopeException } from '../../common/auth/auth.exceptions';
 import { AuthContext, ROLE_RANK, Role, Scope } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
-import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
+import { ResourceNotFoundProblem, ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { LastOwnerKeyException } from './api-keys.exceptions';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -97,7 +97,7 @@ export class ApiKeysService {
   /** Revokes at once on every instance. Revoking an already revoked key is a no-op. */
   async revoke(auth: AuthContext, id: string): Promise<void> {
     const key = await this.keys.findById(auth, id);
-    if (!key) throw new NotFoundException('The API key');
+    if (!key) throw new ResourceNotFoundProblem('The API key');
     if (ROLE_RANK[key.role] > ROLE_RANK[auth.role]) {
       throw new InsufficientRoleException([key.role], `A ${auth.role} key cannot revoke a ${key.role} key`);
     }

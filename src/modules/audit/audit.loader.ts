@@ -10,10 +10,9 @@ import { AUDIT_COPY_SQL } from './audit-copy-buffer';
 
 /**
  * Loads batches of audit entries (AuditCopyBuffer's binary COPY stream) into `audit_log`, one COPY each,
- * over a connection of its own rather than one of the pool that serves requests. Measured (bench/README.md,
- * Audit log), COPYs run on the request pool's connections cost PostgreSQL about 40 µs per request on
- * GET /patients/{id} where this one costs the COPY's own 9-14 µs (9 in AuditWriter's larger batches), and
- * a batch never holds a connection a request is waiting for. The connection is named
+ * over a connection of its own rather than one of the pool that serves requests: COPYs on the request pool's
+ * connections cost PostgreSQL several times as much per request (bench/README.md, Audit log), and a batch
+ * never holds a connection a request is waiting for. The connection is named
  * `<PGAPPNAME>/audit-writer` (or `audit-writer`) in pg_stat_activity, and is made again after a failure.
  */
 @Injectable()

@@ -8,8 +8,8 @@ import { AuditLoader } from './audit.loader';
 /**
  * A flush of this many entries (~1.8 MiB of a GET's, one COPY) starts at once rather than at the next
  * interval. Each COPY costs the API about 0.5 ms of CPU besides its bytes (its round trips and wake-ups on
- * the loader's socket), so fewer, larger ones: 1.64 µs per entry at 500 per COPY against 0.89 at 10,000
- * (bench/audit-copy.mjs; bench/README.md, Audit log, 2026-11-25 afternoon).
+ * the loader's socket), so fewer, larger ones: per entry, a COPY of 10,000 costs about half of one of 500
+ * (bench/audit-copy.mjs; bench/README.md, Audit log).
  */
 const FLUSH_AT = 10_000;
 /** Chunks per COPY (64 KiB each, ~350 entries of a GET): after an outage, a batch refused as data loses no more. */

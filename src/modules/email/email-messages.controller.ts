@@ -11,6 +11,7 @@ import { Accepted, NoStore } from '../../common/http/response-headers';
 import { EmailMessageDetailDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
 import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';
 import { EmailMessagesService } from './email-messages.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 @ApiTags('Email')
 @NoStore()
@@ -19,6 +20,7 @@ export class EmailMessagesController {
   constructor(private readonly messages: EmailMessagesService) {}
 
   @Post('send')
+  @Idempotent()
   @Accepted((accepted: EmailSendAcceptedDto) => ['emails', 'messages', accepted.messageId])
   @Audited('email_message.send', { resourceType: 'email_message' })
   @Authenticated({ scope: 'emails:write' })

@@ -29,7 +29,7 @@ export interface EmailMessageFilters {
 
 /**
  * Messages, and the status changes of their sending. Every change is one conditional UPDATE on the
- * status it expects, so two workers (or a worker and the sweep) can never both move a message on.
+ * status it expects, so two workers (or two tries of one job) can never both move a message on.
  */
 @Injectable()
 export class EmailMessagesRepository extends TenantEntityRepository<EmailMessageEntity> {
@@ -138,7 +138,7 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
 
   /**
    * A try that did not deliver and may be repeated: `sending` goes back to `queued` with the error kept
-   * (the claim counted the try). `nextAttemptAt` tells the sweep when its retry is due.
+   * (the claim counted the try). `nextAttemptAt` records when its retry is due.
    */
   async markRetry(scope: TenantScope, id: string, error: string, nextAttemptAt: Date): Promise<void> {
     await this.sql(

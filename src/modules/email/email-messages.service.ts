@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { Transactions } from '../../database/transactions';
-import type { PatientDto } from '../patients/dto/patient.dto';
+import type { PatientDto } from '../patients';
 import { EmailMessageDetailDto, EmailMessageDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
 import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';
-import { EmailContexts } from './email-contexts';
+import { EmailContexts } from './email-contexts.service';
 import { assertEmailPartsCompile, EmailParts, renderEmailParts } from './email-rendering';
 import { EmailMessagesRepository } from './email-messages.repository';
-import { EmailSendJobs } from './email-send-jobs';
+import { EmailSendJobs } from './email-send-jobs.service';
 import { EmailTemplatesService } from './email-templates.service';
 import { EmailMessageNotFoundException } from './email.exceptions';
 import { EmailMessageEntity } from './entities/email-message.entity';
@@ -55,13 +56,13 @@ export class EmailMessagesService {
       'templateVariables',
     );
     return this.transactions.run(async (tx) => {
-      const { id } = await this.insert(tx, auth, recipient, rendered, { templateId });
+      const { id } = await this.insert(auth, recipient, rendered, { templateId }, tx);
       return { messageId: id, status: 'queued' as const };
     });
   }
 
   /**
-   * Queues one message from a template to a patient inside the caller's transaction `tx`: the row is
+   * Queues one message from a template to a patient of the scope inside the caller's transaction `tx`: the row is
    * written in it and its job is added once it commits (nothing is sent if it rolls back; the job outbox
    * adds the job whenever Redis can take it). For sequence
    * steps: with `enrollmentId` and `step`, queueing the same step again answers the same message id.
@@ -69,16 +70,22 @@ export class EmailMessagesService {
    * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who has opted out gets
    * a message that ends `suppressed`, so every step leaves a record.
    */
-  async queue(tx: EntityManager, auth: AuthContext, input: QueueEmailInput): Promise<{ messageId: string }> {
-    const patient = await this.contexts.patient(auth, input.patientId, 'patientId', true);
-    const template = await this.templates.named(auth, input.templateId, 'templateId');
-    const rendered = renderEmailParts(template, await this.contexts.build(auth, patient, input.variables), 'variables');
-    const { id } = await this.insert(tx, auth, { to: patient.email!, patient }, rendered, {
-      templateId: template.id,
-      sequenceId: input.sequenceId ?? null,
-      enrollmentId: input.enrollmentId ?? null,
-      step: input.step ?? null,
-    });
+  async queue(scope: TenantScope, input: QueueEmailInput, tx: EntityManager): Promise<{ messageId: string }> {
+    const patient = await this.contexts.patient(scope, input.patientId, 'patientId', true);
+    const template = await this.templates.named(scope, input.templateId, 'templateId');
+    const rendered = renderEmailParts(template, await this.contexts.build(scope, patient, input.variables), 'variables');
+    const { id } = await this.insert(
+      scope,
+      { to: patient.email!, patient },
+      rendered,
+      {
+        templateId: template.id,
+        sequenceId: input.sequenceId ?? null,
+        enrollmentId: input.enrollmentId ?? null,
+        step: input.step ?? null,
+      },
+      tx,
+    );
     return { messageId: id };
   }
 
@@ -94,14 +101,14 @@ export class EmailMessagesService {
   }
 
   private async insert(
-    tx: EntityManager,
-    auth: AuthContext,
+    scope: TenantScope,
     recipient: Recipient,
     rendered: EmailParts,
     refs: { templateId: string | null; sequenceId?: string | null; enrollmentId?: string | null; step?: number | null },
+    tx: EntityManager,
   ): Promise<{ id: string }> {
     const { id, created } = await this.messages.insertQueued(
-      auth,
+      scope,
       {
         patientId: recipient.patient?.id ?? null,
         templateId: refs.templateId,
@@ -116,7 +123,7 @@ export class EmailMessagesService {
       },
       tx,
     );
-    if (created) await this.jobs.record(tx, { messageId: id, tenantId: auth.tenantId, mode: auth.mode });
+    if (created) await this.jobs.record({ messageId: id, tenantId: scope.tenantId, mode: scope.mode }, tx);
     return { id };
   }
 

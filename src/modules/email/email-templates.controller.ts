@@ -17,6 +17,7 @@ import {
   UpdateEmailTemplateDto,
 } from './dto/email-template.dto';
 import { EmailTemplatesService } from './email-templates.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 const PLACEHOLDERS =
   "Parts are Handlebars: `{{patient.firstName}}`, `{{patient.lastName}}`, `{{patient.fullName}}`, `{{patient.email}}`, `{{practice.name}}` (and any other practice setting) and the caller's own variables; `{{#if}}`, `{{#each}}`, `{{#unless}}` and `{{#with}}` blocks. Values are HTML-escaped in htmlContent and printed as they are in the subject and textContent. A part that does not compile is 400 validation_failed naming it.";
@@ -27,6 +28,7 @@ export class EmailTemplatesController {
   constructor(private readonly templates: EmailTemplatesService) {}
 
   @Post()
+  @Idempotent()
   @Created((template: EmailTemplateDto) => ['emails', 'templates', template.id])
   @Authenticated({ scope: 'emails:write' })
   @ApiOperation({
@@ -76,6 +78,7 @@ export class EmailTemplatesController {
   }
 
   @Post(':id/preview')
+  @Idempotent()
   @HttpCode(200)
   @NoStore()
   @Audited('email_template.preview')

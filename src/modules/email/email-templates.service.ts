@@ -14,7 +14,7 @@ import {
   PreviewEmailTemplateDto,
   UpdateEmailTemplateDto,
 } from './dto/email-template.dto';
-import { EmailContexts } from './email-contexts';
+import { EmailContexts } from './email-contexts.service';
 import { assertEmailPartsCompile, renderEmailParts } from './email-rendering';
 import { EmailTemplatesRepository } from './email-templates.repository';
 import { EmailTemplateNotFoundException } from './email.exceptions';

@@ -1,12 +1,12 @@
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 
-export class EmailTemplateNotFoundException extends NotFoundException {
+export class EmailTemplateNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The email template');
   }
 }
 
-export class EmailMessageNotFoundException extends NotFoundException {
+export class EmailMessageNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The email message');
   }

@@ -1,28 +1,28 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
-import { PatientsModule } from '../patients/patients.module';
-import { SettingsModule } from '../settings/settings.module';
-import { TenantsModule } from '../tenants/tenants.module';
-import { TemplatesModule } from '../templates/templates.module';
-import { EmailContexts } from './email-contexts';
-import { EmailHeaders } from './email-headers';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
+import { SettingsModule } from '../settings';
+import { TenantsModule } from '../tenants';
+import { TemplatesModule } from '../templates';
+import { EmailContexts } from './email-contexts.service';
+import { EmailHeaders } from './email-headers.service';
 import { EmailMessagesController } from './email-messages.controller';
 import { EmailMessagesRepository } from './email-messages.repository';
 import { EmailMessagesService } from './email-messages.service';
-import { EmailSendJobs } from './email-send-jobs';
+import { EmailSendJobs } from './email-send-jobs.service';
 import { EmailTemplatesController } from './email-templates.controller';
 import { EmailTemplatesRepository } from './email-templates.repository';
 import { EmailTemplatesService } from './email-templates.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
 import { UnsubscribeController } from './unsubscribe.controller';
-import { UnsubscribeTokens } from './unsubscribe-tokens';
+import { UnsubscribeTokens } from './unsubscribe-tokens.service';
 
 /**
  * Email templates, messages and sending. Other modules queue a message with EmailMessagesService.queue
- * (inside their own transaction) and check template ids with EmailTemplatesService. The send worker and
- * the sweep run in EmailWorkersModule.
+ * (inside their own transaction) and check template ids with EmailTemplatesService. The send job's
+ * handler runs in EmailWorkersModule.
  */
 @Module({
   imports: [
@@ -44,14 +44,6 @@ import { UnsubscribeTokens } from './unsubscribe-tokens';
     EmailHeaders,
     UnsubscribeTokens,
   ],
-  exports: [
-    EmailMessagesService,
-    EmailTemplatesService,
-    EmailMessagesRepository,
-    EmailSendJobs,
-    EmailHeaders,
-    PatientsModule,
-    EventsModule,
-  ],
+  exports: [EmailMessagesService, EmailTemplatesService, EmailMessagesRepository, EmailSendJobs, EmailHeaders],
 })
 export class EmailModule {}

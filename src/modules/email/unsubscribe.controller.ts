@@ -5,13 +5,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { acceptsHtml, html, htmlPage } from '../../common/http/html-page';
 import { ApiProblemResponses } from '../../common/http/openapi';
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { apiPath } from '../../common/http/response-headers';
-import { PatientsService } from '../patients/patients.service';
-import { SettingsService } from '../settings/settings.service';
-import { TenantsService } from '../tenants/tenants.service';
+import { PatientsService } from '../patients';
+import { SettingsService } from '../settings';
+import { TenantsService } from '../tenants';
 import { UnsubscribedDto } from './dto/unsubscribe.dto';
-import { UnsubscribeSubject, UnsubscribeTokens } from './unsubscribe-tokens';
+import { UnsubscribeSubject, UnsubscribeTokens } from './unsubscribe-tokens.service';
 
 const HTML = 'text/html; charset=utf-8';
 const UNSUBSCRIBED = 'Unsubscribed: no more email will be sent to this address by the practice';
@@ -101,7 +101,7 @@ export class UnsubscribeController {
 
   /** 404: a page saying the link is invalid for a browser, the problem+json every other client gets. */
   private invalid(request: FastifyRequest, reply: FastifyReply): string {
-    if (!acceptsHtml(request.headers.accept)) throw new NotFoundException('The unsubscribe link');
+    if (!acceptsHtml(request.headers.accept)) throw new ResourceNotFoundProblem('The unsubscribe link');
     void reply.status(404).type(HTML).header('cache-control', 'no-store');
     return htmlPage(
       'Invalid unsubscribe link',

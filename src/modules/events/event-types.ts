@@ -1,6 +1,6 @@
 /**
- * Every event type the API emits (contract section 5). A module adds its type here, then records it in
- * the transaction of its change with `events.record(tx, auth, 'its.type', dto)`.
+ * Every event type the API emits (docs/api.md, Events). A module adds its type here, then records it in
+ * the transaction of its change with `events.record(auth, 'its.type', dto, tx)`.
  */
 export const EVENT_TYPES = [
   'patient.created',

@@ -38,7 +38,7 @@ export class EventsRepository extends TenantScopedRepository<EventEntity> {
   }
 
   /** Inserts events of one scope in one statement, inside the caller's transaction. */
-  async insertMany(manager: EntityManager, scope: TenantScope, events: NewEvent[], dispatched = false): Promise<void> {
+  async insertMany(scope: TenantScope, events: NewEvent[], dispatched: boolean, tx: EntityManager): Promise<void> {
     if (!events.length) return;
     // Prepared: every create and update of a patient (and of other modules' records) runs it.
     await this.raw(
@@ -47,7 +47,7 @@ export class EventsRepository extends TenantScopedRepository<EventEntity> {
        SELECT e.id, $1, $2, e.type, e.payload, e.created_at, CASE WHEN $4 THEN e.created_at END
          FROM jsonb_to_recordset($3::jsonb) AS e(id uuid, type text, payload jsonb, created_at timestamptz)`,
       [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, payload: e.payload, created_at: e.createdAt }))), dispatched],
-      { tx: manager, prepared: true },
+      { tx, prepared: true },
     );
   }
 

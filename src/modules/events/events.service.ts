@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { uuidv7 } from '../../common/ids';
 import { EntityManager } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
@@ -16,7 +16,7 @@ import { EventsRepository } from './events.repository';
  * The events outbox. A module records an event inside the transaction of the change it reports, so the
  * event commits with the change or not at all:
  *
- *   await this.events.record(tx, auth, 'patient.created', patientDto);
+ *   await this.events.record(auth, 'patient.created', patientDto, tx);
  *
  * or, for a change that is one statement, in that statement (`recordWith`, under Transactions.runOne).
  *
@@ -27,8 +27,8 @@ export class EventsService {
   constructor(private readonly events: EventsRepository) {}
 
   /** Records one event in `tx`; answers its id. `payload` is the resource as the API returns it. */
-  async record(tx: EntityManager, scope: TenantScope, type: EventType, payload: object): Promise<string> {
-    const [id] = await this.recordMany(tx, scope, type, [payload]);
+  async record(scope: TenantScope, type: EventType, payload: object, tx: EntityManager): Promise<string> {
+    const [id] = await this.recordMany(scope, type, [payload], tx);
     return id;
   }
 
@@ -37,11 +37,11 @@ export class EventsService {
    * change and its event in one round trip, atomic without a transaction (Transactions.runOne).
    */
   async recordWith(
-    tx: EntityManager | undefined,
     scope: TenantScope,
     type: EventType,
     payload: object,
     write: ScopedStatement,
+    tx: EntityManager | undefined,
   ): Promise<string> {
     const event = { id: uuidv7(), type, payload, createdAt: clock.now() };
     await this.events.insertWith(scope, write, event, tx);
@@ -49,13 +49,13 @@ export class EventsService {
   }
 
   /** Records one event per payload, in one statement (bulk writes). */
-  async recordMany(tx: EntityManager, scope: TenantScope, type: EventType, payloads: object[]): Promise<string[]> {
-    return this.insert(tx, scope, type, payloads, false);
+  async recordMany(scope: TenantScope, type: EventType, payloads: object[], tx: EntityManager): Promise<string[]> {
+    return this.insert(scope, type, payloads, false, tx);
   }
 
   /** An event that is delivered by hand rather than fanned out by the relay (webhook tests). */
-  async recordUndispatchable(tx: EntityManager, scope: TenantScope, type: AnyEventType, payload: object): Promise<string> {
-    const [id] = await this.insert(tx, scope, type, [payload], true);
+  async recordUndispatchable(scope: TenantScope, type: AnyEventType, payload: object, tx: EntityManager): Promise<string> {
+    const [id] = await this.insert(scope, type, [payload], true, tx);
     return id;
   }
 
@@ -66,7 +66,7 @@ export class EventsService {
 
   async get(scope: TenantScope, id: string): Promise<EventDto> {
     const event = await this.events.findById(scope, id);
-    if (!event) throw new NotFoundException('The event');
+    if (!event) throw new ResourceNotFoundProblem('The event');
     return toEventDto(event);
   }
 
@@ -74,10 +74,10 @@ export class EventsService {
     return this.events.findById(scope, id);
   }
 
-  private async insert(tx: EntityManager, scope: TenantScope, type: string, payloads: object[], dispatched: boolean): Promise<string[]> {
+  private async insert(scope: TenantScope, type: string, payloads: object[], dispatched: boolean, tx: EntityManager): Promise<string[]> {
     const createdAt = clock.now();
     const rows = payloads.map((payload) => ({ id: uuidv7(), type, payload, createdAt }));
-    await this.events.insertMany(tx, scope, rows, dispatched);
+    await this.events.insertMany(scope, rows, dispatched, tx);
     return rows.map((r) => r.id);
   }
 }

@@ -1,5 +1,5 @@
 import { isEmail } from 'class-validator';
-import { isCalendarDate, toE164 } from '../patients/patient-rules';
+import { isCalendarDate, toE164 } from '../patients';
 
 /*
  * The pure rules of forms: field definitions and submitted values (slugs: common/slug.ts). No database, no HTTP;

@@ -10,6 +10,7 @@ import { pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
 import { ListSubmissionsQueryDto, SubmissionDetailDto, SubmissionListDto, SubmissionResultDto, SubmitFormDto } from './dto/submission.dto';
 import { FormSubmissionsService } from './form-submissions.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 @ApiTags('Forms')
 @Controller('forms/:id')
@@ -19,6 +20,7 @@ export class FormSubmissionsController {
   constructor(private readonly submissions: FormSubmissionsService) {}
 
   @Post('submit')
+  @Idempotent()
   @Created((result: SubmissionResultDto, params) => ['forms', params.id, 'submissions', result.submissionId])
   @Authenticated({ scope: 'forms:write' })
   // Submissions are patient data: writing and reading them is audited (the id is the submission's).

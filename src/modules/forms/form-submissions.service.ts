@@ -4,9 +4,8 @@ import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
-import { PatientNotFoundException } from '../patients/patients.exceptions';
-import { PatientsService } from '../patients/patients.service';
+import { EventsService } from '../events';
+import { noSuchPatient, PatientsService } from '../patients';
 import {
   ListSubmissionsQueryDto,
   SubmissionDetailDto,
@@ -47,15 +46,15 @@ export class FormSubmissionsService {
     if (!form.isActive) throw new FormInactiveException();
     const { values, problems } = checkSubmission(form.fields, dto.fields);
     const patientId = dto.patientId == null ? null : dto.patientId.toLowerCase(); // null: no patient, as when absent
-    if (patientId !== null && !(await this.patientExists(auth, patientId))) {
-      problems.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
+    if (patientId !== null && !(UUID.test(patientId) && (await this.patients.find(auth, patientId)))) {
+      problems.push(noSuchPatient('patientId'));
     }
     if (problems.length) throw new ValidationFailedException(problems);
     // The transaction answers plain data: a retry under the same Idempotency-Key may replay it.
     return this.transactions.run(async (tx) => {
       const row = await this.submissions.record(auth, { formId, formVersion: form.version, patientId, answers: values }, tx);
       if (!(await this.formRows.countSubmission(auth, formId, tx))) throw new FormInactiveException();
-      await this.events.record(tx, auth, 'form.submitted', toDto(row));
+      await this.events.record(auth, 'form.submitted', toDto(row), tx);
       return { submissionId: row.id, message: 'Form submitted' };
     });
   }
@@ -71,17 +70,6 @@ export class FormSubmissionsService {
     const found = await this.submissions.getWithFields(auth, formId, id);
     if (!found) throw new SubmissionNotFoundException();
     return { ...toDto(found.submission), formFields: found.fields };
-  }
-
-  private async patientExists(auth: AuthContext, id: string): Promise<boolean> {
-    if (!UUID.test(id)) return false;
-    try {
-      await this.patients.get(auth, id);
-      return true;
-    } catch (err) {
-      if (err instanceof PatientNotFoundException) return false;
-      throw err;
-    }
   }
 }
 

@@ -11,6 +11,7 @@ import { CreateFormDto } from './dto/create-form.dto';
 import { FormDto, FormListDto, ListFormsQueryDto } from './dto/form.dto';
 import { UpdateFormDto } from './dto/update-form.dto';
 import { FormsService } from './forms.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 const FIELD_RULES =
   'Field types: text, textarea, email, phone, number, date, select, multiselect, checkbox. `options` is required for select and multiselect (1–500 distinct values); `min`/`max` apply to number fields, `maxLength` to text (≤ 2,000) and textarea (≤ 20,000). At most 200 fields, ids unique in the form.';
@@ -21,6 +22,7 @@ export class FormsController {
   constructor(private readonly forms: FormsService) {}
 
   @Post()
+  @Idempotent()
   @Created((form: FormDto) => ['forms', form.id])
   @Authenticated({ scope: 'forms:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({

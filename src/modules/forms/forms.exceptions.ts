@@ -1,18 +1,18 @@
-import { ConflictException, NotFoundException } from '../../common/http/problem';
+import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/problem';
 
-export class FormNotFoundException extends NotFoundException {
+export class FormNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The form');
   }
 }
 
-export class SubmissionNotFoundException extends NotFoundException {
+export class SubmissionNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The submission');
   }
 }
 
-export class FormInactiveException extends ConflictException {
+export class FormInactiveException extends ConflictProblem {
   constructor() {
     super('form_inactive', 'Form inactive', 'This form is not active and accepts no submissions');
   }

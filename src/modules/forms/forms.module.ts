@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
-import { PatientsModule } from '../patients/patients.module';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
 import { FormSubmissionEntity } from './entities/form-submission.entity';
 import { FormVersionEntity } from './entities/form-version.entity';
 import { FormEntity } from './entities/form.entity';

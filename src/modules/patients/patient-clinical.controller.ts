@@ -17,6 +17,7 @@ import {
   EncounterDto,
   MedicationDto,
 } from './dto/clinical.dto';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 /** Clinical items are read as part of the patient's clinical record, which is where Location points. */
 const CLINICAL_RECORD: LocationOf = (_item, params) => ['patients', params.id, 'clinical'];
@@ -41,6 +42,7 @@ export class PatientClinicalController {
   }
 
   @Post('conditions')
+  @Idempotent()
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.condition.create')
@@ -51,6 +53,7 @@ export class PatientClinicalController {
   }
 
   @Post('medications')
+  @Idempotent()
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.medication.create')
@@ -61,6 +64,7 @@ export class PatientClinicalController {
   }
 
   @Post('encounters')
+  @Idempotent()
   @Created(CLINICAL_RECORD)
   @Authenticated({ scope: 'patients:write' })
   @Audited('patient.encounter.create')

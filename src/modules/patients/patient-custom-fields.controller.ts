@@ -8,6 +8,7 @@ import { ApiErrors } from '../../common/http/openapi';
 import { Created } from '../../common/http/response-headers';
 import { CustomFieldsService } from './custom-fields.service';
 import { CreateCustomFieldDto, CustomFieldDto, CustomFieldListDto } from './dto/custom-field.dto';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 @ApiTags('Patients')
 @Controller('patients/custom-fields')
@@ -28,6 +29,7 @@ export class PatientCustomFieldsController {
   }
 
   @Post()
+  @Idempotent()
   // Definitions are read as a list only.
   @Created(() => ['patients', 'custom-fields'])
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })

@@ -10,6 +10,7 @@ import { IdParam } from '../../common/http/id-param';
 import { Accepted, NoStore } from '../../common/http/response-headers';
 import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportDto, BulkImportJobDto, BulkImportQueryDto } from './dto/bulk-import.dto';
 import { PatientImportsService } from './patient-imports.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 export const BULK_IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
 
@@ -20,6 +21,7 @@ export class PatientImportsController {
   constructor(private readonly imports: PatientImportsService) {}
 
   @Post()
+  @Idempotent()
   @Audited('patient_import.create')
   @Accepted((answer: { jobId: string | null }) => (answer.jobId ? ['patients', 'bulk-import', answer.jobId] : undefined))
   @RouteConfig({ bodyLimit: BULK_IMPORT_BODY_LIMIT })

@@ -8,7 +8,7 @@ import { JobName } from '../../common/queue/queues';
 import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
+import { EventsService } from '../events';
 import { CustomFieldsService } from './custom-fields.service';
 import { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportJobDto } from './dto/bulk-import.dto';
 import { ImportRowError, PatientImportJobEntity } from './entities/patient-import-job.entity';
@@ -80,7 +80,7 @@ export class PatientImportsService {
       const inserted = await this.imports.insert(auth, values, tx);
       // The import id is the BullMQ jobId: adding it twice never runs it twice.
       const payload = { importId: inserted.id, tenantId: auth.tenantId, mode: auth.mode };
-      await this.outbox.add(tx, JobName.PatientImport, payload, { jobId: inserted.id });
+      await this.outbox.add(JobName.PatientImport, payload, { jobId: inserted.id }, tx);
       return inserted;
     });
     return { jobId: job.id, status: 'queued', total: rows.length };
@@ -171,8 +171,8 @@ export class PatientImportsService {
       try {
         await this.transactions.run(async (tx) => {
           const { created, updated } = await this.patients.upsertBatch(scope, checked.valid, tx);
-          await this.events.recordMany(tx, scope, 'patient.created', created.map(toPatientDto));
-          await this.events.recordMany(tx, scope, 'patient.updated', updated.map(toPatientDto));
+          await this.events.recordMany(scope, 'patient.created', created.map(toPatientDto), tx);
+          await this.events.recordMany(scope, 'patient.updated', updated.map(toPatientDto), tx);
           const progress = {
             processed: size,
             created: created.length,

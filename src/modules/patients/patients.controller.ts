@@ -14,6 +14,7 @@ import { ListPatientsQueryDto } from './dto/list-patients.dto';
 import { PatientDto, PatientListDto, TagListDto } from './dto/patient.dto';
 import { UpdatePatientDto } from './dto/update-patient.dto';
 import { PatientsService } from './patients.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 const ETAG_HEADER = { description: 'The version of the patient; send it as If-Match on PUT', schema: { type: 'string' } };
 
@@ -24,6 +25,7 @@ export class PatientsController {
   constructor(private readonly patients: PatientsService) {}
 
   @Post()
+  @Idempotent()
   @Created((patient: PatientDto) => ['patients', patient.id])
   @WithETag()
   @Authenticated({ scope: 'patients:write', roles: ['OWNER', 'ADMIN'] })

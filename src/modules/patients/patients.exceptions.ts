@@ -1,12 +1,17 @@
-import { ApiException, ConflictException, NotFoundException } from '../../common/http/problem';
+import { ApiException, ConflictProblem, FieldError, ResourceNotFoundProblem } from '../../common/http/problem';
 
-export class PatientNotFoundException extends NotFoundException {
+/** A body's `field` holds an id that names no patient of the caller's tenant and mode (a 400, not a 404). */
+export function noSuchPatient(field: string): FieldError {
+  return { field, message: 'names no patient of this tenant and mode' };
+}
+
+export class PatientNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The patient');
   }
 }
 
-export class ExternalIdTakenException extends ConflictException {
+export class ExternalIdTakenException extends ConflictProblem {
   constructor() {
     super('external_id_taken', 'External id taken', 'Another patient of this tenant and mode has this externalId', {
       errors: [{ field: 'externalId', message: 'is already used by another patient' }],
@@ -20,7 +25,7 @@ export class PatientPreconditionFailedException extends ApiException {
   }
 }
 
-export class CustomFieldKeyTakenException extends ConflictException {
+export class CustomFieldKeyTakenException extends ConflictProblem {
   constructor(key: string) {
     super('custom_field_key_taken', 'Custom field exists', `A custom field with the key '${key}' already exists`, {
       errors: [{ field: 'key', message: 'is already defined' }],
@@ -28,7 +33,7 @@ export class CustomFieldKeyTakenException extends ConflictException {
   }
 }
 
-export class EncounterExistsException extends ConflictException {
+export class EncounterExistsException extends ConflictProblem {
   constructor() {
     super('encounter_exists', 'Encounter exists', 'An encounter for this appointment is already recorded', {
       errors: [{ field: 'appointmentId', message: 'already has an encounter' }],
@@ -36,7 +41,7 @@ export class EncounterExistsException extends ConflictException {
   }
 }
 
-export class ImportNotFoundException extends NotFoundException {
+export class ImportNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The import job');
   }

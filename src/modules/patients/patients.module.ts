@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
+import { EventsModule } from '../events';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
 import { ClinicalService } from './clinical.service';
 import { CustomFieldsRepository } from './custom-fields.repository';

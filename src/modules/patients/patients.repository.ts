@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
@@ -166,6 +166,11 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   async get(scope: TenantScope, id: string, tx?: EntityManager): Promise<PatientEntity | null> {
     const rows = await this.raw<PatientEntity>(scope, GET_PATIENT, [id], { tx, prepared: true });
     return rows[0] ?? null;
+  }
+
+  /** The patients of these ids in the scope (ids of none are left out). */
+  getMany(scope: TenantScope, ids: readonly string[], tx?: EntityManager): Promise<PatientEntity[]> {
+    return ids.length ? this.find(scope, { id: In([...ids]) }, undefined, undefined, tx) : Promise.resolve([]);
   }
 
   async exists(scope: TenantScope, id: string, tx?: EntityManager): Promise<boolean> {

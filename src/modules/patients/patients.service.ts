@@ -8,7 +8,7 @@ import { FieldError, ValidationFailedException } from '../../common/http/problem
 import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
+import { EventsService } from '../events';
 import { CustomFieldsService } from './custom-fields.service';
 import { CreatePatientDto } from './dto/create-patient.dto';
 import { ListPatientsQueryDto } from './dto/list-patients.dto';
@@ -17,7 +17,12 @@ import { UpdatePatientDto } from './dto/update-patient.dto';
 import { PatientEntity } from './entities/patient.entity';
 import { newPatientValues, normalizePatientInput } from './patient-input';
 import { birthDateRangeForAges, customFieldsProblems, generateJoiningCode, todayUtc } from './patient-rules';
-import { ExternalIdTakenException, PatientNotFoundException, PatientPreconditionFailedException } from './patients.exceptions';
+import {
+  ExternalIdTakenException,
+  noSuchPatient,
+  PatientNotFoundException,
+  PatientPreconditionFailedException,
+} from './patients.exceptions';
 import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
 
 /** What a public booking knows of its patient. */
@@ -55,7 +60,7 @@ export class PatientsService {
         return await this.transactions.runOne(async (tx) => {
           const { row, insert } = this.patients.insertion(auth, values, generateJoiningCode());
           const created = withTag(row);
-          await this.events.recordWith(tx, auth, 'patient.created', created.body, insert);
+          await this.events.recordWith(auth, 'patient.created', created.body, insert, tx);
           return created;
         });
       } catch (err) {
@@ -82,7 +87,7 @@ export class PatientsService {
       try {
         const created = toDto(await this.patients.create(scope, values, generateJoiningCode(), tx));
         await tx.query('RELEASE SAVEPOINT new_lead');
-        await this.events.record(tx, scope, 'patient.created', created);
+        await this.events.record(scope, 'patient.created', created, tx);
         return created;
       } catch (err) {
         await tx.query('ROLLBACK TO SAVEPOINT new_lead');
@@ -108,7 +113,7 @@ export class PatientsService {
         const row = await this.patients.applyPatch(auth, id, await this.toPatch(auth, dto, tx), versions, tx);
         if (!row) return undefined;
         const result = withTag(row);
-        await this.events.record(tx, auth, 'patient.updated', result.body);
+        await this.events.record(auth, 'patient.updated', result.body, tx);
         return result;
       });
       if (updated) return updated;
@@ -126,13 +131,26 @@ export class PatientsService {
     return { patients: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 
-  /**
-   * The patient as the email module sees it, for a worker that has a scope and no key: null when the
-   * caller's tenant and mode have no such patient.
-   */
-  async find(scope: TenantScope, id: string): Promise<PatientDto | null> {
-    const row = await this.patients.get(scope, id);
+  /** The patient, or null when the scope's tenant and mode have no such patient. */
+  async find(scope: TenantScope, id: string, tx?: EntityManager): Promise<PatientDto | null> {
+    const row = await this.patients.get(scope, id, tx);
     return row && toDto(row);
+  }
+
+  /** The patients of these ids, by id; an id of no patient of the scope's tenant and mode has no entry. */
+  async findMany(scope: TenantScope, ids: readonly string[], tx?: EntityManager): Promise<Map<string, PatientDto>> {
+    const rows = await this.patients.getMany(scope, [...new Set(ids)], tx);
+    return new Map(rows.map((row) => [row.id, toDto(row)]));
+  }
+
+  /**
+   * The patient a request body's `field` names, or a 400 naming that field: an id of another tenant or
+   * mode names nothing here.
+   */
+  async requireReference(scope: TenantScope, id: string, field: string): Promise<PatientDto> {
+    const patient = await this.find(scope, id);
+    if (!patient) throw new ValidationFailedException([noSuchPatient(field)]);
+    return patient;
   }
 
   /**
@@ -146,7 +164,7 @@ export class PatientsService {
       if (current.emailOptOut) return true;
       const patch: PatientPatch = { set: { emailOptOut: true }, customFieldsSet: {}, customFieldsRemove: [], customFieldsClear: false };
       const row = await this.patients.applyPatch(scope, id, patch, undefined, tx);
-      if (row) await this.events.record(tx, scope, 'patient.updated', toDto(row));
+      if (row) await this.events.record(scope, 'patient.updated', toDto(row), tx);
       return true;
     });
   }

@@ -2,16 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { problemOf } from '../../common/http/problem';
 import type { ApiException } from '../../common/http/problem';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { PatientsService } from '../patients/patients.service';
-import { AppointmentsService } from '../scheduling/appointments.service';
-import { BookingPolicy, durationPolicy, typePolicy } from '../scheduling/appointment-policies';
-import { AppointmentTypesService } from '../scheduling/appointment-types.service';
-import { AvailabilityService, offering } from '../scheduling/availability.service';
-import { parseRange } from '../scheduling/date-range';
-import type { SlotDto } from '../scheduling/dto/availability.dto';
-import { ProviderEntity } from '../scheduling/entities/provider.entity';
-import { ProvidersService } from '../scheduling/providers.service';
-import { SlotUnavailableException } from '../scheduling/scheduling.exceptions';
+import { PatientsService } from '../patients';
+import {
+  AppointmentsService,
+  AppointmentTypesService,
+  AvailabilityService,
+  type BookingPolicy,
+  durationPolicy,
+  offering,
+  parseRange,
+  type SlotDto,
+  ProviderEntity,
+  ProvidersService,
+  SlotUnavailableException,
+  typePolicy,
+} from '../scheduling';
 import {
   PublicAvailabilityDto,
   PublicAvailabilityQueryDto,

@@ -9,6 +9,7 @@ import { pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
 import { SchedulersService } from './schedulers.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 const COUNTERS =
   'viewsCount counts views of the public page (GET /public/schedulers/{id}), bookingsCount bookings made through it; conversionRate = bookingsCount / viewsCount (0 with no views).';
@@ -19,6 +20,7 @@ export class SchedulersController {
   constructor(private readonly schedulers: SchedulersService) {}
 
   @Post()
+  @Idempotent()
   @Created((scheduler: SchedulerDto) => ['schedulers', scheduler.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({

@@ -1,6 +1,6 @@
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 
-export class SchedulerNotFoundException extends NotFoundException {
+export class SchedulerNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The scheduler');
   }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PatientsModule } from '../patients/patients.module';
-import { SchedulingModule } from '../scheduling/scheduling.module';
+import { PatientsModule } from '../patients';
+import { SchedulingModule } from '../scheduling';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { PublicBookingService } from './public-booking.service';
 import { PublicSchedulersController } from './public-schedulers.controller';

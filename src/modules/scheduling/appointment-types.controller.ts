@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 import { IdParam } from '../../common/http/id-param';
 import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
@@ -25,6 +26,7 @@ export class AppointmentTypesController {
   constructor(private readonly types: AppointmentTypesService) {}
 
   @Post()
+  @Idempotent()
   @Created((type: AppointmentTypeDto) => ['scheduling', 'appointment-types', type.id])
   @Authenticated({ scope: 'scheduling:write', roles: ['OWNER', 'ADMIN'] })
   @ApiOperation({

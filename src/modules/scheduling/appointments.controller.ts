@@ -18,6 +18,7 @@ import {
   ListAppointmentsQueryDto,
   UpdateAppointmentDto,
 } from './dto/appointment.dto';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 @ApiTags('Scheduling')
 @Controller('scheduling')
@@ -27,6 +28,7 @@ export class AppointmentsController {
   constructor(private readonly appointments: AppointmentsService) {}
 
   @Post('book')
+  @Idempotent()
   @Audited('appointment.create')
   @Created((appointment: AppointmentDto) => ['scheduling', 'appointments', appointment.id])
   @Authenticated({ scope: 'scheduling:write' })

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
-import { PatientEntity } from '../patients/entities/patient.entity';
 import { pageAscending } from './ascending-page';
 import { AppointmentEntity } from './entities/appointment.entity';
 import type { AppointmentStatus } from './transitions';
@@ -41,20 +40,13 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     super(repository);
   }
 
-  /** One appointment with its patient. */
-  withPatient(scope: TenantScope, id: string, tx?: EntityManager): Promise<AppointmentEntity | null> {
-    return this.joinPatient(this.query(scope, 'a', tx))
-      .andWhere('a.id = :id', { id })
-      .getOne();
-  }
-
   /**
    * Makes the transaction wait its turn at the provider's schedule, until it ends. Every change that can
    * make an appointment hold time takes it before writing, so that of racing writes to one slot the
    * later ones meet the first's committed row (a plain 23P01 from the exclusion constraint) instead of
-   * its uncommitted one. Checked against each other's uncommitted rows, racing writes wait for each other:
-   * on a starved CPU, ten racing reschedules deadlocked (40P01) round after round, past retryOnDeadlock's
-   * attempts, and nine answered 500 (a CI run; reproduced with PostgreSQL at nice 19 beside CPU hogs).
+   * its uncommitted one. Checked against each other's uncommitted rows, racing writes wait for each other
+   * and deadlock (40P01), and on a starved CPU they do so round after round, past retryOnDeadlock's
+   * attempts (bench/README.md, Scheduling).
    */
   async lockProviderSchedule(scope: TenantScope, providerId: string, tx: EntityManager): Promise<void> {
     await this.sql(
@@ -65,20 +57,15 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     );
   }
 
-  /** A page in datetime order, each with its patient (one query: the patient is joined, not fetched per row). */
+  /** A page in datetime order. */
   list(scope: TenantScope, filters: AppointmentFilters, page: PageRequest): Promise<Page<AppointmentEntity>> {
-    const q = this.joinPatient(this.query(scope, 'a'));
+    const q = this.query(scope, 'a');
     if (filters.status) q.andWhere('a.status = :status', { status: filters.status });
     if (filters.providerId) q.andWhere('a.provider_id = :providerId', { providerId: filters.providerId });
     if (filters.patientId) q.andWhere('a.patient_id = :patientId', { patientId: filters.patientId });
     if (filters.startsFrom) q.andWhere('a.starts_at >= :startsFrom', { startsFrom: filters.startsFrom });
     if (filters.startsBefore) q.andWhere('a.starts_at < :startsBefore', { startsBefore: filters.startsBefore });
     return pageAscending(q, 'starts_at', (a) => a.startsAt, page);
-  }
-
-  /** The patient of the same tenant and mode, mapped onto `patient`. */
-  private joinPatient(q: SelectQueryBuilder<AppointmentEntity>): SelectQueryBuilder<AppointmentEntity> {
-    return q.innerJoinAndMapOne('a.patient', PatientEntity, 'p', 'p.id = a.patient_id AND p.tenant_id = a.tenant_id AND p.mode = a.mode');
   }
 
   /**

@@ -7,12 +7,9 @@ import { clock } from '../../common/time/clock';
 import { retryOnDeadlock, violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
-import type { EventType } from '../events/event-types';
-import { ClinicalService } from '../patients/clinical.service';
-import { PatientDto } from '../patients/dto/patient.dto';
-import { PatientNotFoundException } from '../patients/patients.exceptions';
-import { PatientsService, toDto as patientDto } from '../patients/patients.service';
+import { EventsService } from '../events';
+import type { EventType } from '../events';
+import { ClinicalService, noSuchPatient, PatientDto, PatientsService } from '../patients';
 import { BookingPolicy, changeDeadline, durationPolicy, overridden, typePolicy } from './appointment-policies';
 import { AppointmentTypesService } from './appointment-types.service';
 import { AppointmentsRepository, SchedulingConstraint } from './appointments.repository';
@@ -114,12 +111,12 @@ export class AppointmentsService {
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
   async book(auth: AuthContext, dto: BookAppointmentDto): Promise<AppointmentDto> {
     const [patient, provider, type] = await Promise.all([
-      this.patientOrNull(auth, dto.patientId),
+      this.patients.find(auth, dto.patientId),
       this.providers.findById(auth, dto.providerId),
       dto.appointmentTypeId ? this.types.find(auth, dto.appointmentTypeId) : undefined,
     ]);
     const errors: FieldError[] = [];
-    if (!patient) errors.push({ field: 'patientId', message: 'names no patient of this tenant and mode' });
+    if (!patient) errors.push(noSuchPatient('patientId'));
     if (!provider) errors.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
     if (type === null || type?.isActive === false) {
       errors.push({ field: 'appointmentTypeId', message: 'names no active appointment type of this tenant and mode' });
@@ -186,7 +183,7 @@ export class AppointmentsService {
         tx,
       );
       const appointment = this.dto(row, patient);
-      await this.events.record(tx, scope, 'appointment.booked', appointment);
+      await this.events.record(scope, 'appointment.booked', appointment, tx);
       await steps.afterInsert?.(appointment, tx);
       return appointment;
     });
@@ -200,13 +197,20 @@ export class AppointmentsService {
     }
     const filters = { status: query.status, providerId: query.providerId, patientId: query.patientId, startsFrom, startsBefore };
     const result = await this.appointments.list(auth, filters, page);
-    return { appointments: result.items.map((a) => this.dto(a, patientDto(a.patient!))), nextCursor: result.nextCursor };
+    // One query for the page's patients, not one per row; a patient deleted meanwhile takes its appointments along.
+    const patients = await this.patients.findMany(
+      auth,
+      result.items.map((a) => a.patientId),
+    );
+    const appointments = result.items.filter((a) => patients.has(a.patientId)).map((a) => this.dto(a, patients.get(a.patientId)!));
+    return { appointments, nextCursor: result.nextCursor };
   }
 
   async get(scope: TenantScope, id: string): Promise<AppointmentDto> {
-    const row = await this.appointments.withPatient(scope, id);
-    if (!row) throw new AppointmentNotFoundException();
-    return this.dto(row, patientDto(row.patient!));
+    const row = await this.appointments.findById(scope, id);
+    const patient = row && (await this.patients.find(scope, row.patientId));
+    if (!row || !patient) throw new AppointmentNotFoundException();
+    return this.dto(row, patient);
   }
 
   /** The appointment with its provider and type, for the iCalendar export and the manage link. */
@@ -312,8 +316,8 @@ export class AppointmentsService {
             };
             await this.clinical.recordAppointmentEncounter(scope, values, tx);
           }
-          const updated = (await this.appointments.withPatient(scope, id, tx))!;
-          const appointment = this.dto(updated, patientDto(updated.patient!));
+          const updated = (await this.appointments.findById(scope, id, tx))!;
+          const appointment = this.dto(updated, (await this.patients.find(scope, updated.patientId, tx))!);
           await this.recordChange(tx, scope, current, updated, appointment, source);
           return appointment;
         }),
@@ -345,9 +349,9 @@ export class AppointmentsService {
     if (!Object.keys(previous).length) return;
     const statusEvent = after.status !== before.status ? STATUS_EVENTS[after.status] : undefined;
     const moved = 'datetime' in previous || 'duration' in previous;
-    if (statusEvent) await this.events.record(tx, scope, statusEvent, { appointment, previous, source });
-    if (moved) await this.events.record(tx, scope, 'appointment.rescheduled', { appointment, previous, source });
-    if (!statusEvent && !moved) await this.events.record(tx, scope, 'appointment.updated', appointment);
+    if (statusEvent) await this.events.record(scope, statusEvent, { appointment, previous, source }, tx);
+    if (moved) await this.events.record(scope, 'appointment.rescheduled', { appointment, previous, source }, tx);
+    if (!statusEvent && !moved) await this.events.record(scope, 'appointment.updated', appointment, tx);
   }
 
   private async unavailable(
@@ -359,15 +363,6 @@ export class AppointmentsService {
     exceptId?: string,
   ): Promise<SlotUnavailableException> {
     return new SlotUnavailableException(REASONS[reason], await this.availability.alternatives(scope, [provider], start, policy, exceptId));
-  }
-
-  private async patientOrNull(auth: AuthContext, id: string): Promise<PatientDto | null> {
-    try {
-      return (await this.patients.get(auth, id)).body;
-    } catch (err) {
-      if (err instanceof PatientNotFoundException) return null;
-      throw err;
-    }
   }
 
   /** The appointment as the API answers it, with its manage link. */

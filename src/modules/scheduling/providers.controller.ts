@@ -10,6 +10,7 @@ import { ListProvidersQueryDto } from './dto/list-providers.dto';
 import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
 import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
 import { ProvidersService } from './providers.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 const LOCATION = { Location: { description: 'The URL of the created resource', schema: { type: 'string' } } };
 
@@ -19,6 +20,7 @@ export class ProvidersController {
   constructor(private readonly providers: ProvidersService) {}
 
   @Post()
+  @Idempotent()
   @Created((provider: ProviderDto) => ['scheduling', 'providers', provider.id])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({
@@ -61,6 +63,7 @@ export class ProvidersController {
   }
 
   @Post(':id/time-off')
+  @Idempotent()
   @Created((_timeOff: TimeOffDto, params) => ['scheduling', 'providers', params.id, 'time-off'])
   @Authenticated({ scope: 'scheduling:write' })
   @ApiOperation({

@@ -1,33 +1,33 @@
-import { ConflictException, NotFoundException } from '../../common/http/problem';
+import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/problem';
 import type { SlotDto } from './dto/availability.dto';
 import type { AppointmentStatus } from './transitions';
 
-export class ProviderNotFoundException extends NotFoundException {
+export class ProviderNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The provider');
   }
 }
 
-export class TimeOffNotFoundException extends NotFoundException {
+export class TimeOffNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The time off');
   }
 }
 
-export class AppointmentNotFoundException extends NotFoundException {
+export class AppointmentNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The appointment');
   }
 }
 
 /** 409 with the provider's next free slots of the same duration, so a client can offer them at once. */
-export class SlotUnavailableException extends ConflictException {
+export class SlotUnavailableException extends ConflictProblem {
   constructor(reason: string, alternatives: SlotDto[]) {
     super('slot_unavailable', 'Slot unavailable', reason, { alternatives });
   }
 }
 
-export class InvalidTransitionException extends ConflictException {
+export class InvalidTransitionException extends ConflictProblem {
   constructor(from: AppointmentStatus, to: AppointmentStatus | 'rescheduled') {
     const detail =
       to === 'rescheduled'
@@ -37,14 +37,14 @@ export class InvalidTransitionException extends ConflictException {
   }
 }
 
-export class AppointmentTypeNotFoundException extends NotFoundException {
+export class AppointmentTypeNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The appointment type');
   }
 }
 
 /** 409: a patient's link may no longer cancel or reschedule (the type's cancellation window has begun). */
-export class ChangeWindowClosedException extends ConflictException {
+export class ChangeWindowClosedException extends ConflictProblem {
   constructor(changeDeadline: string) {
     super(
       'change_window_closed',

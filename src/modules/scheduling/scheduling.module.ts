@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EmailModule } from '../email/email.module';
-import { EventsModule } from '../events/events.module';
-import { PatientsModule } from '../patients/patients.module';
-import { SettingsModule } from '../settings/settings.module';
-import { SmsModule } from '../sms/sms.module';
-import { TenantsModule } from '../tenants/tenants.module';
+import { EmailModule } from '../email';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
+import { SettingsModule } from '../settings';
+import { SmsModule } from '../sms';
+import { TenantsModule } from '../tenants';
 import { AppointmentTypesController } from './appointment-types.controller';
 import { AppointmentTypesRepository } from './appointment-types.repository';
 import { AppointmentTypesService } from './appointment-types.service';

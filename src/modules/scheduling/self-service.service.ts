@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { SettingsService } from '../settings/settings.service';
-import { TenantsService } from '../tenants/tenants.service';
+import { SettingsService } from '../settings';
+import { TenantsService } from '../tenants';
 import { changeDeadline } from './appointment-policies';
 import { AppointmentsService } from './appointments.service';
 import { AvailabilityService } from './availability.service';
@@ -47,11 +47,11 @@ export class SelfServiceService {
   /** The appointment a token names; 404 for an altered, forged or unknown token (as for an unknown appointment). */
   async require(token: string): Promise<Managed> {
     const subject = this.tokens.verify(token);
-    if (!subject) throw new NotFoundException('The appointment link');
+    if (!subject) throw new ResourceNotFoundProblem('The appointment link');
     try {
       return { subject, ...(await this.appointments.getWithProvider(subject, subject.appointmentId)) };
     } catch (err) {
-      if (err instanceof AppointmentNotFoundException) throw new NotFoundException('The appointment link');
+      if (err instanceof AppointmentNotFoundException) throw new ResourceNotFoundProblem('The appointment link');
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import { APPOINTMENT_STATUSES, AppointmentStatus, canTransition, isActive } from './transitions';
 
-// Contract section 5, written out as the full table so that any change to the rules shows up here.
+// The documented transitions (docs/api.md, Scheduling), written out in full so that any change to the rules shows up here.
 const ALLOWED: [AppointmentStatus, AppointmentStatus][] = [
   ['scheduled', 'confirmed'],
   ['scheduled', 'cancelled'],
@@ -14,7 +14,7 @@ const ALLOWED: [AppointmentStatus, AppointmentStatus][] = [
 describe('appointment transitions', () => {
   const pairs = APPOINTMENT_STATUSES.flatMap((from) => APPOINTMENT_STATUSES.filter((to) => to !== from).map((to) => [from, to] as const));
 
-  it.each(pairs)('%s -> %s follows the contract table', (from, to) => {
+  it.each(pairs)('%s -> %s follows the transition table', (from, to) => {
     const allowed = ALLOWED.some(([f, t]) => f === from && t === to);
     expect(canTransition(from, to)).toBe(allowed);
   });

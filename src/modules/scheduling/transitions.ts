@@ -4,7 +4,7 @@ export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 /** The statuses that hold a slot: the exclusion constraint and availability count only these. */
 export const ACTIVE_STATUSES: readonly AppointmentStatus[] = ['scheduled', 'confirmed'];
 
-/** Contract section 5: where each status may go. completed, cancelled and no_show are final. */
+/** Where each status may go (docs/api.md, Scheduling). completed, cancelled and no_show are final. */
 export const TRANSITIONS: Readonly<Record<AppointmentStatus, readonly AppointmentStatus[]>> = {
   scheduled: ['confirmed', 'cancelled', 'no_show', 'completed'],
   confirmed: ['completed', 'cancelled', 'no_show'],

@@ -3,6 +3,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { SETTINGS_BODY_SCHEMAS, SettingsDto, SettingsUpdatedDto } from './dto/settings.dto';
 import type { SettingsSection } from './entities/settings.entity';
@@ -25,6 +26,7 @@ function ReadSettings(section: SettingsSection): MethodDecorator {
 function UpdateSettings(section: SettingsSection): MethodDecorator {
   return applyDecorators(
     Post(section),
+    Idempotent(),
     HttpCode(200),
     Authenticated({ scope: 'settings:write', roles: ['OWNER', 'ADMIN'] }),
     Audited('settings.update', { resourceId: section }),

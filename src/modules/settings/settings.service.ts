@@ -10,8 +10,8 @@ import { SettingsRepository } from './settings.repository';
 export class SettingsService {
   constructor(private readonly settings: SettingsRepository) {}
 
-  async get(auth: AuthContext, section: SettingsSection): Promise<SettingsDto> {
-    const doc = await this.settings.get(auth, section);
+  async get(scope: TenantScope, section: SettingsSection): Promise<SettingsDto> {
+    const doc = await this.settings.get(scope, section);
     return { settings: doc.data, updatedAt: doc.updatedAt ? doc.updatedAt.toISOString() : null };
   }
 

@@ -17,6 +17,7 @@ import {
   UpdateSmsTemplateDto,
 } from './dto/sms-template.dto';
 import { SmsTemplatesService } from './sms-templates.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 @ApiTags('SMS')
 @Controller('sms/templates')
@@ -24,6 +25,7 @@ export class SmsTemplatesController {
   constructor(private readonly templates: SmsTemplatesService) {}
 
   @Post()
+  @Idempotent()
   @Created((template: SmsTemplateDto) => ['sms', 'templates', template.id])
   @Authenticated({ scope: 'sms:write' })
   @ApiOperation({
@@ -73,6 +75,7 @@ export class SmsTemplatesController {
   }
 
   @Post(':id/preview')
+  @Idempotent()
   @HttpCode(200)
   @NoStore()
   @Authenticated({ scope: 'sms:write' })

@@ -6,7 +6,7 @@ import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
-import { TemplateContextService } from '../templates/template-context.service';
+import { TemplateContextService } from '../templates';
 import {
   CreateSmsTemplateDto,
   PreviewSmsTemplateDto,

@@ -1,6 +1,6 @@
-import { NotFoundException } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
 
-export class SmsTemplateNotFoundException extends NotFoundException {
+export class SmsTemplateNotFoundException extends ResourceNotFoundProblem {
   constructor() {
     super('The SMS template');
   }

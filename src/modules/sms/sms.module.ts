@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { TemplatesModule } from '../templates/templates.module';
+import { TemplatesModule } from '../templates';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
 import { SmsTemplatesController } from './sms-templates.controller';
 import { SmsTemplatesRepository } from './sms-templates.repository';

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext } from '../../common/auth/auth.types';
-import { ValidationFailedException } from '../../common/http/problem';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { buildTemplateContext, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
-import { PatientNotFoundException } from '../patients/patients.exceptions';
-import { PatientsService } from '../patients/patients.service';
-import { SettingsService } from '../settings/settings.service';
+import { PatientsService } from '../patients';
+import { SettingsService } from '../settings';
 
 export interface TemplateContextRequest {
   /** A loaded patient, a patient id of the caller's tenant and mode, or none. */
@@ -25,22 +23,13 @@ export class TemplateContextService {
     private readonly settings: SettingsService,
   ) {}
 
-  async build(auth: AuthContext, request: TemplateContextRequest): Promise<TemplateContext> {
+  async build(scope: TenantScope, request: TemplateContextRequest): Promise<TemplateContext> {
     const [patient, practice] = await Promise.all([
-      typeof request.patient === 'string' ? this.patient(auth, request.patient, request.patientField ?? 'patientId') : request.patient,
-      this.settings.get(auth, 'practice'),
+      typeof request.patient === 'string'
+        ? this.patients.requireReference(scope, request.patient, request.patientField ?? 'patientId')
+        : request.patient,
+      this.settings.get(scope, 'practice'),
     ]);
     return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables });
-  }
-
-  private async patient(auth: AuthContext, id: string, field: string): Promise<TemplatePatient> {
-    try {
-      return (await this.patients.get(auth, id)).body;
-    } catch (err) {
-      if (err instanceof PatientNotFoundException) {
-        throw new ValidationFailedException([{ field, message: 'names no patient of this tenant and mode' }]);
-      }
-      throw err;
-    }
   }
 }

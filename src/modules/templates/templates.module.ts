@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { PatientsModule } from '../patients/patients.module';
-import { SettingsModule } from '../settings/settings.module';
+import { PatientsModule } from '../patients';
+import { SettingsModule } from '../settings';
 import { TemplateContextService } from './template-context.service';
 
 /** The data side of template rendering (patient and practice settings); the renderer is src/common/templates. */

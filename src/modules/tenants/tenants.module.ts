@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { ApiKeysModule } from '../api-keys';
 import { TenantEntity } from './entities/tenant.entity';
 import { TenantsService } from './tenants.service';
 

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { MODES, Mode, Role } from '../../common/auth/auth.types';
 import { clock } from '../../common/time/clock';
 import { Transactions } from '../../database/transactions';
-import { ApiKeysService } from '../api-keys/api-keys.service';
+import { ApiKeysService } from '../api-keys';
 import { TenantEntity } from './entities/tenant.entity';
 
 export interface CreatedTenant {

@@ -18,6 +18,7 @@ import { Accepted, Created, NoStore } from '../../common/http/response-headers';
 import { WebhookDeliveryDto, WebhookDeliveryListDto } from './dto/delivery.dto';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDto, WebhookListDto, WebhookWithSecretDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 /** These POSTs take no body. */
 const NO_BODY = ApiBody({ required: false, description: 'No body', schema: { type: 'object', maxProperties: 0 } });
@@ -31,6 +32,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @Idempotent()
   @Created((webhook: WebhookDto) => ['webhooks', webhook.id])
   @NoStore()
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
@@ -88,6 +90,7 @@ export class WebhooksController {
   }
 
   @Post(':id/rotate-secret')
+  @Idempotent()
   @NO_BODY
   @HttpCode(200)
   @NoStore()
@@ -104,6 +107,7 @@ export class WebhooksController {
   }
 
   @Post(':id/test')
+  @Idempotent()
   @NO_BODY
   @Accepted(() => undefined) // the attempt shows in GET /webhooks/{id}/deliveries
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })
@@ -124,6 +128,7 @@ export class WebhooksController {
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
+  @Idempotent()
   @NO_BODY
   @Accepted(() => undefined) // the attempt shows in GET /webhooks/{id}/deliveries
   @Authenticated({ ...WRITE, roles: [...WRITE.roles] })

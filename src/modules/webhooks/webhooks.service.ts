@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { PageRequest } from '../../common/http/pagination';
 import { uuidv7 } from '../../common/ids';
-import { NotFoundException, ValidationFailedException } from '../../common/http/problem';
+import { ResourceNotFoundProblem, ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { TEST_EVENT_TYPE } from '../events/event-types';
-import type { EventType } from '../events/event-types';
-import { EventsService } from '../events/events.service';
+import { TEST_EVENT_TYPE, type EventType, EventsService } from '../events';
 import { WebhookDeliveryDto, WebhookDeliveryListDto } from './dto/delivery.dto';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDto, WebhookListDto, WebhookWithSecretDto } from './dto/webhook.dto';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
@@ -16,7 +14,7 @@ import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { webhookUrlProblem } from './url-safety';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
-import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { newWebhookSecret } from './webhook-signing';
 
@@ -82,7 +80,7 @@ export class WebhooksService {
   }
 
   async delete(scope: TenantScope, id: string): Promise<void> {
-    if (!(await this.endpoints.delete(scope, { id }))) throw new NotFoundException('The webhook');
+    if (!(await this.endpoints.delete(scope, { id }))) throw new ResourceNotFoundProblem('The webhook');
   }
 
   async rotateSecret(scope: TenantScope, id: string): Promise<WebhookWithSecretDto> {
@@ -100,7 +98,7 @@ export class WebhooksService {
       );
       return true;
     });
-    if (!updated) throw new NotFoundException('The webhook');
+    if (!updated) throw new ResourceNotFoundProblem('The webhook');
     return { ...toDto(await this.endpoint(scope, id)), secret };
   }
 
@@ -108,10 +106,15 @@ export class WebhooksService {
   async sendTest(scope: TenantScope, id: string): Promise<WebhookDeliveryDto> {
     const endpoint = await this.endpoint(scope, id);
     const delivery = await this.transactions.run(async (tx) => {
-      const eventId = await this.events.recordUndispatchable(tx, scope, TEST_EVENT_TYPE, {
-        webhookId: endpoint.id,
-        message: 'A test event sent from the API',
-      });
+      const eventId = await this.events.recordUndispatchable(
+        scope,
+        TEST_EVENT_TYPE,
+        {
+          webhookId: endpoint.id,
+          message: 'A test event sent from the API',
+        },
+        tx,
+      );
       const inserted = await this.deliveries.insert(
         scope,
         {
@@ -127,7 +130,7 @@ export class WebhooksService {
         },
         tx,
       );
-      await this.jobs.record(tx, [{ ...inserted, attemptCount: 0 }], { manual: true });
+      await this.jobs.record([{ ...inserted, attemptCount: 0 }], { manual: true }, tx);
       return inserted;
     });
     return toDeliveryDto(delivery, []);
@@ -147,14 +150,15 @@ export class WebhooksService {
   async retry(scope: TenantScope, id: string, deliveryId: string): Promise<WebhookDeliveryDto> {
     await this.endpoint(scope, id);
     const delivery = await this.deliveries.findOne(scope, { id: deliveryId, endpointId: id });
-    if (!delivery) throw new NotFoundException('The delivery');
+    if (!delivery) throw new ResourceNotFoundProblem('The delivery');
     await this.transactions.run(async (tx) => {
       const reopened = await this.deliveries.reopen(scope, deliveryId, tx);
-      if (!reopened) throw new NotFoundException('The delivery');
-      await this.jobs.record(tx, [{ id: deliveryId, ...scope, attemptCount: reopened.attemptCount }], {
-        manual: true,
-        tag: `m${uuidv7()}`,
-      });
+      if (!reopened) throw new ResourceNotFoundProblem('The delivery');
+      await this.jobs.record(
+        [{ id: deliveryId, ...scope, attemptCount: reopened.attemptCount }],
+        { manual: true, tag: `m${uuidv7()}` },
+        tx,
+      );
     });
     const fresh = (await this.deliveries.findById(scope, deliveryId))!;
     return toDeliveryDto(fresh, await this.deliveries.attemptsOf(scope, [deliveryId]));
@@ -162,7 +166,7 @@ export class WebhooksService {
 
   private async endpoint(scope: TenantScope, id: string): Promise<WebhookEndpointEntity> {
     const row = await this.endpoints.findById(scope, id);
-    if (!row) throw new NotFoundException('The webhook');
+    if (!row) throw new ResourceNotFoundProblem('The webhook');
     return row;
   }
 

@@ -77,7 +77,7 @@ export class EmailMessageEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 8, nullable: true })
   transport!: EmailTransportName | null;
 
-  /** When the message is due (again); the sweep re-enqueues queued rows long past it. */
+  /** When the message is due (again): its send job's next try. */
   @Column({ type: 'timestamptz', precision: 3 })
   nextAttemptAt!: Date;
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { OnJob, OnJobFailed } from '../../../common/queue/job-handler';
 import { EmailSequenceStepPayload, JobName } from '../../../common/queue/queues';
-import { SequenceSteps, StepOutcome } from './sequence-steps';
+import { SequenceSteps, StepOutcome } from './sequence-steps.service';
 
 /** Runs sequence steps (idempotent: see SequenceSteps). Logs nothing of the patient. */
 @Injectable()

@@ -20,6 +20,7 @@ import {
   UpdateSequenceDto,
 } from './dto/sequence.dto';
 import { SequencesService } from './sequences.service';
+import { Idempotent } from '../../../common/idempotency/idempotent.decorator';
 
 const LIFECYCLE =
   'Statuses: `draft` → `active` ⇄ `paused`, any → `archived` (final); another change is 409 invalid_transition. Steps `{ templateId, delayMinutes }` name email templates of the caller’s tenant and mode (400 naming `steps.<i>.templateId` otherwise); each delay counts from the previous step (the first from the enrolment). Steps change only while draft or paused.';
@@ -30,6 +31,7 @@ export class SequencesController {
   constructor(private readonly sequences: SequencesService) {}
 
   @Post()
+  @Idempotent()
   @Created((created: SequenceCreatedDto) => ['emails', 'sequences', created.sequence.id])
   @Authenticated({ scope: 'emails:write' })
   @ApiOperation({
@@ -79,6 +81,7 @@ export class SequencesController {
   }
 
   @Post(':id/enroll')
+  @Idempotent()
   @Accepted((_: EnrollResultDto, params: Record<string, string>) => ['emails', 'sequences', params.id, 'enrollments'])
   @Authenticated({ scope: 'emails:write' })
   @ApiOperation({

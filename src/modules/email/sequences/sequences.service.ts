@@ -6,7 +6,8 @@ import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
 import { Transactions } from '../../../database/transactions';
-import { EventsService } from '../../events/events.service';
+import { EventsService } from '../../events';
+import { noSuchPatient } from '../../patients';
 import { EmailTemplatesService } from '../email-templates.service';
 import {
   CreateSequenceDto,
@@ -26,7 +27,7 @@ import { EmailSequenceEntity } from './entities/email-sequence.entity';
 import { SequenceEnrollmentEntity } from './entities/sequence-enrollment.entity';
 import { DueStep, EnrollmentsRepository } from './enrollments.repository';
 import { canTransition, SequenceStep, stepDueAt, stepsEditable } from './sequence-rules';
-import { SequenceStepJobs } from './sequence-step-jobs';
+import { SequenceStepJobs } from './sequence-step-jobs.service';
 import { SequenceNotActiveException, SequenceNotFoundException, SequenceTransitionException } from './sequences.exceptions';
 import { SequencesRepository } from './sequences.repository';
 
@@ -94,7 +95,7 @@ export class SequencesService {
         tx,
       );
       if (current.status === 'paused' && next === 'active') {
-        await this.stepJobs.record(tx, await this.enrollments.due(auth, id, clock.now(), tx), true);
+        await this.stepJobs.record(await this.enrollments.due(auth, id, clock.now(), tx), true, tx);
       }
       return {
         sequence: toSequenceDto(updated),
@@ -125,7 +126,7 @@ export class SequencesService {
       const unknown: FieldError[] = dto.patientIds
         .map((pid, index) => ({ pid: pid.toLowerCase(), index }))
         .filter(({ pid }) => !found.has(pid))
-        .map(({ index }) => ({ field: `patientIds.${index}`, message: 'names no patient of this tenant and mode' }));
+        .map(({ index }) => noSuchPatient(`patientIds.${index}`));
       if (unknown.length) throw new ValidationFailedException(unknown);
       const eligible = patientIds.filter((pid) => found.get(pid)!.hasEmail && !found.get(pid)!.optedOut);
       const inserted = eligible.length
@@ -139,8 +140,8 @@ export class SequencesService {
         : [];
       if (inserted.length) {
         await this.sequences.countEnrollments(auth, id, inserted.length, tx);
-        await this.events.recordMany(tx, auth, 'sequence.enrollment.created', inserted.map(toEnrollmentDto));
-        await this.stepJobs.record(tx, inserted.map(dueStep));
+        await this.events.recordMany(auth, 'sequence.enrollment.created', inserted.map(toEnrollmentDto), tx);
+        await this.stepJobs.record(inserted.map(dueStep), false, tx);
       }
       return {
         enrolled: inserted.length,

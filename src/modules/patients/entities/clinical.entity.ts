@@ -11,7 +11,7 @@ abstract class ClinicalEntity extends TenantOwnedEntity {
   readonly patientFk?: never;
 }
 
-/** FHIR R4 Condition, the subset of the contract. */
+/** FHIR R4 Condition, the subset the API exposes. */
 @Entity('patient_conditions')
 @Index('IDX_PATIENT_CONDITIONS_PATIENT', ['tenantId', 'mode', 'patientId', 'recordedAt'])
 export class ConditionEntity extends ClinicalEntity {
@@ -34,7 +34,7 @@ export class ConditionEntity extends ClinicalEntity {
   recordedAt!: Date;
 }
 
-/** FHIR R4 MedicationStatement, the subset of the contract. */
+/** FHIR R4 MedicationStatement, the subset the API exposes. */
 @Entity('patient_medications')
 @Index('IDX_PATIENT_MEDICATIONS_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt'])
 export class MedicationEntity extends ClinicalEntity {
@@ -57,7 +57,7 @@ export class MedicationEntity extends ClinicalEntity {
   endDate!: string | null;
 }
 
-/** FHIR R4 Encounter, the subset of the contract. */
+/** FHIR R4 Encounter, the subset the API exposes. */
 @Entity('patient_encounters')
 @Index('IDX_PATIENT_ENCOUNTERS_PATIENT', ['tenantId', 'mode', 'patientId', 'datetime'])
 @Index('UQ_PATIENT_ENCOUNTERS_APPOINTMENT', ['tenantId', 'mode', 'appointmentId'], { unique: true, where: 'appointment_id IS NOT NULL' })

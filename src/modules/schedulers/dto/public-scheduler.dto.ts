@@ -1,8 +1,7 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsEmail, MaxLength } from 'class-validator';
-import { CreatePatientDto } from '../../patients/dto/create-patient.dto';
-import { DateRangeQueryDto } from '../../scheduling/dto/availability.dto';
-import { IsInstant } from '../../scheduling/dto/is-instant';
+import { CreatePatientDto } from '../../patients';
+import { DateRangeQueryDto, IsInstant } from '../../scheduling';
 import { SchedulerDto } from './scheduler.dto';
 import { exampleFromNow } from '../../../common/http/example-dates';
 

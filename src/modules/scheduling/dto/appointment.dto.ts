@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
-import { PatientDto } from '../../patients/dto/patient.dto';
+import { PatientDto } from '../../patients';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';

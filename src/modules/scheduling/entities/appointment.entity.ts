@@ -1,7 +1,6 @@
 import { Check, Column, Entity, Exclusion, Index } from 'typeorm';
 import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
-import type { PatientEntity } from '../../patients/entities/patient.entity';
 import type { AppointmentStatus } from '../transitions';
 
 /**
@@ -64,7 +63,4 @@ export class AppointmentEntity extends TenantOwnedEntity {
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   cancelledAt!: Date | null;
-
-  /** Joined by the reads that embed the patient; not a column. */
-  patient?: PatientEntity;
 }

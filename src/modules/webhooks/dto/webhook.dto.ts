@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageOf } from '../../../common/http/pagination';
-import { EVENT_TYPES } from '../../events/event-types';
-import type { EventType } from '../../events/event-types';
+import { EVENT_TYPES, type EventType } from '../../events';
 import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 /** A webhook endpoint. Its secret is shown only when created or rotated. */

@@ -3,7 +3,7 @@ import { PeriodicTask } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { OutboxRelayRepository } from './outbox-relay.repository';
-import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 
 /** Events fanned out per transaction. */
 const BATCH = 200;
@@ -45,7 +45,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     for (;;) {
       const events = await this.transactions.run(async (tx) => {
         const dispatched = await this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts, tx);
-        await this.jobs.record(tx, dispatched.deliveries);
+        await this.jobs.record(dispatched.deliveries, {}, tx);
         return dispatched.events;
       });
       if (events < BATCH) break;

@@ -8,12 +8,12 @@ import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
-import { PatientsService } from '../patients/patients.service';
-import { EmailHeaders } from './email-headers';
+import { EventsService } from '../events';
+import { PatientsService } from '../patients';
+import { EmailHeaders } from './email-headers.service';
 import { toMessageDto } from './email-messages.service';
 import { EmailMessagesRepository } from './email-messages.repository';
-import { EmailSendJobs } from './email-send-jobs';
+import { EmailSendJobs } from './email-send-jobs.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { SmtpMailer, SmtpSendError } from './smtp-mailer';
 
@@ -126,7 +126,7 @@ export class EmailSender implements OnApplicationShutdown {
   ): Promise<boolean> {
     return this.transactions.run(async (tx) => {
       const row = await this.messages.markSent(scope, id, from, { transport, smtpMessageId, lastError: null }, tx);
-      if (row) await this.events.record(tx, scope, 'email.sent', toMessageDto(row));
+      if (row) await this.events.record(scope, 'email.sent', toMessageDto(row), tx);
       return row !== null;
     });
   }
@@ -134,7 +134,7 @@ export class EmailSender implements OnApplicationShutdown {
   private async settleFailed(scope: TenantScope, id: string, error: string): Promise<void> {
     await this.transactions.run(async (tx) => {
       const row = await this.messages.markFailed(scope, id, error, tx);
-      if (row) await this.events.record(tx, scope, 'email.failed', toMessageDto(row));
+      if (row) await this.events.record(scope, 'email.failed', toMessageDto(row), tx);
     });
   }
 

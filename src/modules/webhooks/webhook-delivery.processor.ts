@@ -6,10 +6,10 @@ import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EventsService } from '../events/events.service';
+import { EventsService } from '../events';
 import { retryDelayMs } from './retry-schedule';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
-import { WebhookDeliveryJobs } from './webhook-delivery-jobs';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { postWebhook } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
@@ -98,7 +98,7 @@ export class WebhookDeliverer {
       );
       // A manual retry is one more try by hand: its failure does not switch the endpoint off.
       if (exhausted && !manual) await this.endpoints.disable(scope, endpoint.id, tx);
-      if (delayMs !== null) await this.jobs.record(tx, [{ id: deliveryId, tenantId, mode, attemptCount: attempt }], { delayMs });
+      if (delayMs !== null) await this.jobs.record([{ id: deliveryId, tenantId, mode, attemptCount: attempt }], { delayMs }, tx);
     });
     if (exhausted) {
       this.logger.warn(`delivery ${deliveryId} failed after ${attempt} attempts${manual ? '' : `; endpoint ${endpoint.id} disabled`}`);

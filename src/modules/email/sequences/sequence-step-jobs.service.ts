@@ -32,15 +32,15 @@ export class SequenceStepJobs {
    * since the job that found the step held may still hold the plain id while it finishes (the step is
    * claimed by its number, so two jobs of one step still send once).
    */
-  record(tx: EntityManager, steps: readonly DueStep[], resumed = false): Promise<void> {
+  record(steps: readonly DueStep[], resumed: boolean, tx: EntityManager): Promise<void> {
     const tag = resumed ? `_r${uuidv7()}` : '';
     return this.outbox.addMany(
-      tx,
       steps.map((s) => ({
         name: JobName.EmailSequenceStep,
         payload: { enrollmentId: s.enrollmentId, step: s.step, tenantId: s.tenantId, mode: s.mode },
         options: { jobId: `${SequenceStepJobs.jobId(s.enrollmentId, s.step)}${tag}`, runAt: s.nextStepAt },
       })),
+      tx,
     );
   }
 

@@ -17,13 +17,14 @@ export class EmailSendJobs {
   ) {}
 
   /** Records the job in `tx`; it is added once `tx` commits. */
-  record(tx: EntityManager, payload: EmailSendPayload): Promise<void> {
+  record(payload: EmailSendPayload, tx: EntityManager): Promise<void> {
     const { maxAttempts, retryBaseMs } = this.config.email;
-    return this.outbox.add(tx, JobName.EmailSend, payload, {
-      jobId: payload.messageId,
-      attempts: maxAttempts,
-      backoff: { type: 'exponential', delay: retryBaseMs },
-    });
+    return this.outbox.add(
+      JobName.EmailSend,
+      payload,
+      { jobId: payload.messageId, attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } },
+      tx,
+    );
   }
 
   /** How long BullMQ waits before the try after `attemptsMade` failed ones. */

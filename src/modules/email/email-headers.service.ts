@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import addressparser from 'nodemailer/lib/addressparser';
 import { AppConfig } from '../../config/app-config';
 import type { EmailMessageEntity } from './entities/email-message.entity';
-import { UnsubscribeTokens } from './unsubscribe-tokens';
+import { UnsubscribeTokens } from './unsubscribe-tokens.service';
 
 /** The sender's address and the headers every message carries. */
 @Injectable()

@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext } from '../../../common/auth/auth.types';
 import { ValidationFailedException } from '../../../common/http/problem';
 import { JobNotReadyError } from '../../../common/queue/job-handler';
 import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
 import { Transactions } from '../../../database/transactions';
-import { EventsService } from '../../events/events.service';
+import { EventsService } from '../../events';
 import { EmailMessagesRepository } from '../email-messages.repository';
 import { EmailMessagesService } from '../email-messages.service';
 import { EnrollmentsRepository } from './enrollments.repository';
 import { stepDueAt } from './sequence-rules';
-import { SequenceStepJobs } from './sequence-step-jobs';
+import { SequenceStepJobs } from './sequence-step-jobs.service';
 import { SequencesRepository } from './sequences.repository';
 import { dueStep, toEnrollmentDto } from './sequences.service';
 
@@ -65,18 +64,22 @@ export class SequenceSteps {
       // Steps may have been removed while the sequence was paused: past the last one, the enrolment is done.
       if (step >= sequence.steps.length) {
         const ended = await this.enrollments.end(scope, enrollmentId, 'completed', { currentStep: sequence.steps.length }, tx);
-        await this.events.record(tx, scope, 'sequence.enrollment.completed', toEnrollmentDto(ended));
+        await this.events.record(scope, 'sequence.enrollment.completed', toEnrollmentDto(ended), tx);
         return { outcome: 'completed' as const };
       }
       let messageId: string;
       try {
-        ({ messageId } = await this.messages.queue(tx, workerAuth(scope), {
-          patientId: enrollment.patientId,
-          templateId: sequence.steps[step].templateId,
-          sequenceId: sequence.id,
-          enrollmentId,
-          step,
-        }));
+        ({ messageId } = await this.messages.queue(
+          scope,
+          {
+            patientId: enrollment.patientId,
+            templateId: sequence.steps[step].templateId,
+            sequenceId: sequence.id,
+            enrollmentId,
+            step,
+          },
+          tx,
+        ));
       } catch (err) {
         // The patient lost their email address since enrolling (an opted-out patient still gets a
         // `suppressed` message per step): nothing more can be sent, so the enrolment ends here.
@@ -88,7 +91,7 @@ export class SequenceSteps {
       const nextStep = step + 1;
       if (nextStep >= sequence.steps.length) {
         const ended = await this.enrollments.end(scope, enrollmentId, 'completed', { currentStep: nextStep, messageId }, tx);
-        await this.events.record(tx, scope, 'sequence.enrollment.completed', toEnrollmentDto(ended));
+        await this.events.record(scope, 'sequence.enrollment.completed', toEnrollmentDto(ended), tx);
         return { outcome: 'sent' as const };
       }
       const advanced = await this.enrollments.advance(
@@ -99,7 +102,7 @@ export class SequenceSteps {
         messageId,
         tx,
       );
-      await this.stepJobs.record(tx, [dueStep(advanced)]);
+      await this.stepJobs.record([dueStep(advanced)], false, tx);
       return { outcome: 'sent' as const };
     });
     return outcome;
@@ -118,21 +121,4 @@ export class SequenceSteps {
       await this.enrollments.end(scope, enrollmentId, 'failed', { reason: `step ${step}: ${reason}`.slice(0, 500) }, tx);
     });
   }
-}
-
-/**
- * The caller a worker acts as: the enrolment's tenant and mode. EmailMessagesService.queue takes an
- * AuthContext because the API calls it too; a step reads and writes only the scope's rows through it.
- */
-function workerAuth(scope: TenantScope): AuthContext {
-  return {
-    tenantId: scope.tenantId,
-    mode: scope.mode,
-    tenantName: '',
-    apiKeyId: '',
-    keyName: 'email sequence worker',
-    role: 'STAFF',
-    scopes: ['emails:write'],
-    expiresAt: null,
-  };
 }

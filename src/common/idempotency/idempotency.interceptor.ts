@@ -1,10 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { deserialize, serialize } from 'node:v8';
 import { from, Observable, of, switchMap } from 'rxjs';
 import type { EntityManager } from 'typeorm';
-import { recoveryLog, RecoveryLog } from '../../database/transactions';
-import { ApiException, ProblemBody, ServiceUnavailableException } from '../http/problem';
+import { ApiException, ProblemBody, ServiceUnavailableProblem } from '../http/problem';
+import { addRouteHook } from '../http/response-headers';
 import {
   IDEMPOTENCY_HEADER,
   IdempotencyRecord,
@@ -16,10 +16,11 @@ import {
   StoredResponse,
 } from './idempotency';
 import { ClaimOutcome, IdempotencyClaim, IdempotencyKeysRepository, IdempotencyScope } from './idempotency-keys.repository';
+import { recoveryLog, RecoveryLog } from './recovery-log';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set while this request holds an Idempotency-Key; the onSend hook stores its response or releases it. */
+    /** Set while this request holds an Idempotency-Key; the route's onSend hook stores its response or releases it. */
     idempotency?: HeldIdempotencyKey;
   }
 }
@@ -54,23 +55,24 @@ class ReplayedProblem extends ApiException {
   }
 }
 
+const logger = new Logger('IdempotencyInterceptor');
+
 /**
- * Idempotency-Key on authenticated POSTs (contract section 4), Stripe's semantics: the first response
+ * Idempotency-Key on the authenticated POSTs marked @Idempotent(), Stripe's semantics: the first response
  * (2xx or 4xx) is kept for IDEMPOTENCY_TTL_SECONDS per API key and Idempotency-Key (another key's use of
  * the same value is a fresh request, so an answer carrying a secret only ever goes back to its creator);
  * a replay of the same request gets it again with `Idempotent-Replayed: true`; another request with the
  * key is 422; a duplicate while the first runs is 409; a 5xx is not kept (the claim is released so that a
  * retry runs). Runs after the guards, so 401/403/429 answers neither claim nor store. Public POSTs are
- * not covered (bindRoutes does not bind it to them, nor document the header there): no key to scope by,
- * and the public pages' writes are guarded by their own uniqueness rules.
+ * not covered: no key to scope by, and the public pages' writes are guarded by their own uniqueness rules.
  *
  * Crash safety, in PostgreSQL (Stripe's recovery points):
  * 1. The claim is a row (INSERT … ON CONFLICT) holding a token and a lock (IDEMPOTENCY_LOCK_SECONDS).
  * 2. While the handler runs, the request lends its claim to `Transactions.run` (AsyncLocalStorage, set
  *    only here), which appends each transaction's result to the row inside that transaction, checking
  *    the token: the write and the record that it happened commit together or not at all.
- * 3. `onSend` (a Fastify hook, see app.factory.ts), where status, headers and body are final, stores the
- *    response and drops the recovery points.
+ * 3. An onSend hook of the route (addIdempotencyHooks), where status, headers and body are final, stores
+ *    the response and drops the recovery points.
  * A process that dies between 2 and 3 leaves a running row with committed recovery points; once its lock
  * expires, a retry of the same request takes it over and runs the handler again, and `Transactions.run`
  * answers the recorded results instead of writing again: same status, body, Location and ETag, no second
@@ -80,8 +82,6 @@ class ReplayedProblem extends ApiException {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly logger = new Logger(IdempotencyInterceptor.name);
-
   constructor(private readonly keys: IdempotencyKeysRepository) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -106,38 +106,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 
-  /** Keeps the final response of a request that holds a claim (or releases the claim after a 5xx). */
-  async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
-    const held = request.idempotency;
-    if (!held) return;
-    request.idempotency = undefined;
-    held.close();
-    // A retry that got an earlier attempt's committed result did not write: it is a replay.
-    if (held.replayedAny) void reply.header(REPLAYED_HEADER, 'true');
-    try {
-      if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== undefined && payload !== null)) {
-        await this.keys.release(held.scope, held.claim);
-        return;
-      }
-      const headers: Record<string, string> = {};
-      for (const name of REPLAYED_RESPONSE_HEADERS) {
-        const value = reply.getHeader(name);
-        if (value !== undefined) headers[name] = String(value);
-      }
-      await this.keys.complete(held.scope, held.claim, { status: reply.statusCode, body: payload ?? '', headers });
-    } catch (err) {
-      // The response still goes out; the claim can be taken over once its lock expires.
-      this.logger.warn(`could not store the idempotent response: ${(err as Error).message}`);
-    }
-  }
-
   private async claim(scope: IdempotencyScope, keyHash: string, fingerprint: string): Promise<ClaimOutcome> {
     try {
       return await this.keys.claim(scope, keyHash, fingerprint);
     } catch (err) {
       // Debug only: the outage itself is logged once by DependencyStatus, not once per request.
-      this.logger.debug(`idempotency keys unavailable: ${(err as Error).message}`);
-      throw new ServiceUnavailableException('Idempotency keys are unavailable; try again shortly');
+      logger.debug(`idempotency keys unavailable: ${(err as Error).message}`);
+      throw new ServiceUnavailableProblem('Idempotency keys are unavailable; try again shortly');
     }
   }
 
@@ -166,13 +141,9 @@ class HeldIdempotencyKey implements RecoveryLog {
     readonly claim: IdempotencyClaim,
   ) {}
 
+  /** False once the request has answered: anything it left running is no longer guarded by this key. */
   get active(): boolean {
     return this.open;
-  }
-
-  /** The request has answered: anything it left running is no longer guarded by this key. */
-  close(): void {
-    this.open = false;
   }
 
   replay(): { value: unknown } | undefined {
@@ -192,4 +163,44 @@ class HeldIdempotencyKey implements RecoveryLog {
   committed(): void {
     this.next++;
   }
+
+  /** Keeps the request's final response for replays, or gives the key up after a 5xx. */
+  async keep(reply: FastifyReply, payload: unknown): Promise<void> {
+    this.open = false;
+    // A retry that got an earlier attempt's committed result did not write: it is a replay.
+    if (this.replayedAny) void reply.header(REPLAYED_HEADER, 'true');
+    try {
+      if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== undefined && payload !== null)) {
+        await this.keys.release(this.scope, this.claim);
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_RESPONSE_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      await this.keys.complete(this.scope, this.claim, { status: reply.statusCode, body: payload ?? '', headers });
+    } catch (err) {
+      // The response still goes out; the claim can be taken over once its lock expires.
+      logger.warn(`could not store the idempotent response: ${(err as Error).message}`);
+    }
+  }
+}
+
+/**
+ * The onSend hook of an @Idempotent() route (added when Fastify registers it, see app.factory.ts): where
+ * status, headers and body are final, errors included, it keeps the answer of a request that claimed a key.
+ * Other routes have no such hook, and a request without a key costs one property read.
+ */
+export function addIdempotencyHooks(route: RouteOptions): void {
+  addRouteHook(
+    route,
+    'onSend',
+    (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+      const held = request.idempotency;
+      if (!held) return done(null, payload);
+      request.idempotency = undefined;
+      held.keep(reply, payload).then(() => done(null, payload), done);
+    },
+  );
 }

@@ -24,11 +24,10 @@ export interface DeliveryJobOptions {
 export class WebhookDeliveryJobs {
   constructor(private readonly outbox: JobOutbox) {}
 
-  record(tx: EntityManager, deliveries: readonly DueDelivery[], options: DeliveryJobOptions = {}): Promise<void> {
+  record(deliveries: readonly DueDelivery[], options: DeliveryJobOptions, tx: EntityManager): Promise<void> {
     const suffix = options.tag ? `_${options.tag}` : '';
     const runAt = options.delayMs ? new Date(clock.nowMs() + options.delayMs) : undefined;
     return this.outbox.addMany(
-      tx,
       deliveries.map((d) => {
         const attempt = d.attemptCount + 1;
         return {
@@ -37,6 +36,7 @@ export class WebhookDeliveryJobs {
           options: { jobId: `${d.id}_${attempt}${suffix}`, runAt },
         };
       }),
+      tx,
     );
   }
 }

@@ -1,0 +1,8 @@
+// What other modules may use of email: the Nest modules and the services that queue messages and check templates.
+export { EmailModule } from './email.module';
+export { EmailWorkersModule } from './email-workers.module';
+export { EmailMessagesService } from './email-messages.service';
+export type { QueueEmailInput } from './email-messages.service';
+export { EmailTemplatesService } from './email-templates.service';
+export { SequencesModule } from './sequences/sequences.module';
+export { SequencesWorkersModule } from './sequences/sequences-workers.module';
