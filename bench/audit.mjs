@@ -12,6 +12,8 @@
 // to autocannon or away from it for its whole life, and two processes with the same configuration differed
 // by 15-20 % (bench/README.md). `control` runs both APIs of each pair with the log off: what the method
 // reports where there is nothing to find (the slots' bias and the rounds' spread).
+// With BENCH_ACCESS_LOG=1 it measures the patient access log instead, on GET /patients?limit=50: both APIs
+// audit, and the "off" one runs with PATIENT_ACCESS_LOG_ENABLED=false (no patients recorded with the entries).
 // Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379. Creates and drops
 // its own database. Usage: node bench/audit.mjs [seconds=10] [rounds=3] [pinned|apart|shared] [pairs=3] [control]
 import { cannon, cpuMeter, defaultLayout, log, median, seedPatients, useLayout, waitFor, withBench } from './lib.mjs';
@@ -23,6 +25,10 @@ const LAYOUT = process.argv[4] ?? defaultLayout();
 const CONTROL = process.argv[6] === 'control';
 const PATIENTS = 2_000;
 const PORTS = { on: 41411, off: 41412 };
+const ACCESS_LOG = process.env.BENCH_ACCESS_LOG === '1';
+/** The variable each side of a pair sets, and the route measured. */
+const SWITCH = ACCESS_LOG ? 'PATIENT_ACCESS_LOG_ENABLED' : 'AUDIT_LOG_ENABLED';
+const ROUTE = ACCESS_LOG ? 'GET /patients?limit=50 (access log on/off)' : 'GET /patients/{id}';
 const url = (side) => `http://127.0.0.1:${PORTS[side]}`;
 
 await withBench('audit', { WORKERS: 'off' }, async (bench) => {
@@ -36,25 +42,30 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
 
   const { onCpu0, where } = useLayout(LAYOUT);
   log(`layout ${LAYOUT}: ${where}`);
-  const target = (side) => ({ url: url(side), headers, paths: () => `/api/v1/patients/${randomId()}` });
+  const target = (side) => ({
+    url: url(side),
+    headers,
+    paths: () => (ACCESS_LOG ? '/api/v1/patients?limit=50' : `/api/v1/patients/${randomId()}`),
+  });
   const runs = { on: [], off: [] };
   const costs = [];
   for (let pair = 1; pair <= PAIRS; pair++) {
     // application_name tells the meter which PostgreSQL backends serve which API.
     const apis = {
-      on: bench.start(
-        'dist/main.js',
-        { PORT: String(PORTS.on), AUDIT_LOG_ENABLED: String(!CONTROL), PGAPPNAME: 'bench-audit-on' },
-        [],
-        onCpu0,
-      ),
-      off: bench.start('dist/main.js', { PORT: String(PORTS.off), AUDIT_LOG_ENABLED: 'false', PGAPPNAME: 'bench-audit-off' }, [], onCpu0),
+      on: bench.start('dist/main.js', { PORT: String(PORTS.on), [SWITCH]: String(!CONTROL), PGAPPNAME: 'bench-audit-on' }, [], onCpu0),
+      off: bench.start('dist/main.js', { PORT: String(PORTS.off), [SWITCH]: 'false', PGAPPNAME: 'bench-audit-off' }, [], onCpu0),
     };
     for (const side of ['on', 'off']) await waitFor(`${url(side)}/health/ready`);
     for (const side of ['on', 'off']) await cannon({ ...target(side), duration: 5 }); // JIT warm-up, pools filled
 
     // The audit writer's own connection (AuditLoader) is named apart, and counted in its API's PostgreSQL CPU.
-    const pgApps = { on: 'bench-audit-on', off: 'bench-audit-off', writer: 'bench-audit-on/audit-writer' };
+    // The "off" side's writer too: with BENCH_ACCESS_LOG both sides audit (without it, it writes nothing).
+    const pgApps = {
+      on: 'bench-audit-on',
+      off: 'bench-audit-off',
+      writer: 'bench-audit-on/audit-writer',
+      writerOff: 'bench-audit-off/audit-writer',
+    };
     const meter = cpuMeter(db, bench.database, { on: apis.on.pid, off: apis.off.pid }, pgApps);
     /** One measured run of `side`, its audit rows written (a flush interval after the run) before the meter stops. */
     const measure = async (side) => {
@@ -64,7 +75,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
       const r = await cannon({ ...target(side), duration: SECONDS });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const cpu = await meter.stop(r.total);
-      const writer = side === 'on' ? cpu['pg:writer'] : 0;
+      const writer = side === 'on' ? cpu['pg:writer'] : cpu['pg:writerOff'];
       return { ...r, cpu: cpu[side], mainCpu: cpu[`main:${side}`], pgCpu: cpu[`pg:${side}`] + writer, writer };
     };
     for (let round = 1; round <= ROUNDS; round++) {
@@ -88,7 +99,7 @@ await withBench('audit', { WORKERS: 'off' }, async (bench) => {
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   const quartiles = (xs) => [0.25, 0.75].map((q) => xs.toSorted((x, y) => x - y)[Math.round(q * (xs.length - 1))]);
   console.log(
-    `| GET /patients/{id}, ${LAYOUT}${CONTROL ? ', control (the log off on both sides)' : ''}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} [main thread ${m(runs.on, (r) => r.mainCpu).toFixed(0)}] + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
+    `| ${ROUTE}, ${LAYOUT}${CONTROL ? ', control (the log off on both sides)' : ''}, ${PAIRS} pairs of processes × ${ROUNDS} rounds of ${SECONDS} s | audit on ${m(runs.on, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.on, (r) => r.p99)} ms), CPU µs/req ${m(runs.on, (r) => r.cpu).toFixed(0)} [main thread ${m(runs.on, (r) => r.mainCpu).toFixed(0)}] + PostgreSQL ${m(runs.on, (r) => r.pgCpu).toFixed(0)} (writer ${m(runs.on, (r) => r.writer).toFixed(0)}) ` +
       `| audit off ${m(runs.off, (r) => r.rps).toFixed(0)} req/s (p99 ${m(runs.off, (r) => r.p99)} ms), ${m(runs.off, (r) => r.cpu).toFixed(0)} [${m(runs.off, (r) => r.mainCpu).toFixed(0)}] + ${m(runs.off, (r) => r.pgCpu).toFixed(0)} ` +
       `| cost (median of the rounds): throughput ${pct(m(costs, (c) => c.rps))} (quartiles ${quartiles(costs.map((c) => c.rps))
         .map(pct)

@@ -22,16 +22,19 @@ export function rateLimitEnv(value) {
 /**
  * A bench run: its own database (created here, dropped by `close`) and Redis prefix, and the environment
  * the built API and CLI run with. `env` is merged over the defaults (LOG_LEVEL=warn, limits off).
+ * `options.database` names the database instead (reused when it exists: data that takes minutes to build),
+ * and `options.keep` leaves it in place at `close`.
  */
-export async function openBench(name, env = {}) {
+export async function openBench(name, env = {}, options = {}) {
   const run = Date.now().toString(36);
-  const database = `pm_bench_${name}_${run}`;
+  const database = options.database ?? `pm_bench_${name}_${run}`;
   const url = new URL(ADMIN_URL);
   url.pathname = `/${database}`;
   const prefix = `pmbench:${name}:${run}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
+  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount > 0;
+  if (!exists) await admin.query(`CREATE DATABASE ${database}`);
   const children = [];
   const servers = [];
   const bench = {
@@ -103,7 +106,7 @@ export async function openBench(name, env = {}) {
       await Promise.all(
         servers.map((server) => Promise.race([new Promise((resolve) => server.close(resolve)), sleep(5_000, undefined, { ref: false })])),
       );
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      if (!options.keep) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await admin.end();
       cleanRedis(prefix);
     },
@@ -111,9 +114,9 @@ export async function openBench(name, env = {}) {
   return bench;
 }
 
-/** Runs `work(bench)` on a fresh bench and always cleans up; exits non-zero on failure. */
-export async function withBench(name, env, work) {
-  const bench = await openBench(name, env);
+/** Runs `work(bench)` on a fresh bench (see openBench for `options`) and always cleans up; exits non-zero on failure. */
+export async function withBench(name, env, work, options = {}) {
+  const bench = await openBench(name, env, options);
   const onSignal = () => void bench.close().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   try {
@@ -239,7 +242,7 @@ export async function seedPatients(bench, port, headers, count) {
 
 /**
  * One autocannon run (32 connections by default). `paths`, when given, is a function answering each
- * request's path (random ids). Answers req/s, p50/p99 latency in ms, errors (including non-2xx), and the
+ * request's path (random ids). Answers req/s, mean/p50/p99 latency in ms, errors (including non-2xx), and the
  * 1-minute load average when the run started.
  */
 export async function cannon({ paths, ...opts }) {
@@ -259,6 +262,7 @@ export async function cannon({ paths, ...opts }) {
   return {
     rps: r.requests.average,
     total: r.requests.total,
+    mean: r.latency.mean,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.timeouts + r.non2xx,

@@ -3,6 +3,7 @@ import { QueueWorkersModule } from './common/queue/queue-workers.module';
 import { EmailWorkersModule } from './modules/email/email-workers.module';
 import { SequencesWorkersModule } from './modules/email/sequences/sequences-workers.module';
 import { PatientsWorkersModule } from './modules/patients/patients-workers.module';
+import { RetentionWorkersModule } from './modules/retention/retention-workers.module';
 import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.module';
 
 /**
@@ -10,5 +11,14 @@ import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.modul
  * Each domain module that owns jobs adds its processor module here (its queue and jobs go in
  * src/common/queue/queues.ts).
  */
-@Module({ imports: [QueueWorkersModule, PatientsWorkersModule, WebhooksWorkersModule, EmailWorkersModule, SequencesWorkersModule] })
+@Module({
+  imports: [
+    QueueWorkersModule,
+    PatientsWorkersModule,
+    WebhooksWorkersModule,
+    EmailWorkersModule,
+    SequencesWorkersModule,
+    RetentionWorkersModule,
+  ],
+})
 export class WorkersModule {}

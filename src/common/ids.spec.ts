@@ -1,5 +1,5 @@
-import { validate as isUuid, stringify, version } from 'uuid';
-import { pooledRandomBytes, uuidv7, writeUuidv7 } from './ids';
+import { parse, validate as isUuid, stringify, version } from 'uuid';
+import { isUuid as isUuidText, pooledRandomBytes, uuidv7, writeUuid, writeUuidv7 } from './ids';
 
 describe('uuidv7', () => {
   it('makes valid, distinct version-7 UUIDs across several refills of the random pool', () => {
@@ -44,5 +44,30 @@ describe('pooledRandomBytes', () => {
 
   it('refuses requests larger than it serves', () => {
     expect(() => pooledRandomBytes(65)).toThrow(RangeError);
+  });
+});
+
+describe('isUuid and writeUuid', () => {
+  it('accept exactly what PostgreSQL reads as a uuid, and write its 16 bytes', () => {
+    for (const id of [
+      '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+      '0193A5B2-7C1D-7E4F-8A9B-0C1D2E3F4A5B',
+      '00000000-0000-0000-0000-000000000000',
+    ]) {
+      expect(isUuidText(id)).toBe(true);
+      const bytes = new Uint8Array(20);
+      writeUuid(bytes, id, 2);
+      expect(Buffer.from(bytes.subarray(2, 18))).toEqual(Buffer.from(parse(id.toLowerCase())));
+    }
+    for (const bad of [
+      '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5',
+      '0193a5b2x7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+      '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5g',
+      'é193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+      42,
+      null,
+    ]) {
+      expect(isUuidText(bad)).toBe(false);
+    }
   });
 });

@@ -49,3 +49,31 @@ function nextV7(): { random: Uint8Array; msecs: number; seq: number } {
   }
   return { random, msecs: lastMs, seq: sequence };
 }
+
+/** Hex digit values by character code (-1: not a hex digit). */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+/** Where a UUID's text has its hyphens; every segment between them has an even length. */
+const isHyphenAt = (i: number): boolean => i === 8 || i === 13 || i === 18 || i === 23;
+
+/**
+ * Whether `value` is a UUID as PostgreSQL's uuid type reads it (any version, either case): checked
+ * character by character, as the audit hook runs it on every patient of every page it sends.
+ */
+export function isUuid(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = value.charCodeAt(i);
+    if (isHyphenAt(i) ? c !== 45 : c > 127 || HEX[c] < 0) return false;
+  }
+  return true;
+}
+
+/** Writes the 16 bytes of a UUID string (checked with isUuid) at `offset`. */
+export function writeUuid(target: Uint8Array, id: string, offset: number): void {
+  let out = offset;
+  for (let i = 0; i < 36; i += 2) {
+    if (isHyphenAt(i)) i++;
+    target[out++] = (HEX[id.charCodeAt(i)] << 4) | HEX[id.charCodeAt(i + 1)];
+  }
+}

@@ -13,6 +13,11 @@ describe('loadConfig', () => {
     ]);
     // live: no daily limit by default
     expect(config.rateLimits.live.map((w) => w.name)).toEqual(['second', 'hour']);
+    expect(config.retention).toEqual({ auditMonths: 72, eventsDays: 30, emailBodyDays: 30 });
+    expect(loadConfig({ AUDIT_RETENTION_MONTHS: '84', EVENTS_RETENTION_DAYS: '7' }).retention).toMatchObject({
+      auditMonths: 84,
+      eventsDays: 7,
+    });
   });
 
   it.each([
@@ -32,6 +37,11 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'proxy.internal', /TRUST_PROXY must be true, false, a hop count/],
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY/],
     ['TRUST_PROXY', '10.0.0.1,', /TRUST_PROXY/],
+    ['AUDIT_RETENTION_MONTHS', '0', /AUDIT_RETENTION_MONTHS/],
+    ['AUDIT_RETENTION_MONTHS', 'six years', /AUDIT_RETENTION_MONTHS must be an integer/],
+    ['EVENTS_RETENTION_DAYS', '1', /EVENTS_RETENTION_DAYS/],
+    ['EMAIL_BODY_RETENTION_DAYS', '-3', /EMAIL_BODY_RETENTION_DAYS/],
+    ['PATIENT_ACCESS_LOG_ENABLED', 'sometimes', /PATIENT_ACCESS_LOG_ENABLED must be true or false/],
   ])('stops on an invalid %s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

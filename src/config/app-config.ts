@@ -265,6 +265,32 @@ class EnvironmentVariables {
   @IsBoolean({ message: 'must be true or false' })
   AUDIT_LOG_ENABLED = true;
 
+  /** Benchmarks only (BENCH_ACCESS_LOG=1 bench/audit.mjs): false records no patient ids with audit entries (no access log). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  PATIENT_ACCESS_LOG_ENABLED = true;
+
+  /** Whole months of audit log kept past the current one; older monthly partitions are dropped (HIPAA: six years). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(1_200)
+  AUDIT_RETENTION_MONTHS = 72;
+
+  /** Days an event (with its webhook deliveries and attempts) is kept; at least 2, past a delivery's last retry. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(2)
+  @Max(36_500)
+  EVENTS_RETENTION_DAYS = 30;
+
+  /** Days a sent email's rendered bodies are kept after sending; the message's metadata stays. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(36_500)
+  EMAIL_BODY_RETENTION_DAYS = 30;
+
   /**
    * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's
    * --heap-growing-percent; 0 leaves V8's own factor, up to 300%). Under load V8's factor lets the old
@@ -331,6 +357,15 @@ export interface EmailSettings {
   retryBaseMs: number;
 }
 
+export interface RetentionSettings {
+  /** AUDIT_RETENTION_MONTHS */
+  auditMonths: number;
+  /** EVENTS_RETENTION_DAYS */
+  eventsDays: number;
+  /** EMAIL_BODY_RETENTION_DAYS */
+  emailBodyDays: number;
+}
+
 export interface RateLimitWindow {
   name: 'second' | 'hour' | 'day';
   seconds: number;
@@ -353,7 +388,8 @@ export interface AppConfigGroups {
   /** Unset: each queue's own policy. */
   queues?: { lockDurationMs?: number; stalledIntervalMs?: number };
   webhooks?: WebhookSettings;
-  audit?: { flushIntervalMs: number; enabled: boolean };
+  /** `patientAccessLog`: PATIENT_ACCESS_LOG_ENABLED. */
+  audit?: { flushIntervalMs: number; enabled: boolean; patientAccessLog: boolean };
   /** No password: no dashboard. */
   queueDashboard?: { password?: string; username: string; readOnly: boolean };
   /** `appSecret` unset: start-up fills it in from DATA_DIR (see readOrCreateAppSecret). */
@@ -364,6 +400,8 @@ export interface AppConfigGroups {
   runtime?: { heapGrowingPercent: number };
   /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
   clock?: { offsetMs: number };
+  /** What the workers' retention sweeps keep (docs/data-retention.md). */
+  retention?: RetentionSettings;
 }
 
 /**
@@ -388,6 +426,7 @@ export class AppConfig {
   readonly sequences: NonNullable<AppConfigGroups['sequences']>;
   readonly runtime: NonNullable<AppConfigGroups['runtime']>;
   readonly clock: NonNullable<AppConfigGroups['clock']>;
+  readonly retention: RetentionSettings;
 
   /** Built by loadConfig from the environment; a group left out takes its default. */
   constructor(groups: AppConfigGroups) {
@@ -408,12 +447,13 @@ export class AppConfig {
       maxAttempts: 15,
       relayIntervalMs: 500,
     };
-    this.audit = groups.audit ?? { flushIntervalMs: 1_000, enabled: true };
+    this.audit = groups.audit ?? { flushIntervalMs: 1_000, enabled: true, patientAccessLog: true };
     this.queueDashboard = groups.queueDashboard ?? { username: 'admin', readOnly: true };
     this.secrets = groups.secrets ?? { previous: [] };
     this.sequences = groups.sequences ?? { minuteMs: 60_000 };
     this.runtime = groups.runtime ?? { heapGrowingPercent: 50 };
     this.clock = groups.clock ?? { offsetMs: 0 };
+    this.retention = groups.retention ?? { auditMonths: 72, eventsDays: 30, emailBodyDays: 30 };
   }
 
   /** The application secret; throws if start-up has not resolved it. */
@@ -519,7 +559,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxAttempts: vars.WEBHOOK_MAX_ATTEMPTS,
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS,
     },
-    audit: { flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS, enabled: vars.AUDIT_LOG_ENABLED },
+    audit: {
+      flushIntervalMs: vars.AUDIT_FLUSH_INTERVAL_MS,
+      enabled: vars.AUDIT_LOG_ENABLED,
+      patientAccessLog: vars.PATIENT_ACCESS_LOG_ENABLED,
+    },
     queueDashboard: {
       password: vars.QUEUE_DASHBOARD_PASSWORD,
       username: vars.QUEUE_DASHBOARD_USERNAME,
@@ -529,5 +573,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sequences: { minuteMs: vars.EMAIL_SEQUENCE_MINUTE_MS },
     runtime: { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
     clock: { offsetMs: vars.CLOCK_OFFSET_MS },
+    retention: {
+      auditMonths: vars.AUDIT_RETENTION_MONTHS,
+      eventsDays: vars.EVENTS_RETENTION_DAYS,
+      emailBodyDays: vars.EMAIL_BODY_RETENTION_DAYS,
+    },
   });
 }

@@ -64,4 +64,16 @@ describe('Tenant and mode isolation', () => {
     expect(liveList.body.keys.every((k: { mode: string }) => k.mode === 'live')).toBe(true);
     expect((await client(app, acme.liveKey).delete(`${KEYS}/${testKey.body.id}`)).status).toBe(404);
   });
+
+  it("cannot see another tenant's or mode's patient access log", async () => {
+    const patient = await client(app, acme.testKey).post('/api/v1/patients', { firstName: 'Iso', lastName: 'Lated' });
+    expect(patient.status).toBe(201);
+    const log = `/api/v1/patients/${patient.body.id}/access-log`;
+    expect((await client(app, acme.testKey).get(log)).status).toBe(200);
+    for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
+      const res = await client(app, key).get(log);
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+  });
 });

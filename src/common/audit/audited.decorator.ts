@@ -1,6 +1,7 @@
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyRequest } from 'fastify';
 import type { TenantScope } from '../../database/tenant-owned.entity';
+import { isUuid } from '../ids';
 
 /** What an audited route records besides who, when, from where and the outcome. */
 export interface AuditSpec {
@@ -25,6 +26,8 @@ declare module 'fastify' {
     auditScope?: TenantScope;
     /** The resource a keyless request acted on when its path names it only by a token (see auditAs). */
     auditResourceId?: string;
+    /** The patients whose data the answer carried (lower-case UUIDs), for the patient access log (see carriedPatients). */
+    auditPatients?: string[];
   }
 }
 
@@ -37,6 +40,16 @@ declare module 'fastify' {
 export function auditAs(request: FastifyRequest, scope: TenantScope, resourceId?: string): void {
   request.auditScope = { tenantId: scope.tenantId, mode: scope.mode };
   if (resourceId) request.auditResourceId = resourceId;
+}
+
+/**
+ * Names the patients whose data an answer carries when the audit hook cannot read them in the answer
+ * itself: one that is not a JSON object (an iCalendar file). JSON answers need nothing: the hook finds
+ * every patient in them (a patient, an embedded one, a `patientId`).
+ */
+export function carriedPatients(request: FastifyRequest, patientIds: string[]): void {
+  const ids = patientIds.filter(isUuid).map((id) => id.toLowerCase());
+  request.auditPatients = [...(request.auditPatients ?? []), ...ids];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { decodeAuditCopy, readCopyTuples } from '../../../test/helpers/audit-copy';
-import { AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
+import { AuditCopyBuffer, AuditRecord, copyData, patientCopyData } from './audit-copy-buffer';
+import { stringify as uuidString } from 'uuid';
 
 const record = (over: Partial<AuditRecord> = {}): AuditRecord => ({
   tenantId: '0193a5b2-7c1d-7e4f-8a9b-000000000001',
@@ -82,5 +83,25 @@ describe('AuditCopyBuffer', () => {
       ['9', 'live', null],
       ['1', 'test', null],
     ]);
+  });
+
+  it("writes the patients an answer carried as audit_log_patients tuples with the entry's tenant, mode, time and id", () => {
+    const buffer = new AuditCopyBuffer();
+    const patients = ['0193a5b2-7c1d-7e4f-8a9b-0000000000aa', '0193A5B2-7C1D-7E4F-8A9B-0000000000BB'];
+    buffer.append(record());
+    buffer.append(record({ patientIds: patients, mode: 'test' }));
+    const chunks = buffer.take();
+    const [, carrying] = decodeAuditCopy(copyData(chunks));
+    const tuples = readCopyTuples(patientCopyData(chunks)!);
+    expect(tuples).toHaveLength(2);
+    for (const [i, [tenant, mode, patient, at, auditId]] of tuples.entries()) {
+      expect(uuidString(tenant!)).toBe(record().tenantId);
+      expect(mode!.toString()).toBe('test');
+      expect(uuidString(patient!)).toBe(patients[i].toLowerCase());
+      expect(new Date(Number(at!.readBigInt64BE()) / 1000 + Date.UTC(2000, 0, 1))).toEqual(carrying.at);
+      expect(uuidString(auditId!)).toBe(carrying.id);
+    }
+    buffer.append(record());
+    expect(patientCopyData(buffer.take())).toBeNull();
   });
 });

@@ -2,15 +2,22 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner } from '@nestjs/core';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AUDIT_METADATA } from '../../common/audit/audited.decorator';
+import { AUDIT_METADATA, AuditSpec } from '../../common/audit/audited.decorator';
+import { isUuid } from '../../common/ids';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
+import { MAX_PATIENTS_PER_ENTRY } from './audit-copy-buffer';
 import { AuditWriter } from './audit.writer';
+import { patientsCarried } from './patients-carried';
 
 /**
  * Turns every answered request to an `@Audited` route into an audit entry. An `onResponse` hook sees the
  * final status of every outcome, the guards' 403 and 429 included; requests without a verified key
  * (401) have no tenant to record them for, except on public routes that name theirs (auditAs). The entry is buffered, never awaited by the request.
+ *
+ * A successful answer's entry also lists the patients whose data it carried (GET /patients/{id}/access-log):
+ * a `preSerialization` hook reads them in the JSON answer before it is serialised (patientsCarried), and a
+ * patient route's path names its patient. Only audited routes with a key pay for it.
  */
 @Injectable()
 export class AuditHook implements OnModuleInit {
@@ -30,6 +37,14 @@ export class AuditHook implements OnModuleInit {
       this.record(request, reply);
       done();
     });
+    if (!this.config.audit.patientAccessLog) return;
+    fastify?.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+      if (request.routeOptions.config?.audit && request.auth && reply.statusCode < 300) {
+        const found = patientsCarried(payload, MAX_PATIENTS_PER_ENTRY, new Set(request.auditPatients));
+        if (found.size) request.auditPatients = [...found];
+      }
+      done(null, payload);
+    });
   }
 
   record(request: FastifyRequest, reply: FastifyReply): void {
@@ -48,7 +63,16 @@ export class AuditHook implements OnModuleInit {
       status: reply.statusCode,
       requestId: String(request.id).slice(0, 128),
       ip: request.ip?.slice(0, 64) ?? null,
+      patientIds: reply.statusCode < 300 && this.config.audit.patientAccessLog ? this.patientsOf(request, spec) : undefined,
     });
+  }
+
+  /** The patients the answer carried: found in it, named by the route, and a patient route's own patient. */
+  private patientsOf(request: FastifyRequest, spec: AuditSpec): string[] | undefined {
+    const carried = request.auditPatients;
+    const own = spec.resourceType === 'patient' ? (request.params as Record<string, string> | undefined)?.[spec.idParam] : undefined;
+    if (!isUuid(own) || carried?.includes(own.toLowerCase())) return carried;
+    return [own.toLowerCase(), ...(carried ?? [])];
   }
 
   /** A `@RouteConfig` written above `@Audited` replaces the route config it merged into: refuse to start. */

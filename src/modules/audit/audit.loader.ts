@@ -6,7 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { DependencyStatus } from '../../common/observability/dependency-status';
 import { AppConfig } from '../../config/app-config';
 import { CONNECT_TIMEOUT_MS } from '../../database/database-options';
-import { AUDIT_COPY_SQL } from './audit-copy-buffer';
+import { AUDIT_COPY_SQL, AUDIT_PATIENTS_COPY_SQL } from './audit-copy-buffer';
 
 /**
  * Loads batches of audit entries (AuditCopyBuffer's binary COPY stream) into `audit_log`, one COPY each,
@@ -24,12 +24,23 @@ export class AuditLoader {
     private readonly dependencies: DependencyStatus,
   ) {}
 
-  /** One COPY of `data`, in a transaction of its own: all of a batch is written or none of it. */
-  async copy(data: Buffer[]): Promise<void> {
+  /**
+   * One COPY of `data`, in a transaction of its own: all of a batch is written or none of it. With
+   * `patients` (the patients the entries' answers carried), a second COPY into audit_log_patients in the
+   * same transaction, so that an entry and its patients are written together.
+   */
+  async copy(data: Buffer[], patients?: Buffer[] | null): Promise<void> {
     const client = await this.connection().connect();
     let failure: Error | undefined;
     try {
+      if (!patients) {
+        await pipeline(Readable.from(data), client.query(copyFrom(AUDIT_COPY_SQL)));
+        return;
+      }
+      await client.query('BEGIN');
       await pipeline(Readable.from(data), client.query(copyFrom(AUDIT_COPY_SQL)));
+      await pipeline(Readable.from(patients), client.query(copyFrom(AUDIT_PATIENTS_COPY_SQL)));
+      await client.query('COMMIT');
     } catch (err) {
       failure = err as Error;
       throw err;

@@ -7,12 +7,17 @@ import { AuditLoader } from './audit.loader';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditWriter } from './audit.writer';
+import { PatientsModule } from '../patients';
 import { AuditEntryEntity } from './entities/audit-entry.entity';
+import { PatientAccessLogController } from './patient-access-log.controller';
 
-/** The audit log: the hook that records `@Audited` routes, its batched writer, and GET /settings/audit-log. */
+/**
+ * The audit log: the hook that records `@Audited` routes (and the patients their answers carried), its
+ * batched writer, GET /settings/audit-log and GET /patients/{id}/access-log.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([AuditEntryEntity]), DiscoveryModule],
-  controllers: [AuditController],
+  imports: [TypeOrmModule.forFeature([AuditEntryEntity]), DiscoveryModule, PatientsModule],
+  controllers: [AuditController, PatientAccessLogController],
   providers: [AuditRepository, AuditService, AuditLoader, AuditWriter, AuditHook],
   exports: [AuditWriter],
 })

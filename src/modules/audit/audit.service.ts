@@ -4,6 +4,7 @@ import { timeRange } from '../../common/http/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AuditRepository } from './audit.repository';
 import { AuditEntryDto, AuditLogDto, ListAuditLogQueryDto } from './dto/audit-entry.dto';
+import { PatientAccessLogDto } from './dto/patient-access.dto';
 import { AuditEntryEntity } from './entities/audit-entry.entity';
 
 @Injectable()
@@ -14,6 +15,22 @@ export class AuditService {
     const { resourceId, resourceType, apiKeyId, action } = query;
     const result = await this.audit.list(scope, { resourceId, resourceType, apiKeyId, action, ...timeRange(query) }, page);
     return { entries: result.items.map(toDto), nextCursor: result.nextCursor };
+  }
+
+  /** Every answer that carried the patient's data, newest first; the caller has checked the patient is the scope's. */
+  async patientAccessLog(scope: TenantScope, patientId: string, page: PageRequest): Promise<PatientAccessLogDto> {
+    const result = await this.audit.patientAccesses(scope, patientId, page);
+    return {
+      entries: result.items.map((e) => ({
+        id: e.id,
+        at: e.at.toISOString(),
+        apiKeyId: e.apiKeyId,
+        action: e.action,
+        requestId: e.requestId,
+        ip: e.ip,
+      })),
+      nextCursor: result.nextCursor,
+    };
   }
 }
 

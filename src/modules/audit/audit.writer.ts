@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { DependencyStatus } from '../../common/observability/dependency-status';
 import { AppConfig } from '../../config/app-config';
 import { sqlStateOf } from '../../database/database-errors';
-import { AuditChunk, AuditCopyBuffer, AuditRecord, copyData } from './audit-copy-buffer';
+import { AuditChunk, AuditCopyBuffer, AuditRecord, copyData, patientCopyData } from './audit-copy-buffer';
 import { AuditLoader } from './audit.loader';
 
 /**
@@ -75,7 +75,7 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
     for (let from = 0; from < chunks.length; from += MAX_COPY_CHUNKS) {
       const batch = chunks.slice(from, from + MAX_COPY_CHUNKS);
       try {
-        await this.loader.copy(copyData(batch));
+        await this.loader.copy(copyData(batch), patientCopyData(batch));
       } catch (err) {
         if (isDataError(err)) {
           this.logger.error(`the database refused ${entriesIn(batch)} audit entries as data; dropped them: ${sqlStateOf(err)}`);

@@ -77,7 +77,8 @@ export class EmailMessagesController {
   @ApiOperation({
     operationId: 'getEmailMessage',
     summary: 'Read an email message',
-    description: 'With its rendered content and where its sending stands.',
+    description:
+      'With its rendered content and where its sending stands. A sent message keeps its rendered bodies for EMAIL_BODY_RETENTION_DAYS (default 30) after `sentAt`; after that `htmlContent` and `textContent` are null, `bodyClearedAt` says when they were cleared, and everything else (recipient, subject, status, times) stays.',
   })
   @ApiOkResponse({ type: EmailMessageDetailDto })
   @ApiProblemResponses(404)

@@ -191,6 +191,7 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
       nextAttemptAt: raw.next_attempt_at,
       handedOverAt: raw.handed_over_at,
       sentAt: raw.sent_at,
+      bodyClearedAt: raw.body_cleared_at,
       createdAt: raw.created_at,
       updatedAt: raw.updated_at,
     } as Partial<EmailMessageEntity>);

@@ -97,7 +97,12 @@ export class EmailMessagesService {
   async get(auth: AuthContext, id: string): Promise<EmailMessageDetailDto> {
     const row = await this.messages.findById(auth, id);
     if (!row) throw new EmailMessageNotFoundException();
-    return { ...toMessageDto(row), htmlContent: row.htmlBody, textContent: row.textBody };
+    return {
+      ...toMessageDto(row),
+      htmlContent: row.htmlBody,
+      textContent: row.textBody,
+      bodyClearedAt: row.bodyClearedAt ? row.bodyClearedAt.toISOString() : null,
+    };
   }
 
   private async insert(

@@ -5,6 +5,7 @@ import { PatientsModule } from '../patients';
 import { SettingsModule } from '../settings';
 import { TenantsModule } from '../tenants';
 import { TemplatesModule } from '../templates';
+import { EmailBodyRetention } from './email-body-retention.service';
 import { EmailContexts } from './email-contexts.service';
 import { EmailHeaders } from './email-headers.service';
 import { EmailMessagesController } from './email-messages.controller';
@@ -43,7 +44,8 @@ import { UnsubscribeTokens } from './unsubscribe-tokens.service';
     EmailSendJobs,
     EmailHeaders,
     UnsubscribeTokens,
+    EmailBodyRetention,
   ],
-  exports: [EmailMessagesService, EmailTemplatesService, EmailMessagesRepository, EmailSendJobs, EmailHeaders],
+  exports: [EmailMessagesService, EmailTemplatesService, EmailMessagesRepository, EmailSendJobs, EmailHeaders, EmailBodyRetention],
 })
 export class EmailModule {}

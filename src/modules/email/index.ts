@@ -6,3 +6,4 @@ export type { QueueEmailInput } from './email-messages.service';
 export { EmailTemplatesService } from './email-templates.service';
 export { SequencesModule } from './sequences/sequences.module';
 export { SequencesWorkersModule } from './sequences/sequences-workers.module';
+export { EmailBodyRetention } from './email-body-retention.service';

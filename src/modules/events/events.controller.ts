@@ -22,7 +22,8 @@ export class EventsController {
   @ApiOperation({
     operationId: 'listEvents',
     summary: 'List events, newest first',
-    description: 'Events carry the resource as the API returned it when the event happened. Filter by `type` and a `from`/`to` range.',
+    description:
+      'Events carry the resource as the API returned it when the event happened. Filter by `type` and a `from`/`to` range. Events are kept for EVENTS_RETENTION_DAYS (default 30) after they happened: older ones, with their webhook deliveries and delivery attempts, are deleted.',
   })
   @ApiOkResponse({ type: EventListDto })
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {

@@ -4,3 +4,4 @@ export { EventsModule } from './events.module';
 export { EventsService } from './events.service';
 export { EVENT_TYPES, TEST_EVENT_TYPE } from './event-types';
 export type { AnyEventType, EventType } from './event-types';
+export { EventsRetention } from './events-retention.service';

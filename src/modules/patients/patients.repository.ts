@@ -154,6 +154,52 @@ const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mo
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
+ * The statement `PatientsRepository.list` runs for these filters and page ($1 tenant, $2 mode, then
+ * `params`). Its WHERE holds only the filters present, so each combination is its own statement with its
+ * own plan, and each filter is written the way its index is defined (docs/decisions/0001-indexes-for-lists-at-scale.md
+ * says which index serves which filter). `prepared`: run as a named prepared statement, which PostgreSQL may
+ * then plan generically (without the values) from the sixth run; only for the statements whose every
+ * generic plan is the right one at any size (the unfiltered list and the exact email and externalId
+ * lookups). The others are planned on each run: their best plan depends on the values (a rare tag, a
+ * common last name).
+ */
+export function patientListStatement(filters: PatientFilters, page: PageRequest): ScopedStatement & { prepared: boolean } {
+  const params: unknown[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length + 2}`; // the scope is $1 and $2
+  };
+  const where: string[] = [];
+  if (filters.search !== undefined) {
+    const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
+    where.push(
+      filters.searchDigits
+        ? `(search_text LIKE ${term} OR search_text LIKE ${param(`%${filters.searchDigits}%`)})`
+        : `search_text LIKE ${term}`,
+    );
+  }
+  if (filters.tags?.length) where.push(`tags && ${param(filters.tags)}::text[]`);
+  if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
+  if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
+  if (filters.gender !== undefined) where.push(`lower(gender) = lower(${param(filters.gender)})`);
+  if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
+  if (filters.createdTo) where.push(`created_at <= ${param(filters.createdTo)}`);
+  if (filters.bornOnOrBefore) where.push(`date_of_birth <= ${param(filters.bornOnOrBefore)}::date`);
+  if (filters.bornAfter) where.push(`date_of_birth > ${param(filters.bornAfter)}::date`);
+  if (filters.hasEmail !== undefined) where.push(filters.hasEmail ? 'email IS NOT NULL' : 'email IS NULL');
+  if (filters.hasPhone !== undefined) where.push(filters.hasPhone ? 'phone IS NOT NULL' : 'phone IS NULL');
+  if (filters.email !== undefined) where.push(`lower(email) = lower(${param(filters.email)})`);
+  if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+  if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
+  const exact = where.length === 1 && (filters.email !== undefined || filters.externalId !== undefined);
+  const prepared = where.length === 0 || exact;
+  if (page.after) where.push(`(created_at, id) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
+  const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
+      ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`;
+  return { statement, params, prepared };
+}
+
+/**
  * Patients of one tenant and mode. The hot paths (one patient, create, update) are single hand-written
  * statements that name tenant_id and mode first; lists go through the scoped query builder.
  */
@@ -265,44 +311,12 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   /**
-   * One page of patients, newest first, narrowed by the filters (each served by an index; see the
-   * migrations). One raw statement, rows as they come (no entity hydration); the unfiltered list, the
-   * common case, is a named prepared statement. A filtered one is planned on each run: its best plan
-   * depends on the values (a rare tag, a common last name).
+   * One page of patients, newest first, narrowed by the filters (each served by an index: see
+   * patientListStatement). One raw statement, rows as they come (no entity hydration).
    */
   async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const params: unknown[] = [];
-    const param = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length + 2}`; // the scope is $1 and $2
-    };
-    const where: string[] = [];
-    if (filters.search !== undefined) {
-      const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
-      where.push(
-        filters.searchDigits
-          ? `(search_text LIKE ${term} OR search_text LIKE ${param(`%${filters.searchDigits}%`)})`
-          : `search_text LIKE ${term}`,
-      );
-    }
-    if (filters.tags?.length) where.push(`tags && ${param(filters.tags)}::text[]`);
-    if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
-    if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
-    if (filters.gender !== undefined) where.push(`lower(gender) = lower(${param(filters.gender)})`);
-    if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
-    if (filters.createdTo) where.push(`created_at <= ${param(filters.createdTo)}`);
-    if (filters.bornOnOrBefore) where.push(`date_of_birth <= ${param(filters.bornOnOrBefore)}::date`);
-    if (filters.bornAfter) where.push(`date_of_birth > ${param(filters.bornAfter)}::date`);
-    if (filters.hasEmail !== undefined) where.push(filters.hasEmail ? 'email IS NOT NULL' : 'email IS NULL');
-    if (filters.hasPhone !== undefined) where.push(filters.hasPhone ? 'phone IS NOT NULL' : 'phone IS NULL');
-    if (filters.email !== undefined) where.push(`lower(email) = lower(${param(filters.email)})`);
-    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
-    if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
-    const filtered = where.length > 0;
-    if (page.after) where.push(`(created_at, id) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
-    const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
-      ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`;
-    const rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared: !filtered });
+    const { statement, params, prepared } = patientListStatement(filters, page);
+    const rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
     return keysetPage(rows, page, (row) => row.createdAt);
   }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Audited } from '../../common/audit/audited.decorator';
+import { Audited, carriedPatients } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
@@ -74,6 +74,8 @@ export class AppointmentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     const { appointment, provider } = await this.appointments.getWithProvider(auth, id);
+    // A text answer, which the audit hook cannot read for patients: the file carries this one's name.
+    carriedPatients(reply.request, [appointment.patientId]);
     void reply
       .type('text/calendar; charset=utf-8')
       .header('content-disposition', `attachment; filename="appointment-${appointment.id}.ics"`);

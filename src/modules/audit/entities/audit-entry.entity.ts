@@ -9,6 +9,9 @@ import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';
  * bench/README.md): the primary key is the order the log is read in (a tenant's mode, newest first), not a
  * separate index beside an id key, and there is no foreign key to `tenants` (its check locked the tenant's
  * row for every inserted entry; the tenant comes from a verified key, and a trail may outlive its tenant).
+ *
+ * Partitioned by month on `at` (audit_log_pYYYY_MM, and audit_log_default for anything outside them): the
+ * workers create months ahead and drop whole months past AUDIT_RETENTION_MONTHS (AuditPartitions).
  */
 @Entity('audit_log')
 @Check(`"mode" IN ('test', 'live')`)

@@ -63,13 +63,23 @@ export class EmailMessageDto {
   updatedAt!: string;
 }
 
-/** One message with its rendered content. */
+/**
+ * One message with its rendered content. The stored bodies of a sent message are cleared
+ * EMAIL_BODY_RETENTION_DAYS after it was sent: from then on `htmlContent` and `textContent` are both null and
+ * `bodyClearedAt` says when; the metadata (recipient, subject, status, times) stays.
+ */
 export class EmailMessageDetailDto extends EmailMessageDto {
+  /** Null when the message has no HTML part, or once its bodies were cleared (see `bodyClearedAt`). */
   @ApiProperty({ nullable: true, type: String, example: '<p>Hello Ada,</p>' })
   htmlContent!: string | null;
 
+  /** Null when the message has no text part, or once its bodies were cleared (see `bodyClearedAt`). */
   @ApiProperty({ nullable: true, type: String, example: 'Hello Ada,' })
   textContent!: string | null;
+
+  /** When the stored bodies were cleared by retention (EMAIL_BODY_RETENTION_DAYS after sending); null while they are kept. */
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
+  bodyClearedAt!: string | null;
 }
 
 export class EmailMessageListDto extends PageOf(EmailMessageDto, 'messages') {}

@@ -16,7 +16,7 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 @Entity('email_messages')
 @Check(`"status" IN ('queued', 'sending', 'sent', 'failed', 'suppressed')`)
 @Check(`"transport" IN ('smtp', 'log')`)
-@Check(`html_body IS NOT NULL OR text_body IS NOT NULL`)
+@Check(`html_body IS NOT NULL OR text_body IS NOT NULL OR body_cleared_at IS NOT NULL`)
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt', 'id'], { where: 'patient_id IS NOT NULL' })
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_SEQUENCE', ['tenantId', 'mode', 'sequenceId', 'createdAt', 'id'], {
@@ -28,6 +28,7 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
   where: 'enrollment_id IS NOT NULL',
 })
 @Index('IDX_EMAIL_MESSAGES_DUE', ['nextAttemptAt'], { where: `status IN ('queued', 'sending')` })
+@Index('IDX_EMAIL_MESSAGES_BODY_HELD', ['sentAt'], { where: `status = 'sent' AND body_cleared_at IS NULL` })
 export class EmailMessageEntity extends TenantOwnedEntity {
   @Column({ type: 'uuid', nullable: true })
   patientId!: string | null;
@@ -87,4 +88,8 @@ export class EmailMessageEntity extends TenantOwnedEntity {
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   sentAt!: Date | null;
+
+  /** When the retention sweep cleared the stored bodies of this sent message (EMAIL_BODY_RETENTION_DAYS). */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  bodyClearedAt!: Date | null;
 }

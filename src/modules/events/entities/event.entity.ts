@@ -10,6 +10,8 @@ import { TenantOwned } from '../../../database/tenant-owned.entity';
 @Index('IDX_EVENTS_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
 @Index('IDX_EVENTS_TENANT_MODE_TYPE_CREATED', ['tenantId', 'mode', 'type', 'createdAt', 'id'])
 @Index('IDX_EVENTS_UNDISPATCHED', ['id'], { where: 'dispatched_at IS NULL' })
+// BRIN (created_at): the retention sweep's scan for events past EVENTS_RETENTION_DAYS, across tenants.
+@Index('IDX_EVENTS_CREATED_BRIN', { synchronize: false })
 export class EventEntity extends TenantOwned {
   @PrimaryColumn('uuid')
   id!: string;

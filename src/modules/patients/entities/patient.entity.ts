@@ -7,8 +7,8 @@ export const PATIENT_SEARCH_TEXT =
   "lower(first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || joining_code)";
 
 /**
- * A patient of one tenant in one mode. The migration (1763800000000-Patients) says which index serves
- * which filter; the GIN and expression indexes TypeORM cannot express are declared with
+ * A patient of one tenant in one mode. docs/decisions/0001-indexes-for-lists-at-scale.md says which index
+ * serves which filter, and why; the GIN and expression indexes TypeORM cannot express are declared with
  * `synchronize: false` (named, so that migration:generate neither drops nor recreates them).
  */
 @Entity('patients')

@@ -11,6 +11,7 @@ import type { AppointmentStatus } from '../transitions';
 @Index('IDX_APPOINTMENTS_TENANT_MODE_STARTS', ['tenantId', 'mode', 'startsAt', 'id'])
 @Index('IDX_APPOINTMENTS_TENANT_MODE_PROVIDER_STARTS', ['tenantId', 'mode', 'providerId', 'startsAt'])
 @Index('IDX_APPOINTMENTS_TENANT_MODE_PATIENT_STARTS', ['tenantId', 'mode', 'patientId', 'startsAt'])
+@Index('IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS', ['tenantId', 'mode', 'status', 'startsAt', 'id'])
 @Exclusion(
   'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
   `USING gist (provider_id WITH =, tstzrange(starts_at, ends_at, '[)') WITH &&) WHERE (status IN ('scheduled', 'confirmed'))`,

@@ -1,0 +1,84 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { describeError } from '../../common/queue/job-handler';
+import { PeriodicTask } from '../../common/queue/periodic-task';
+import { clock } from '../../common/time/clock';
+import { AppConfig } from '../../config/app-config';
+import { AuditPartitions, PartitionPass } from '../audit';
+import { EmailBodyRetention } from '../email';
+import { EventsRetention } from '../events';
+
+const DAY_MS = 86_400_000;
+/** How often each worker sweeps. Retention is counted in days and months: a few minutes late costs nothing. */
+const INTERVAL_MS = 10 * 60_000;
+/** Rows per statement, and per pass of each sweep: a backlog (a first run, a lowered retention) goes over several passes. */
+export const SWEEP_BATCH = 1_000;
+export const SWEEP_MAX_PER_PASS = 20_000;
+
+export interface RetentionPass {
+  partitions: PartitionPass;
+  eventsDeleted: number;
+  emailBodiesCleared: number;
+}
+
+/**
+ * The retention sweeps (docs/data-retention.md), in every worker process every INTERVAL_MS: the audit
+ * log's monthly partitions (created ahead, dropped past AUDIT_RETENTION_MONTHS), events with their webhook
+ * deliveries and attempts past EVENTS_RETENTION_DAYS, and the stored bodies of sent email past
+ * EMAIL_BODY_RETENTION_DAYS. Each is bounded per pass and safe with any number of workers (an advisory lock
+ * for the partitions, SKIP LOCKED batches for rows). Times come from the clock.
+ */
+@Injectable()
+export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RetentionSweeper.name);
+  private readonly task = new PeriodicTask(
+    INTERVAL_MS,
+    async () => void (await this.runOnce()),
+    (err) => this.logger.warn(`retention sweep failed: ${describeError(err)}`),
+  );
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly partitions: AuditPartitions,
+    private readonly events: EventsRetention,
+    private readonly emailBodies: EmailBodyRetention,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** One pass of every sweep; `maxPerPass` bounds the rows each row sweep touches. */
+  async runOnce(maxPerPass = SWEEP_MAX_PER_PASS): Promise<RetentionPass> {
+    const now = clock.now();
+    const { auditMonths, eventsDays, emailBodyDays } = this.config.retention;
+    const partitions = await this.partitions.maintain(now, auditMonths);
+    const eventsCutoff = new Date(now.getTime() - eventsDays * DAY_MS);
+    const eventsDeleted = await batches(maxPerPass, (limit) => this.events.deleteCreatedBefore(eventsCutoff, limit));
+    const bodiesCutoff = new Date(now.getTime() - emailBodyDays * DAY_MS);
+    const emailBodiesCleared = await batches(maxPerPass, (limit) => this.emailBodies.clearSentBefore(bodiesCutoff, now, limit));
+    const pass = { partitions, eventsDeleted, emailBodiesCleared };
+    if (partitions.created.length || partitions.dropped.length || partitions.deleted || eventsDeleted || emailBodiesCleared) {
+      this.logger.log(
+        `retention: partitions created ${partitions.created.join(', ') || 'none'}, dropped ${partitions.dropped.join(', ') || 'none'}; ` +
+          `${partitions.deleted} default-partition audit entries, ${eventsDeleted} events deleted; ${emailBodiesCleared} email bodies cleared`,
+      );
+    }
+    return pass;
+  }
+}
+
+/** Runs `step` in batches of SWEEP_BATCH until it does less than a batch or `max` rows are done; answers the total. */
+async function batches(max: number, step: (limit: number) => Promise<number>): Promise<number> {
+  let done = 0;
+  while (done < max) {
+    const limit = Math.min(SWEEP_BATCH, max - done);
+    const n = await step(limit);
+    done += n;
+    if (n < limit) break;
+  }
+  return done;
+}

@@ -1,0 +1,165 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client, type QueryConfig } from 'pg';
+import { runMigrations } from '../../src/database/database-options';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+
+/** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/**
+ * The exact-match filters of GET /patients, and appointments by status, keep their index when PostgreSQL
+ * plans the statement without its values (a generic plan: what a prepared statement gets after five runs). The statements are the ones the
+ * route really sends (captured from the driver), explained on a database of 30,000 patients and 20,000
+ * appointments in one tenant, analysed, so that the planner weighs its choices as it would on a large practice.
+ */
+describe('Query plans: filters use their index under a generic plan', () => {
+  const database = `${process.env.TEST_DATABASE_NAME}_plans`;
+  const admin = () => new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${database}`;
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+  let db: Client;
+  const sent: QueryConfig[] = [];
+  const originalQuery = Client.prototype.query;
+
+  beforeAll(async () => {
+    const c = admin();
+    await c.connect();
+    await c.query(`CREATE DATABASE ${database}`);
+    await c.end();
+    await runMigrations(url.toString());
+    // Its own database and Redis prefix, no workers: nothing of the other suites' runs reaches it.
+    app = await startApp({
+      ...NO_RATE_LIMITS,
+      DATABASE_URL: url.toString(),
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:plans`,
+      WORKERS: 'off',
+    });
+    tenant = await createTenant(app);
+    db = new Client({ connectionString: url.toString() });
+    await db.connect();
+    // 30,000 patients of the tenant's live mode (emails and externalIds unique), and a few in its test mode.
+    await db.query(
+      `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name,
+          patient_type, patient_status, tags, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, CASE WHEN i % 100 = 0 THEN 'test' ELSE 'live' END, 'crm-' || i,
+          translate(lpad(i::text, 8, '0'), '0123456789', 'QXZVJKWYPU'), 'Person.' || i || '@Example.com', '+1415555' || lpad((i % 10000)::text, 4, '0'),
+          'Person', 'Number' || (i % 500), 'patient', 'active', ARRAY['cohort-' || (i % 20)],
+          now() - i * interval '1 minute', now() - i * interval '1 minute'
+         FROM generate_series(1, 30000) AS g(i)`,
+      [tenant.id],
+    );
+    // 20,000 appointments of one provider, the last 1,000 scheduled after years of completed ones.
+    const provider = await db.query<{ id: string }>(
+      `INSERT INTO providers (id, tenant_id, mode, name, timezone, working_hours, is_active, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'live', 'Dr. Plans', 'UTC', '[]', true, now(), now()) RETURNING id`,
+      [tenant.id],
+    );
+    await db.query(
+      `INSERT INTO appointments (id, tenant_id, mode, patient_id, provider_id, starts_at, ends_at, duration, status, created_at, updated_at)
+       SELECT gen_random_uuid(), p.tenant_id, 'live', p.id, $2, t.at, t.at + interval '15 minutes', 15,
+              CASE WHEN p.n > 19000 THEN 'scheduled' ELSE 'completed' END, now(), now()
+         FROM (SELECT id, tenant_id, row_number() OVER (ORDER BY id) AS n FROM patients WHERE tenant_id = $1 AND mode = 'live' LIMIT 20000) p
+        CROSS JOIN LATERAL (SELECT now() - interval '400 days' + p.n * interval '20 minutes' AS at) t`,
+      [tenant.id, provider.rows[0].id],
+    );
+    await db.query('ANALYZE patients');
+    await db.query('ANALYZE appointments');
+    // Every statement the app sends, as the driver gets it: a config object (the raw statements) or text and
+    // values (TypeORM's).
+    jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const [first, second] = args;
+      if (typeof first === 'string') sent.push({ text: first, values: Array.isArray(second) ? second : [] });
+      else if (typeof first === 'object' && first && 'text' in first) sent.push(first as QueryConfig);
+      return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+    });
+  });
+
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await db?.end();
+    await app?.close();
+    const c = admin();
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await c.end();
+  });
+
+  /** The list statement (on `table`) that GET `path` sends, and the page it answered. */
+  async function statementOf(query: string, path = PATIENTS, table = /FROM patients\b/): Promise<{ config: QueryConfig; body: any }> {
+    sent.length = 0;
+    const res = await client(app, tenant.liveKey).get(`${path}?${query}`);
+    expect(res.status).toBe(200);
+    const lists = sent.filter((c) => table.test(c.text) && /ORDER BY/.test(c.text));
+    expect(lists).toHaveLength(1);
+    return { config: lists[0], body: res.body };
+  }
+
+  /** The generic plan of a statement (PREPARE, then EXPLAIN EXECUTE with its values, plan_cache_mode forcing it). */
+  async function genericPlan(config: QueryConfig): Promise<PlanNode[]> {
+    const literal = (v: unknown): string =>
+      typeof v === 'number' ? String(v) : db.escapeLiteral(v instanceof Date ? v.toISOString() : String(v));
+    await db.query(`SET plan_cache_mode = force_generic_plan`);
+    await db.query(`PREPARE probe AS ${config.text}`);
+    try {
+      const { rows } = await db.query(`EXPLAIN (FORMAT JSON) EXECUTE probe(${(config.values ?? []).map(literal).join(', ')})`);
+      return nodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+    } finally {
+      await db.query('DEALLOCATE probe');
+      await db.query('RESET plan_cache_mode');
+    }
+  }
+
+  it('email: an index scan of IDX_PATIENTS_TENANT_MODE_EMAIL on the address, in page order (no sort of the matches)', async () => {
+    const { config, body } = await statementOf(`email=${encodeURIComponent('PERSON.20001@example.COM')}`);
+    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-20001']);
+    const plan = await genericPlan(config);
+    const scan = plan.find((n) => n['Index Name'] === 'IDX_PATIENTS_TENANT_MODE_EMAIL');
+    expect(scan?.['Node Type']).toBe('Index Scan');
+    // Generic: the address is a parameter in the index condition, not a value the planner saw.
+    expect(scan?.['Index Cond']).toMatch(/lower\(\(email\)::text\) = lower\(\$\d+\)/);
+    // Without a sort, the rows read are bounded by the page, not by how many matches the planner guesses.
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+  });
+
+  it('externalId: an index scan of UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID on the id', async () => {
+    const { config, body } = await statementOf('externalId=crm-12345');
+    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-12345']);
+    const plan = await genericPlan(config);
+    const scan = plan.find((n) => n['Index Name'] === 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID');
+    expect(scan?.['Node Type']).toMatch(/^Index (Only )?Scan$/);
+    expect(scan?.['Index Cond']).toMatch(/external_id\)::text = \$\d+/);
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+  });
+
+  it('appointments by status: an index scan of IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS, in list order', async () => {
+    const { config, body } = await statementOf('status=scheduled&limit=20', '/api/v1/scheduling/appointments', /FROM "appointments"/);
+    expect(body.appointments).toHaveLength(20);
+    expect(body.appointments.every((a: { status: string }) => a.status === 'scheduled')).toBe(true);
+    const plan = await genericPlan(config);
+    const scan = plan.find((n) => n['Index Name'] === 'IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS');
+    expect(scan?.['Node Type']).toBe('Index Scan');
+    expect(scan?.['Index Cond']).toMatch(/status\)::text = \$\d+/);
+    // Not a walk of every appointment since the first, filtering, nor a sort of all those of the status.
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
+  });
+
+  it('the unfiltered page: a backward scan of IDX_PATIENTS_TENANT_MODE_CREATED, first page and the next', async () => {
+    const first = await statementOf('limit=50');
+    for (const config of [first.config, (await statementOf(`limit=50&cursor=${first.body.nextCursor}`)).config]) {
+      const plan = await genericPlan(config);
+      const scan = plan.find((n) => n['Index Name'] === 'IDX_PATIENTS_TENANT_MODE_CREATED');
+      expect(scan?.['Node Type']).toBe('Index Scan');
+      expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
+    }
+  });
+});
