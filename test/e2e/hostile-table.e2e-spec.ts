@@ -297,8 +297,12 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
         'application/json; charset=latin1',
         'application/json; charset=utf-16',
       ];
+      // HTML forms post to these (the manage page's reschedule buttons, `datetime` in the query string): a form
+      // body is accepted and, without that query, refused as a 400 naming datetime.
+      const FORM_POSTS = new Set(['POST /api/v1/public/appointments/{token}/reschedule']);
       for (const route of withBody()) {
         for (const type of types) {
+          if (FORM_POSTS.has(`${route.method} ${route.template}`) && /form/.test(type)) continue;
           expectStatus(
             await send(route, type, { url: pathOf(route), payload: '{"a":1}', headers: { 'content-type': type } }),
             route,

@@ -120,6 +120,15 @@ describe('OpenAPI examples work as documented', () => {
     const NOT_FROM_EXAMPLES: Record<string, string> = {
       'POST /api/v1/public/unsubscribe/{token}': "the token arrives only in an email's List-Unsubscribe header (email-consent.e2e-spec.ts)",
       'GET /api/v1/public/unsubscribe/{token}': 'the same token: the page of the link (unsubscribe-page.e2e-spec.ts)',
+      ...Object.fromEntries(
+        ['GET ', 'POST /confirm', 'POST /cancel', 'GET /availability', 'POST /reschedule'].map((route) => {
+          const [method, tail] = route.split(' ');
+          return [
+            `${method} /api/v1/public/appointments/{token}${tail}`,
+            "the token arrives only in an appointment's manageUrl (manage-links.e2e-spec.ts)",
+          ];
+        }),
+      ),
     };
     interface Step {
       method: Method;
@@ -182,7 +191,8 @@ describe('OpenAPI examples work as documented', () => {
     const ALIASES: Record<string, string[]> = { appointment: ['book'], key: ['portal-access-keys'], delivery: ['test'] };
     const idFor = (name: string): string | undefined => {
       const base = name.replace(/Ids?$/, '');
-      const candidates = [base, `${base}s`, base.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), ...(ALIASES[base] ?? [])];
+      const kebab = base.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      const candidates = [base, `${base}s`, kebab, `${kebab}s`, ...(ALIASES[base] ?? [])];
       return candidates.map((c) => ids[`${currentModule}/${c}`] ?? ids[c]).find((x) => x !== undefined);
     };
     const withIds = (value: unknown, key = ''): unknown => {

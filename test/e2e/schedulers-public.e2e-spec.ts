@@ -315,7 +315,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
   });
 
   describe('events and audit', () => {
-    it('records appointment.booked and patient.created in the booking, appointment.updated on each change', async () => {
+    it('records appointment.booked and patient.created in the booking, an event with previous and source on each change', async () => {
       const t = await createTenant(app);
       const p = await createProvider(app, t.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
       const s = await createScheduler(app, t.testKey, [p.id]);
@@ -337,9 +337,18 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const confirmed = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'confirmed' });
       const moved = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { datetime: `${day}T11:00:00Z` });
       expect((await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'scheduled' })).status).toBe(409);
-      const updated = await events('appointment.updated');
-      expect(updated.map((e: Json) => e.data)).toEqual([moved.body, confirmed.body]);
-      expect(updated[1].data.status).toBe('confirmed');
+      expect((await events('appointment.confirmed')).map((e: Json) => e.data)).toEqual([
+        { appointment: confirmed.body, previous: { status: 'scheduled', confirmedAt: null }, source: 'api' },
+      ]);
+      expect((await events('appointment.rescheduled')).map((e: Json) => e.data)).toEqual([
+        {
+          appointment: moved.body,
+          previous: { datetime: `${day}T10:00:00.000Z`, end: `${day}T10:30:00.000Z` },
+          source: 'api',
+        },
+      ]);
+      const noted = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { notes: 'Bring the referral' });
+      expect((await events('appointment.updated')).map((e: Json) => e.data)).toEqual([noted.body]);
 
       // A key-booked appointment emits appointment.booked too.
       const patient = await createPatient(app, t.testKey);

@@ -35,6 +35,7 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
       providerIds: providers.map((p) => p.id),
       duration: 45,
       type: 'consultation',
+      appointmentTypeId: null,
       isActive: true,
       viewsCount: 0,
       bookingsCount: 0,

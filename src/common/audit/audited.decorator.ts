@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The tenant and mode a keyless request acted in, once its route knows them (see auditAs). */
     auditScope?: TenantScope;
+    /** The resource a keyless request acted on when its path names it only by a token (see auditAs). */
+    auditResourceId?: string;
     /** The patients whose data the answer carried (lower-case UUIDs), for the patient access log (see carriedPatients). */
     auditPatients?: string[];
   }
@@ -32,10 +34,12 @@ declare module 'fastify' {
 /**
  * Records a keyless (public) request's audit entry in this tenant and mode, with no API key. An audited
  * public route calls it as soon as it knows whose resource it serves; answers before that (a malformed
- * body, an unknown id) name no tenant and leave no entry.
+ * body, an unknown id) name no tenant and leave no entry. `resourceId` names the resource when the path
+ * holds a token instead of its id.
  */
-export function auditAs(request: FastifyRequest, scope: TenantScope): void {
+export function auditAs(request: FastifyRequest, scope: TenantScope, resourceId?: string): void {
   request.auditScope = { tenantId: scope.tenantId, mode: scope.mode };
+  if (resourceId) request.auditResourceId = resourceId;
 }
 
 /**

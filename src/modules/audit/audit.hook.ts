@@ -59,7 +59,7 @@ export class AuditHook implements OnModuleInit {
       apiKeyId: auth?.apiKeyId ?? null,
       action: spec.action,
       resourceType: spec.resourceType,
-      resourceId: spec.resourceId ?? resourceIdOf(request, reply, spec.idParam),
+      resourceId: spec.resourceId ?? request.auditResourceId ?? resourceIdOf(request, reply, spec.idParam),
       status: reply.statusCode,
       requestId: String(request.id).slice(0, 128),
       ip: request.ip?.slice(0, 64) ?? null,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { violates } from '../../database/database-errors';
@@ -118,12 +119,12 @@ export class ClinicalService {
    * patient, appointment and provider; a second encounter for one appointment is 409 encounter_exists.
    */
   async recordAppointmentEncounter(
-    auth: AuthContext,
+    scope: TenantScope,
     values: { patientId: string; appointmentId: string; providerId: string; datetime: Date; type: string | null; notes: string | null },
     tx: EntityManager,
   ): Promise<EncounterDto> {
     try {
-      return encounterDto(await this.encounters.insert(auth, { ...values, reason: null }, tx));
+      return encounterDto(await this.encounters.insert(scope, { ...values, reason: null }, tx));
     } catch (err) {
       if (violates(err, PatientConstraint.EncounterAppointment)) throw new EncounterExistsException();
       throw err;

@@ -88,7 +88,7 @@ export class AppointmentsController {
   @ApiOperation({ operationId: 'getAppointment', summary: 'Read an appointment' })
   @ApiOkResponse({ type: AppointmentDto })
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<AppointmentDto> {
-    return this.appointments.get(auth, id);
+    return this.appointments.read(auth, id);
   }
 
   @Patch('appointments/:id')

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
 import { TemplateContextService } from '../templates';
 import {
@@ -62,6 +64,13 @@ export class SmsTemplatesService {
       throw err;
     }
     return { body, ...smsSegments(body) };
+  }
+
+  /** Those of the ids that name an SMS template of this tenant and mode. */
+  async existing(scope: TenantScope, ids: string[]): Promise<Set<string>> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return new Set();
+    return new Set((await this.templates.find(scope, { id: In(unique) })).map((t) => t.id));
   }
 
   private async require(auth: AuthContext, id: string): Promise<SmsTemplateEntity> {

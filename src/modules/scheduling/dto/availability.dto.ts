@@ -29,7 +29,13 @@ export class AvailabilityQueryDto extends DateRangeQueryDto {
   @IsUUID()
   providerId?: string;
 
-  /** Minutes. */
+  /** An active appointment type of this tenant and mode: its duration, slot grid, policies and providers apply. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  appointmentTypeId?: string;
+
+  /** Minutes (default 30); with appointmentTypeId, omit it or send the type's. */
   @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })
   @IsOptional()
   @QueryInt()
