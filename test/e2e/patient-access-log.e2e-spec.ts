@@ -116,6 +116,17 @@ describe('Patient access log', () => {
     expect(bobs.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create', 'patient.list', 'patient.read']);
   });
 
+  it('records the patient summary a key without patients:read reads in events', async () => {
+    const patient = await createPatient(app, tenant.testKey, { firstName: 'Summarised' });
+    const webhooksOnly = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });
+    const events = await client(app, webhooksOnly).get('/api/v1/events?type=patient.created&limit=100');
+    expect(events.status).toBe(200);
+    const shown = events.body.events.find((e: any) => e.data.id === patient.id);
+    expect(shown.data.joiningCode).toBeUndefined(); // the summary, not the whole patient
+    const log = await logOf(patient.id, 2);
+    expect(log.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create']);
+  });
+
   it('records the request id and IP of the answer, and pages with a cursor', async () => {
     const patient = await createPatient(app, tenant.testKey, { firstName: 'Paged' });
     for (let i = 0; i < 5; i++) {
