@@ -1,5 +1,5 @@
 // Scheduling benchmark: GET /scheduling/availability for one provider over 31 days with 500 existing
-// appointments, then POST /scheduling/book with 32 connections competing for 50 slots (checked for double
+// appointments of an appointment type with buffers and a daily cap, without and with that type, then POST /scheduling/book with 32 connections competing for 50 slots (checked for double
 // bookings in PostgreSQL afterwards). Needs `npm run build` first, PostgreSQL on 127.0.0.1:5432 and Redis
 // on 127.0.0.1:6379. Creates and drops its own database. Usage: node bench/scheduling.mjs [seconds=10]
 import { loadavg } from 'node:os';
@@ -35,22 +35,40 @@ await withBench('scheduling', { PORT: String(API_PORT) }, async (bench) => {
   const dateOf = (ms) => new Date(ms).toISOString().slice(0, 10);
   const patient = await post('/patients', { firstName: 'Bench', lastName: 'Patient', email: 'bench@example.com' });
 
-  // 1. One provider in New York, 07:00–19:00 every day: 31 × 24 half-hour slots, 500 of them booked.
+  // 1. One provider in New York, 06:00–22:00 every day: 31 × 32 half-hour slots, 500 of them booked (so that
+  //    free slots remain between appointments widened by their buffers).
   const busy = await post('/scheduling/providers', {
     name: 'Dr. Busy',
     timezone: 'America/New_York',
-    workingHours: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '07:00', end: '19:00' })),
+    workingHours: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '06:00', end: '22:00' })),
   });
   const range = `startDate=${dateOf(day0 + DAY)}&endDate=${dateOf(day0 + DAYS * DAY)}`;
   const free = await fetch(`${API}/scheduling/availability?providerId=${busy.id}&${range}&duration=30`, { headers }).then((r) => r.json());
   const halfHours = free.slots.filter((s) => Date.parse(s.start) % (30 * MINUTE) === 0);
   if (halfHours.length < APPOINTMENTS) throw new Error(`only ${halfHours.length} half-hour slots`);
+  // The appointments are of a type with buffers and a daily cap, so that a typed search widens each of them
+  // and counts them per local day; they are booked with overridePolicies, as adjacent half hours break the buffers.
+  const type = await post('/scheduling/appointment-types', {
+    name: 'Bench visit',
+    durationMinutes: 30,
+    bufferBeforeMinutes: 5,
+    bufferAfterMinutes: 10,
+    maxPerDayPerProvider: 20,
+  });
   const t0 = performance.now();
   // Spread over the month (7 is coprime with the slot count's factors here), booked 8 at a time.
   const picks = Array.from({ length: APPOINTMENTS }, (_, i) => halfHours[(i * 7) % halfHours.length]);
   for (let i = 0; i < picks.length; i += 8) {
     await Promise.all(
-      picks.slice(i, i + 8).map((s) => post('/scheduling/book', { patientId: patient.id, providerId: busy.id, datetime: s.start })),
+      picks.slice(i, i + 8).map((s) =>
+        post('/scheduling/book', {
+          patientId: patient.id,
+          providerId: busy.id,
+          datetime: s.start,
+          appointmentTypeId: type.id,
+          overridePolicies: true,
+        }),
+      ),
     );
   }
   log(`booked ${APPOINTMENTS} appointments in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -60,25 +78,33 @@ await withBench('scheduling', { PORT: String(API_PORT) }, async (bench) => {
   const availabilityUrl = `${API}/scheduling/availability?providerId=${busy.id}&${range}&duration=30`;
   const sample = await fetch(availabilityUrl, { headers }).then((r) => r.json());
   log(`availability answers ${sample.slots.length} slots over ${DAYS} days`);
+  const typedUrl = `${API}/scheduling/availability?providerId=${busy.id}&${range}&appointmentTypeId=${type.id}`;
+  const typedSample = await fetch(typedUrl, { headers }).then((r) => r.json());
+  log(`typed availability answers ${typedSample.slots.length} slots over ${DAYS} days`);
   const availability = [];
-  for (const connections of [1, 8, 32]) {
-    await cannon({ url: availabilityUrl, headers, connections, duration: 2 }); // warm-up
-    // The same connections on a one-row read: what the machine gives any request at this moment.
-    const base = await cannon({ url: `${API}/scheduling/providers/${busy.id}`, headers, connections, duration: 2 });
-    const loadBefore = load();
-    const r = await cannon({ url: availabilityUrl, headers, connections, duration: SECONDS });
-    availability.push({
-      baseRps: base.rps,
-      baseP99: base.p99,
-      connections,
-      rps: r.rps,
-      p50: r.p50,
-      p99: r.p99,
-      errors: r.errors,
-      load: loadBefore,
-    });
-    log(`availability c=${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (load ${loadBefore})`);
-  }
+  for (const [kind, url] of [
+    ['duration=30', availabilityUrl],
+    ['appointmentTypeId', typedUrl],
+  ])
+    for (const connections of [1, 8, 32]) {
+      await cannon({ url, headers, connections, duration: 2 }); // warm-up
+      // The same connections on a one-row read: what the machine gives any request at this moment.
+      const base = await cannon({ url: `${API}/scheduling/providers/${busy.id}`, headers, connections, duration: 2 });
+      const loadBefore = load();
+      const r = await cannon({ url, headers, connections, duration: SECONDS });
+      availability.push({
+        kind,
+        baseRps: base.rps,
+        baseP99: base.p99,
+        connections,
+        rps: r.rps,
+        p50: r.p50,
+        p99: r.p99,
+        errors: r.errors,
+        load: loadBefore,
+      });
+      log(`availability ${kind} c=${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (load ${loadBefore})`);
+    }
 
   // 2. 32 connections competing for 50 slots of another provider: 20 consecutive requests per slot, so
   //    each slot is contested by requests in flight together. Exactly 50 may succeed.
@@ -127,13 +153,13 @@ await withBench('scheduling', { PORT: String(API_PORT) }, async (bench) => {
   const lines = [
     `Load average before the first run: ${availability[0].load} (1/5/15 min; the machine's 2 cores are shared)`,
     '',
-    `GET /scheduling/availability, one provider (America/New_York, 07:00–19:00 daily), ${DAYS} days, ${APPOINTMENTS} appointments, duration 30 (${sample.slots.length} free slots answered); autocannon ${SECONDS} s after a 2 s warm-up:`,
+    `GET /scheduling/availability, one provider (America/New_York, 06:00–22:00 daily), ${DAYS} days, ${APPOINTMENTS} appointments of a type with 5 + 10 minutes of buffers and a cap of 20 a day; duration=30 (${sample.slots.length} free slots answered) and appointmentTypeId (${typedSample.slots.length}); autocannon ${SECONDS} s after a 2 s warm-up:`,
     '',
-    '| Connections | req/s | p50 ms | p99 ms | target p99 | errors | GET provider (2 s): req/s, p99 ms | load before |',
-    '|---:|---:|---:|---:|---:|---:|---|---|',
+    '| Query | Connections | req/s | p50 ms | p99 ms | target p99 | errors | GET provider (2 s): req/s, p99 ms | load before |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|',
     ...availability.map(
       (a) =>
-        `| ${a.connections} | ${a.rps.toFixed(0)} | ${a.p50} | ${a.p99} | < 50 | ${a.errors} | ${a.baseRps.toFixed(0)}, ${a.baseP99} | ${a.load} |`,
+        `| ${a.kind} | ${a.connections} | ${a.rps.toFixed(0)} | ${a.p50} | ${a.p99} | < 50 | ${a.errors} | ${a.baseRps.toFixed(0)}, ${a.baseP99} | ${a.load} |`,
     ),
     '',
     `POST /scheduling/book, 32 connections, ${CONTESTED_SLOTS * ATTEMPTS_PER_SLOT} requests for ${CONTESTED_SLOTS} slots (${ATTEMPTS_PER_SLOT} each, in flight together):`,

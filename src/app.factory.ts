@@ -5,7 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module';
 import { Authenticator } from './common/auth/auth.types';
-import { registerJsonBodyParser } from './common/http/json-body';
+import { refuseBodies, registerJsonBodyParser } from './common/http/json-body';
 import { parseQuery } from './common/http/query';
 import { isPublicPath, registerCors } from './common/http/cors';
 import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
@@ -69,6 +69,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
     // Set by bindRoutes below: hooks of this route only, so that other routes pay nothing for them.
     if (route.config?.responseHeaders) addResponseHeadersHooks(route, route.config.responseHeaders);
     if (route.config?.idempotent) addIdempotencyHooks(route);
+    if (route.config?.noBody && !route.config.formBody) refuseBodies(route);
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

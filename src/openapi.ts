@@ -15,7 +15,12 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   {
     name: 'Scheduling',
     description:
-      'Providers with their working hours (IANA timezones) and time off, free slots, and appointments (booking, changes, iCalendar).',
+      'Providers with their working hours (IANA timezones) and time off, appointment types with their booking policies, free slots, and appointments (booking, changes, iCalendar).',
+  },
+  {
+    name: 'Patient self-service',
+    description:
+      "An appointment's manage link (`manageUrl`, no key, limited per client IP): view, confirm, cancel and reschedule it (`/public/appointments/{token}`).",
   },
   {
     name: 'Schedulers',

@@ -2,7 +2,9 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { clock } from '../common/time/clock';
 import { SchedulersService } from '../modules/schedulers/schedulers.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
+import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
+import type { CreateAppointmentTypeDto } from '../modules/scheduling/dto/appointment-type.dto';
 import type { AvailabilityQueryDto } from '../modules/scheduling/dto/availability.dto';
 import type { CreateProviderDto } from '../modules/scheduling/dto/provider.dto';
 import { ProvidersService } from '../modules/scheduling/providers.service';
@@ -29,8 +31,15 @@ export const DEMO_PROVIDERS: CreateProviderDto[] = [
   },
 ];
 
+/** A long first visit with time to write it up after, booked a day ahead at least, and a short follow-up. */
+export const DEMO_APPOINTMENT_TYPES: CreateAppointmentTypeDto[] = [
+  { name: 'New patient', durationMinutes: 60, bufferAfterMinutes: 15, minimumNoticeMinutes: 1440 },
+  { name: 'Follow-up', durationMinutes: 20 },
+];
+
 export interface DemoSchedulingServices {
   providers: ProvidersService;
+  types: AppointmentTypesService;
   availability: AvailabilityService;
   appointments: AppointmentsService;
   schedulers: SchedulersService;
@@ -40,7 +49,7 @@ const DAY = 86_400_000;
 const dateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * Providers with working hours and time off, appointments in every status spread over the next two
+ * Providers with working hours and time off, two appointment types, appointments of both types in every status spread over the next two
  * weeks, and an active scheduler (public booking page) over both providers. Safe to run twice: the
  * scheduler's slug marks a seeded tenant, and a second run adds nothing.
  */
@@ -48,12 +57,14 @@ export async function seedDemoScheduling(
   auth: AuthContext,
   services: DemoSchedulingServices,
   patientIds: string[],
-): Promise<{ providers: number; timeOff: number; appointments: Record<string, number>; schedulers: number }> {
-  const none = { providers: 0, timeOff: 0, appointments: {}, schedulers: 0 };
+): Promise<{ providers: number; appointmentTypes: number; timeOff: number; appointments: Record<string, number>; schedulers: number }> {
+  const none = { providers: 0, appointmentTypes: 0, timeOff: 0, appointments: {}, schedulers: 0 };
   if (!patientIds.length || (await services.schedulers.findBySlug(auth, DEMO_SCHEDULER_SLUG))) return none;
 
   const providers = [];
   for (const dto of DEMO_PROVIDERS) providers.push(await services.providers.create(auth, dto));
+  const types = [];
+  for (const dto of DEMO_APPOINTMENT_TYPES) types.push(await services.types.create(auth, dto));
 
   // Time off from three weeks on, so that it never hides the seeded appointments: a week's holiday and a training day.
   const start = Math.floor(clock.nowMs() / DAY) * DAY + DAY;
@@ -68,25 +79,26 @@ export async function seedDemoScheduling(
     reason: 'Training day',
   });
 
-  // Two appointments in each status, on free slots of the next two weeks, alternating between providers.
+  // Two appointments in each status, on free slots of the next two weeks, alternating between providers
+  // and between the two types (each slot found under its type's policies, so the bookings keep them).
   const counts: Record<string, number> = {};
   let n = 0;
   for (const [p, provider] of providers.entries()) {
-    const query = {
-      providerId: provider.id,
-      startDate: dateOf(start),
-      endDate: dateOf(start + 13 * DAY),
-      duration: 30,
-    } as AvailabilityQueryDto;
-    const { slots } = await services.availability.availability(auth, query);
     for (const [s, status] of APPOINTMENT_STATUSES.entries()) {
+      const type = types[s % 2];
+      const query = {
+        providerId: provider.id,
+        appointmentTypeId: type.id,
+        startDate: dateOf(start),
+        endDate: dateOf(start + 13 * DAY),
+      } as AvailabilityQueryDto;
+      const { slots } = await services.availability.availability(auth, query);
       const slot = slots[(s * 11 + p * 5) % slots.length];
       const booked = await services.appointments.book(auth, {
         patientId: patientIds[n++ % patientIds.length],
         providerId: provider.id,
         datetime: slot.start,
-        duration: 30,
-        type: s % 2 ? 'follow-up' : 'consultation',
+        appointmentTypeId: type.id,
         notes: status === 'cancelled' ? 'Cancelled by the patient by phone.' : undefined,
       });
       // Each status by an allowed transition from scheduled (completing records an encounter).
@@ -98,11 +110,10 @@ export async function seedDemoScheduling(
   await services.schedulers.create(auth, {
     name: 'New patient consultation',
     slug: DEMO_SCHEDULER_SLUG,
-    description: 'A 30-minute first visit with one of our doctors, in New York or London.',
+    description: 'A one-hour first visit with one of our doctors, in New York or London, booked a day ahead at least.',
     providerIds: providers.map((p) => p.id),
-    duration: 30,
-    type: 'consultation',
+    appointmentTypeId: types[0].id,
     isActive: true,
   });
-  return { providers: providers.length, timeOff: 2, appointments: counts, schedulers: 1 };
+  return { providers: providers.length, appointmentTypes: types.length, timeOff: 2, appointments: counts, schedulers: 1 };
 }

@@ -13,6 +13,7 @@ import { PatientImportsService } from '../modules/patients/patient-imports.servi
 import { PatientsService } from '../modules/patients/patients.service';
 import { SettingsService } from '../modules/settings/settings.service';
 import { SchedulersService } from '../modules/schedulers/schedulers.service';
+import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
 import { ProvidersService } from '../modules/scheduling/providers.service';
@@ -131,6 +132,7 @@ export class DemoSeeder {
     private readonly forms: FormsService,
     private readonly formSubmissions: FormSubmissionsService,
     private readonly providers: ProvidersService,
+    private readonly appointmentTypes: AppointmentTypesService,
     private readonly availability: AvailabilityService,
     private readonly appointments: AppointmentsService,
     private readonly schedulers: SchedulersService,
@@ -183,7 +185,13 @@ export class DemoSeeder {
     const forms = await seedDemoForms(auth, this.forms, this.formSubmissions, intakePatients);
     const scheduling = await seedDemoScheduling(
       auth,
-      { providers: this.providers, availability: this.availability, appointments: this.appointments, schedulers: this.schedulers },
+      {
+        providers: this.providers,
+        types: this.appointmentTypes,
+        availability: this.availability,
+        appointments: this.appointments,
+        schedulers: this.schedulers,
+      },
       intakePatients.map((p) => p.id),
     );
     const messaging = await seedDemoMessaging(auth, this.emailTemplates, this.smsTemplates, this.sequences);

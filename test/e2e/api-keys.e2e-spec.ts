@@ -1,21 +1,14 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, startApp, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { clock } from '../../src/common/time/clock';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 
 describe('API keys: create, list, revoke, /me', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useApp();
 
   it('creates a key shown once, with the caller mode, and never lists the secret', async () => {
-    const res = await client(app, tenant.testKey).post(KEYS, {
+    const res = await suite.api().post(KEYS, {
       name: 'Zapier',
       description: 'sync',
       role: 'ADMIN',
@@ -35,16 +28,16 @@ describe('API keys: create, list, revoke, /me', () => {
     expect(res.body.prefix).toBe(res.body.key.slice(0, 12));
     expect(res.body.last4).toBe(res.body.key.slice(-4));
 
-    const list = await client(app, tenant.testKey).get(KEYS);
+    const list = await suite.api().get(KEYS);
     expect(list.status).toBe(200);
     const listed = list.body.keys.find((k: { id: string }) => k.id === res.body.id);
     expect(listed).toBeDefined();
     expect(listed.key).toBeUndefined();
     expect(JSON.stringify(list.body)).not.toContain(res.body.key);
 
-    const me = await client(app, res.body.key).get('/api/v1/me');
+    const me = await client(suite.app, res.body.key).get('/api/v1/me');
     expect(me.status).toBe(200);
-    expect(me.body.tenant).toEqual({ id: tenant.id, name: tenant.name });
+    expect(me.body.tenant).toEqual({ id: suite.tenant.id, name: suite.tenant.name });
     expect(me.body.key).toMatchObject({
       id: res.body.id,
       name: 'Zapier',
@@ -57,37 +50,37 @@ describe('API keys: create, list, revoke, /me', () => {
   });
 
   it('a live key creates live keys', async () => {
-    const res = await client(app, tenant.liveKey).post(KEYS, { name: 'live one' });
+    const res = await suite.api(suite.tenant.liveKey).post(KEYS, { name: 'live one' });
     expect(res.status).toBe(201);
     expect(res.body.key).toMatch(/^sk_live_/);
     expect(res.body.mode).toBe('live');
   });
 
   it('inherits the caller role and scopes by default', async () => {
-    const scoped = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['settings:read', 'settings:write'] });
-    const res = await client(app, scoped).post(KEYS, { name: 'child' });
+    const scoped = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['settings:read', 'settings:write'] });
+    const res = await client(suite.app, scoped).post(KEYS, { name: 'child' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ role: 'ADMIN', scopes: ['settings:read', 'settings:write'] });
   });
 
   describe('no escalation', () => {
     it('an ADMIN key cannot create an OWNER key', async () => {
-      const admin = await createKey(app, tenant.testKey, { role: 'ADMIN' });
-      const res = await client(app, admin).post(KEYS, { name: 'x', role: 'OWNER' });
+      const admin = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN' });
+      const res = await client(suite.app, admin).post(KEYS, { name: 'x', role: 'OWNER' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_role');
     });
 
     it('a scoped key cannot create a key with every scope', async () => {
-      const scoped = await createKey(app, tenant.testKey, { scopes: ['settings:read', 'settings:write'] });
-      const res = await client(app, scoped).post(KEYS, { name: 'x', scopes: null });
+      const scoped = await createKey(suite.app, suite.tenant.testKey, { scopes: ['settings:read', 'settings:write'] });
+      const res = await client(suite.app, scoped).post(KEYS, { name: 'x', scopes: null });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
     });
 
     it('a scoped key cannot grant a scope it does not hold', async () => {
-      const scoped = await createKey(app, tenant.testKey, { scopes: ['settings:read', 'settings:write'] });
-      const res = await client(app, scoped).post(KEYS, { name: 'x', scopes: ['settings:read', 'patients:write'] });
+      const scoped = await createKey(suite.app, suite.tenant.testKey, { scopes: ['settings:read', 'settings:write'] });
+      const res = await client(suite.app, scoped).post(KEYS, { name: 'x', scopes: ['settings:read', 'patients:write'] });
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ code: 'insufficient_scope' });
       expect(res.body.detail).toContain('patients:write');
@@ -95,53 +88,56 @@ describe('API keys: create, list, revoke, /me', () => {
 
     it('a key with an expiry cannot create a key that outlives it', async () => {
       const soon = new Date(clock.nowMs() + 3600_000).toISOString();
-      const expiring = await createKey(app, tenant.testKey, { expiresAt: soon });
-      const later = await client(app, expiring).post(KEYS, { name: 'x', expiresAt: new Date(clock.nowMs() + 7200_000).toISOString() });
+      const expiring = await createKey(suite.app, suite.tenant.testKey, { expiresAt: soon });
+      const later = await client(suite.app, expiring).post(KEYS, {
+        name: 'x',
+        expiresAt: new Date(clock.nowMs() + 7200_000).toISOString(),
+      });
       expect(later.status).toBe(400);
       expect(later.body.errors[0].field).toBe('expiresAt');
-      const inherited = await client(app, expiring).post(KEYS, { name: 'y' });
+      const inherited = await client(suite.app, expiring).post(KEYS, { name: 'y' });
       expect(inherited.status).toBe(201);
       expect(inherited.body.expiresAt).toBe(soon);
     });
 
     it('rejects an expiry in the past', async () => {
-      const res = await client(app, tenant.testKey).post(KEYS, { name: 'x', expiresAt: '2020-01-01T00:00:00.000Z' });
+      const res = await suite.api().post(KEYS, { name: 'x', expiresAt: '2020-01-01T00:00:00.000Z' });
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ field: 'expiresAt', message: 'must be in the future' }]);
     });
 
     it('STAFF keys cannot manage keys at all', async () => {
-      const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-      expect((await client(app, staff).get(KEYS)).body.code).toBe('insufficient_role');
-      expect((await client(app, staff).post(KEYS, { name: 'x' })).body.code).toBe('insufficient_role');
+      const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+      expect((await client(suite.app, staff).get(KEYS)).body.code).toBe('insufficient_role');
+      expect((await client(suite.app, staff).post(KEYS, { name: 'x' })).body.code).toBe('insufficient_role');
     });
 
     it('an ADMIN key cannot revoke an OWNER key', async () => {
-      const admin = await createKey(app, tenant.testKey, { role: 'ADMIN' });
-      const owner = await client(app, tenant.testKey).post(KEYS, { name: 'another owner', role: 'OWNER' });
-      const res = await client(app, admin).delete(`${KEYS}/${owner.body.id}`);
+      const admin = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN' });
+      const owner = await suite.api().post(KEYS, { name: 'another owner', role: 'OWNER' });
+      const res = await client(suite.app, admin).delete(`${KEYS}/${owner.body.id}`);
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_role');
-      expect((await client(app, owner.body.key).get('/api/v1/me')).status).toBe(200);
+      expect((await client(suite.app, owner.body.key).get('/api/v1/me')).status).toBe(200);
     });
   });
 
   it('revoking answers 204, twice, and marks the record', async () => {
-    const created = await client(app, tenant.testKey).post(KEYS, { name: 'bye' });
-    expect((await client(app, tenant.testKey).delete(`${KEYS}/${created.body.id}`)).status).toBe(204);
-    expect((await client(app, tenant.testKey).delete(`${KEYS}/${created.body.id}`)).status).toBe(204);
-    const list = await client(app, tenant.testKey).get(KEYS);
+    const created = await suite.api().post(KEYS, { name: 'bye' });
+    expect((await suite.api().delete(`${KEYS}/${created.body.id}`)).status).toBe(204);
+    expect((await suite.api().delete(`${KEYS}/${created.body.id}`)).status).toBe(204);
+    const list = await suite.api().get(KEYS);
     expect(list.body.keys.find((k: { id: string }) => k.id === created.body.id).revokedAt).toEqual(expect.any(String));
   });
 
   it('pages through keys newest first without gaps or duplicates', async () => {
-    const other = await createTenant(app);
+    const other = await createTenant(suite.app);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await client(app, other.testKey).post(KEYS, { name: `k${i}` })).body.id);
+    for (let i = 0; i < 5; i++) ids.push((await client(suite.app, other.testKey).post(KEYS, { name: `k${i}` })).body.id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await client(app, other.testKey).get(`${KEYS}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: Json = await client(suite.app, other.testKey).get(`${KEYS}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.body.keys.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.keys.map((k: { id: string }) => k.id));
       cursor = page.body.nextCursor;

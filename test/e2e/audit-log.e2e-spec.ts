@@ -1,6 +1,6 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { call, client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client, createKey, createTenant, startApp, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { AuditWriter } from '../../src/modules/audit/audit.writer';
@@ -8,39 +8,36 @@ import { AuditWriter } from '../../src/modules/audit/audit.writer';
 const AUDIT = '/api/v1/settings/audit-log';
 
 describe('Audit log', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let ownerKeyId: string;
 
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+
   beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
-    tenant = await createTenant(app);
-    ownerKeyId = (await client(app, tenant.testKey).get('/api/v1/me')).body.key.id;
+    ownerKeyId = (await suite.api().get('/api/v1/me')).body.key.id;
   });
-  afterAll(() => app.close());
 
   /** The entries of a query once the writer has flushed what the requests so far left. */
-  const entries = async (key: string, query: string, expected: number): Promise<any[]> =>
+  const entries = async (key: string, query: string, expected: number): Promise<Json[]> =>
     eventually(async () => {
-      await app.get(AuditWriter).flush();
-      const res = await client(app, key).get(`${AUDIT}?${query}`);
+      await suite.app.get(AuditWriter).flush();
+      const res = await client(suite.app, key).get(`${AUDIT}?${query}`);
       expect(res.status).toBe(200);
       expect(res.body.entries).toHaveLength(expected);
       return res.body.entries;
     });
 
   it('records reads and writes of a patient with the key, action, status, request id and IP, never the data', async () => {
-    const created = await client(app, tenant.testKey).post(PATIENTS, {
+    const created = await suite.api().post(PATIENTS, {
       firstName: 'Grace',
       lastName: 'Hopper',
       email: 'grace@example.com',
     });
     const id = created.body.id;
-    const read = await call(app, 'GET', `${PATIENTS}/${id}`, { key: tenant.testKey, remoteAddress: '203.0.113.7' });
-    const put = await client(app, tenant.testKey).put(`${PATIENTS}/${id}`, { gender: 'female' });
-    const bad = await client(app, tenant.testKey).put(`${PATIENTS}/${id}`, { email: 'not-an-email' });
+    const read = await call(suite.app, 'GET', `${PATIENTS}/${id}`, { key: suite.tenant.testKey, remoteAddress: '203.0.113.7' });
+    const put = await suite.api().put(`${PATIENTS}/${id}`, { gender: 'female' });
+    const bad = await suite.api().put(`${PATIENTS}/${id}`, { email: 'not-an-email' });
 
-    const log = await entries(tenant.testKey, `resourceId=${id}`, 4);
+    const log = await entries(suite.tenant.testKey, `resourceId=${id}`, 4);
     expect(log.map((e) => [e.action, e.status])).toEqual([
       ['patient.update', 400],
       ['patient.update', 200],
@@ -58,22 +55,22 @@ describe('Audit log', () => {
 
   it("records refusals: a 404 read and a 403 with the refused key's id", async () => {
     const missing = '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b';
-    expect((await client(app, tenant.testKey).get(`${PATIENTS}/${missing}`)).status).toBe(404);
-    const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-    const staffId = (await client(app, staff).get('/api/v1/me')).body.key.id;
-    expect((await client(app, staff).post(PATIENTS, { firstName: 'No', lastName: 'Role' })).status).toBe(403);
+    expect((await suite.api().get(`${PATIENTS}/${missing}`)).status).toBe(404);
+    const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+    const staffId = (await client(suite.app, staff).get('/api/v1/me')).body.key.id;
+    expect((await client(suite.app, staff).post(PATIENTS, { firstName: 'No', lastName: 'Role' })).status).toBe(403);
 
-    expect((await entries(tenant.testKey, `resourceId=${missing}`, 1))[0]).toMatchObject({ action: 'patient.read', status: 404 });
-    const refused = await entries(tenant.testKey, `apiKeyId=${staffId}`, 1);
+    expect((await entries(suite.tenant.testKey, `resourceId=${missing}`, 1))[0]).toMatchObject({ action: 'patient.read', status: 404 });
+    const refused = await entries(suite.tenant.testKey, `apiKeyId=${staffId}`, 1);
     expect(refused[0]).toMatchObject({ action: 'patient.create', status: 403, resourceId: null });
   });
 
   it('records reads and changes of API keys and settings', async () => {
-    const t = await createTenant(app);
-    const key = await client(app, t.testKey).post('/api/v1/settings/portal-access-keys', { name: 'audited' });
-    await client(app, t.testKey).delete(`/api/v1/settings/portal-access-keys/${key.body.id}`);
-    await client(app, t.testKey).post('/api/v1/settings/practice', { name: 'Audited clinic' });
-    await client(app, t.testKey).get('/api/v1/settings/practice');
+    const t = await createTenant(suite.app);
+    const key = await client(suite.app, t.testKey).post('/api/v1/settings/portal-access-keys', { name: 'audited' });
+    await client(suite.app, t.testKey).delete(`/api/v1/settings/portal-access-keys/${key.body.id}`);
+    await client(suite.app, t.testKey).post('/api/v1/settings/practice', { name: 'Audited clinic' });
+    await client(suite.app, t.testKey).get('/api/v1/settings/practice');
     const log = await entries(t.testKey, 'limit=10', 4);
     expect(log.map((e) => [e.action, e.resourceType, e.resourceId, e.status])).toEqual([
       ['settings.read', 'settings', 'practice', 200],
@@ -84,10 +81,10 @@ describe('Audit log', () => {
   });
 
   it('filters by action, resource type, key and time, pages newest first with a cursor', async () => {
-    const t = await createTenant(app);
-    const p = await createPatient(app, t.testKey);
-    for (let i = 0; i < 3; i++) await client(app, t.testKey).get(`${PATIENTS}/${p.id}`);
-    await client(app, t.testKey).get('/api/v1/settings/brand');
+    const t = await createTenant(suite.app);
+    const p = await createPatient(suite.app, t.testKey);
+    for (let i = 0; i < 3; i++) await client(suite.app, t.testKey).get(`${PATIENTS}/${p.id}`);
+    await client(suite.app, t.testKey).get('/api/v1/settings/brand');
     const all = await entries(t.testKey, 'limit=100', 5);
     expect(await entries(t.testKey, 'action=patient.read', 3)).toHaveLength(3);
     expect(await entries(t.testKey, 'resourceType=settings', 1)).toHaveLength(1);
@@ -97,53 +94,53 @@ describe('Audit log', () => {
     expect((await entries(t.testKey, `to=${encodeURIComponent(create.at)}`, 1))[0].id).toBe(create.id);
     expect(await entries(t.testKey, 'to=2020-01-01', 0)).toEqual([]);
 
-    const page1 = await client(app, t.testKey).get(`${AUDIT}?limit=2`);
-    const page2 = await client(app, t.testKey).get(`${AUDIT}?limit=2&cursor=${page1.body.nextCursor}`);
-    const page3 = await client(app, t.testKey).get(`${AUDIT}?limit=2&cursor=${page2.body.nextCursor}`);
+    const page1 = await client(suite.app, t.testKey).get(`${AUDIT}?limit=2`);
+    const page2 = await client(suite.app, t.testKey).get(`${AUDIT}?limit=2&cursor=${page1.body.nextCursor}`);
+    const page3 = await client(suite.app, t.testKey).get(`${AUDIT}?limit=2&cursor=${page2.body.nextCursor}`);
     // Reading the log is itself audited, so later pages may start with those reads; the five are all there once.
-    const seen = [...page1.body.entries, ...page2.body.entries, ...page3.body.entries].map((e: any) => e.id);
+    const seen = [...page1.body.entries, ...page2.body.entries, ...page3.body.entries].map((e: Json) => e.id);
     expect(new Set(seen).size).toBe(seen.length);
 
-    const bad = await client(app, t.testKey).get(`${AUDIT}?apiKeyId=nope&from=later`);
+    const bad = await client(suite.app, t.testKey).get(`${AUDIT}?apiKeyId=nope&from=later`);
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['apiKeyId', 'from']);
+    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['apiKeyId', 'from']);
   });
 
   it("cannot see another tenant's or mode's entries", async () => {
-    const t = await createTenant(app);
-    const p = await createPatient(app, tenant.testKey);
-    await entries(tenant.testKey, `resourceId=${p.id}`, 1);
+    const t = await createTenant(suite.app);
+    const p = await createPatient(suite.app, suite.tenant.testKey);
+    await entries(suite.tenant.testKey, `resourceId=${p.id}`, 1);
     expect(await entries(t.testKey, `resourceId=${p.id}`, 0)).toEqual([]);
-    expect(await entries(tenant.liveKey, `resourceId=${p.id}`, 0)).toEqual([]);
+    expect(await entries(suite.tenant.liveKey, `resourceId=${p.id}`, 0)).toEqual([]);
   });
 
   it('needs settings:read and OWNER or ADMIN; entries cannot be changed or deleted', async () => {
-    const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-    expect((await client(app, staff).get(AUDIT)).body.code).toBe('insufficient_role');
-    const noScope = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
-    expect((await client(app, noScope).get(AUDIT)).body.code).toBe('insufficient_scope');
-    const admin = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['settings:read'] });
-    expect((await client(app, admin).get(AUDIT)).status).toBe(200);
+    const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+    expect((await client(suite.app, staff).get(AUDIT)).body.code).toBe('insufficient_role');
+    const noScope = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
+    expect((await client(suite.app, noScope).get(AUDIT)).body.code).toBe('insufficient_scope');
+    const admin = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['settings:read'] });
+    expect((await client(suite.app, admin).get(AUDIT)).status).toBe(200);
 
-    const [entry] = await entries(tenant.testKey, 'limit=1', 1);
+    const [entry] = await entries(suite.tenant.testKey, 'limit=1', 1);
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
-      expect((await call(app, method, `${AUDIT}/${entry.id}`, { key: tenant.testKey, body: {} })).status).toBe(404);
+      expect((await call(suite.app, method, `${AUDIT}/${entry.id}`, { key: suite.tenant.testKey, body: {} })).status).toBe(404);
     }
-    expect((await call(app, 'DELETE', AUDIT, { key: tenant.testKey })).status).toBe(404);
+    expect((await call(suite.app, 'DELETE', AUDIT, { key: suite.tenant.testKey })).status).toBe(404);
   });
 
   it('records a path parameter holding COPY structure, backslashes, NUL and non-ASCII as it was sent (NUL left out)', async () => {
     const hostile = 'a\tb\nc\rd\\e\\N\u0000f ✓é';
-    const res = await client(app, tenant.testKey).get(`${PATIENTS}/${encodeURIComponent(hostile)}`);
+    const res = await suite.api().get(`${PATIENTS}/${encodeURIComponent(hostile)}`);
     expect([400, 404]).toContain(res.status);
     const stored = 'a\tb\nc\rd\\e\\Nf ✓é';
-    const [entry] = await entries(tenant.testKey, `resourceId=${encodeURIComponent(stored)}`, 1);
+    const [entry] = await entries(suite.tenant.testKey, `resourceId=${encodeURIComponent(stored)}`, 1);
     expect(entry).toMatchObject({ action: 'patient.read', resourceId: stored, status: res.status });
     expect(entry.requestId).toBe(res.headers['x-request-id']);
     // The batch it was in was written whole: a read after it is there too.
-    const after = await client(app, tenant.testKey).get(`${PATIENTS}/0193a5b2-7c1d-7e4f-8a9b-00000000beef`);
+    const after = await suite.api().get(`${PATIENTS}/0193a5b2-7c1d-7e4f-8a9b-00000000beef`);
     expect(after.status).toBe(404);
-    await entries(tenant.testKey, 'resourceId=0193a5b2-7c1d-7e4f-8a9b-00000000beef', 1);
+    await entries(suite.tenant.testKey, 'resourceId=0193a5b2-7c1d-7e4f-8a9b-00000000beef', 1);
   });
 
   it('loses no entry across a graceful shutdown', async () => {
@@ -153,7 +150,7 @@ describe('Audit log', () => {
     const p = await createPatient(second, t.testKey);
     const reads = await Promise.all(Array.from({ length: 25 }, () => client(second, t.testKey).get(`${PATIENTS}/${p.id}`)));
     expect(reads.every((r) => r.status === 200)).toBe(true);
-    const db = app.get(DataSource);
+    const db = suite.app.get(DataSource);
     const count = async (): Promise<number> =>
       Number((await db.query(`SELECT count(*) FROM audit_log WHERE tenant_id = $1 AND resource_id = $2`, [t.id, p.id]))[0].count);
     expect(await count()).toBe(0);

@@ -1,4 +1,4 @@
-import { dataSource } from '../helpers/app';
+import { dataSource, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { useApp } from '../helpers/use-app';
@@ -25,10 +25,10 @@ describe('A bulk import survives its worker being killed twice (SIGKILL)', () =>
   const workers: BuiltProcess[] = [];
   suite.onClose(() => Promise.all(workers.map((w) => w.stop('SIGKILL'))));
 
-  const status = async (jobId: string): Promise<any> => (await suite.api().get(`${IMPORT}/${jobId}`)).body;
+  const status = async (jobId: string): Promise<Json> => (await suite.api().get(`${IMPORT}/${jobId}`)).body;
 
   /** Starts a worker and answers the import's status once `processed` has reached `atLeast` (polled, 20 ms). */
-  async function runUntil(jobId: string, atLeast: number): Promise<{ worker: BuiltProcess; seen: any }> {
+  async function runUntil(jobId: string, atLeast: number): Promise<{ worker: BuiltProcess; seen: Json }> {
     const worker = BuiltProcess.start('worker.js', FAST_STALL_CHECKS);
     workers.push(worker);
     for (;;) {

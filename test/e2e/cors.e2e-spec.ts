@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LightMyRequestResponse } from 'fastify';
-import { call, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay } from '../helpers/scheduling';
 
@@ -31,7 +31,7 @@ describe('CORS and the security headers browsers act on', () => {
       remoteAddress,
       headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
     });
-  const json = (res: LightMyRequestResponse): any => JSON.parse(res.body);
+  const json = (res: LightMyRequestResponse): Json => JSON.parse(res.body);
 
   beforeAll(async () => {
     app = await startApp({

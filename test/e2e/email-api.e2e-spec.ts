@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -9,34 +9,29 @@ const MESSAGES = '/api/v1/emails/messages';
 const UNKNOWN = '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40';
 
 /** The fields a 400 names. */
-function fieldsOf(res: { status: number; body: any }): string[] {
+function fieldsOf(res: { status: number; body: Json }): string[] {
   expect(res.status).toBe(400);
   expect(res.body.code).toBe('validation_failed');
   return res.body.errors.map((e: { field: string }) => e.field);
 }
 
 describe('Email API: validation, isolation between tenants and modes, scopes, audit', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let other: TestTenant;
-  let template: any;
-  let patient: any;
+  let template: Json;
+  let patient: Json;
+
+  // No workers: these tests look at what the API accepts and stores.
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-api` });
 
   beforeAll(async () => {
-    // No workers: these tests look at what the API accepts and stores.
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-api` });
-    tenant = await createTenant(app);
-    other = await createTenant(app);
-    patient = await createPatient(app, tenant.testKey, { firstName: 'Grace', email: 'grace@example.test' });
-    template = (
-      await client(app, tenant.testKey).post(TEMPLATES, { name: 'Welcome', subject: 'Welcome {{patient.firstName}}', textContent: 'Hi' })
-    ).body;
+    other = await createTenant(suite.app);
+    patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Grace', email: 'grace@example.test' });
+    template = (await suite.api().post(TEMPLATES, { name: 'Welcome', subject: 'Welcome {{patient.firstName}}', textContent: 'Hi' })).body;
   });
-  afterAll(() => app.close());
 
   describe('templates', () => {
     it('creates, reads, lists (cursor pages), changes and previews', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       const created = await api.post(TEMPLATES, {
         name: '  Reminder ',
         subject: 'Hi {{patient.firstName}}',
@@ -71,7 +66,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     });
 
     it('refuses bad templates with a 400 naming each field', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S' }))).toEqual(['htmlContent']);
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S', htmlContent: '{{#if}}oops{{/if}}' }))).toEqual(['htmlContent']);
       const broken = await api.post(TEMPLATES, {
@@ -95,7 +90,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     });
 
     it('answers 404 for unknown and malformed ids', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       expect((await api.get(`${TEMPLATES}/${UNKNOWN}`)).status).toBe(404);
       expect((await api.get(`${TEMPLATES}/not-a-uuid`)).status).toBe(404);
       expect((await api.patch(`${TEMPLATES}/${UNKNOWN}`, { name: 'x' })).status).toBe(404);
@@ -106,7 +101,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
 
   describe('sending', () => {
     it('queues a send and reads it back with its rendered content', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       const sent = await api.post(SEND, { patientId: patient.id, templateId: template.id });
       expect(sent.status).toBe(202);
       const message = await api.get(`${MESSAGES}/${sent.body.messageId}`);
@@ -119,15 +114,15 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       });
       expect(message.headers['cache-control']).toBe('no-store');
       const byPatient = await api.get(`${MESSAGES}?patientId=${patient.id}`);
-      expect(byPatient.body.messages.map((m: any) => m.id)).toEqual([sent.body.messageId]);
+      expect(byPatient.body.messages.map((m: Json) => m.id)).toEqual([sent.body.messageId]);
       expect((await api.get(`${MESSAGES}?sequenceId=${UNKNOWN}`)).body.messages).toEqual([]);
     });
 
     it('refuses bad sends with a 400 naming the field', async () => {
-      const api = client(app, tenant.testKey);
-      const noEmail = await createPatient(app, tenant.testKey, { firstName: 'NoMail' });
-      const othersPatient = await createPatient(app, other.testKey, { email: 'x@example.test' });
-      const othersTemplate = (await client(app, other.testKey).post(TEMPLATES, { name: 'O', subject: 'O', textContent: 'o' })).body;
+      const api = suite.api();
+      const noEmail = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'NoMail' });
+      const othersPatient = await createPatient(suite.app, other.testKey, { email: 'x@example.test' });
+      const othersTemplate = (await client(suite.app, other.testKey).post(TEMPLATES, { name: 'O', subject: 'O', textContent: 'o' })).body;
       const cases: [Record<string, unknown>, string][] = [
         [{ subject: 'S', textContent: 'x' }, 'patientId'],
         [{ patientId: patient.id, to: 'a@example.test', subject: 'S', textContent: 'x' }, 'patientId'],
@@ -149,7 +144,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       ];
       for (const [body, field] of cases) {
         const res = await api.post(SEND, body);
-        expect({ body, status: res.status, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({
+        expect({ body, status: res.status, fields: res.body.errors?.map((e: Json) => e.field) }).toEqual({
           body,
           status: 400,
           fields: [field],
@@ -161,25 +156,25 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
   });
 
   it("cannot see another tenant's or mode's templates and messages", async () => {
-    const sent = (await client(app, tenant.testKey).post(SEND, { to: 'iso@example.test', subject: 'Iso', textContent: 'x' })).body;
-    for (const key of [other.testKey, other.liveKey, tenant.liveKey]) {
-      const api = client(app, key);
+    const sent = (await suite.api().post(SEND, { to: 'iso@example.test', subject: 'Iso', textContent: 'x' })).body;
+    for (const key of [other.testKey, other.liveKey, suite.tenant.liveKey]) {
+      const api = client(suite.app, key);
       expect((await api.get(`${TEMPLATES}/${template.id}`)).status).toBe(404);
       expect((await api.patch(`${TEMPLATES}/${template.id}`, { name: 'stolen' })).status).toBe(404);
       expect((await api.post(`${TEMPLATES}/${template.id}/preview`, {})).status).toBe(404);
       expect((await api.get(`${MESSAGES}/${sent.messageId}`)).status).toBe(404);
-      expect((await api.get(`${TEMPLATES}?limit=100`)).body.templates.map((t: any) => t.id)).not.toContain(template.id);
-      expect((await api.get(`${MESSAGES}?limit=100`)).body.messages.map((m: any) => m.id)).not.toContain(sent.messageId);
+      expect((await api.get(`${TEMPLATES}?limit=100`)).body.templates.map((t: Json) => t.id)).not.toContain(template.id);
+      expect((await api.get(`${MESSAGES}?limit=100`)).body.messages.map((m: Json) => m.id)).not.toContain(sent.messageId);
       expect(fieldsOf(await api.post(SEND, { to: 'a@example.test', templateId: template.id }))).toEqual(['templateId']);
       expect(fieldsOf(await api.post(SEND, { patientId: patient.id, subject: 'S', textContent: 'x' }))).toEqual(['patientId']);
     }
-    expect((await client(app, tenant.testKey).get(`${TEMPLATES}/${template.id}`)).body.name).toBe('Welcome');
+    expect((await suite.api().get(`${TEMPLATES}/${template.id}`)).body.name).toBe('Welcome');
   });
 
   it('enforces emails:read and emails:write', async () => {
-    const readOnly = client(app, await createKey(app, tenant.testKey, { scopes: ['emails:read'] }));
-    const writeOnly = client(app, await createKey(app, tenant.testKey, { scopes: ['emails:write'] }));
-    const neither = client(app, await createKey(app, tenant.testKey, { scopes: ['patients:read'], role: 'STAFF' }));
+    const readOnly = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { scopes: ['emails:read'] }));
+    const writeOnly = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { scopes: ['emails:write'] }));
+    const neither = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'], role: 'STAFF' }));
     const send = { to: 'a@example.test', subject: 'S', textContent: 'x' };
     for (const api of [readOnly, neither]) {
       for (const res of [
@@ -200,16 +195,16 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     }
     expect((await readOnly.get(TEMPLATES)).status).toBe(200);
     expect((await writeOnly.post(SEND, send)).status).toBe(202);
-    expect((await client(app).get(TEMPLATES)).status).toBe(401);
+    expect((await client(suite.app).get(TEMPLATES)).status).toBe(401);
   });
 
   it('audits reading messages as patient data', async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const sent = (await api.post(SEND, { patientId: patient.id, subject: 'A', textContent: 'x' })).body;
     await api.get(`${MESSAGES}/${sent.messageId}`);
     await eventually(async () => {
       const log = await api.get(`/api/v1/settings/audit-log?resourceId=${sent.messageId}`);
-      expect(log.body.entries.map((e: any) => e.action)).toContain('email_message.read');
+      expect(log.body.entries.map((e: Json) => e.action)).toContain('email_message.read');
     });
   });
 });

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
@@ -8,7 +8,7 @@ import { SmtpReceiver } from '../helpers/smtp-receiver';
 const SEND = '/api/v1/emails/send';
 const MESSAGES = '/api/v1/emails/messages';
 
-async function settled(app: NestFastifyApplication, key: string, id: string): Promise<any> {
+async function settled(app: NestFastifyApplication, key: string, id: string): Promise<Json> {
   return eventually(async () => {
     const res = await client(app, key).get(`${MESSAGES}/${id}`);
     expect(['sent', 'failed', 'suppressed']).toContain(res.body.status);
@@ -58,7 +58,7 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
     expect(res.body.message).toMatch(/Unsubscribed/);
     expect((await api.get(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(true);
     const events = await api.get('/api/v1/events?type=patient.updated&limit=100');
-    expect(events.body.events.some((e: any) => e.data.id === patient.id && e.data.emailOptOut === true)).toBe(true);
+    expect(events.body.events.some((e: Json) => e.data.id === patient.id && e.data.emailOptOut === true)).toBe(true);
     // Again (a second click, multipart this time) is harmless.
     expect((await oneClick(app, path, 'multipart/form-data; boundary=x')).status).toBe(200);
 
@@ -67,7 +67,7 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
     const message = await settled(app, tenant.testKey, later.body.messageId);
     expect(message).toMatchObject({ status: 'suppressed', lastError: expect.stringMatching(/unsubscribed/) });
     expect(receiver.byMessageId(later.body.messageId)).toHaveLength(0);
-    expect((await api.get(`${MESSAGES}?status=suppressed`)).body.messages.map((m: any) => m.id)).toContain(later.body.messageId);
+    expect((await api.get(`${MESSAGES}?status=suppressed`)).body.messages.map((m: Json) => m.id)).toContain(later.body.messageId);
   });
 
   it('answers 404 to an altered, forged or malformed token, and changes nothing', async () => {

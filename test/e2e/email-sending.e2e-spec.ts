@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { EmailMessagesService } from '../../src/modules/email/email-messages.service';
 import { JobOutboxRelay } from '../../src/common/queue/job-outbox-relay';
 import { clock } from '../../src/common/time/clock';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
@@ -14,7 +14,7 @@ const MESSAGES = '/api/v1/emails/messages';
 const IDLE_CLOSE_MS = 1_000;
 
 /** Polls a message until its status is one of `statuses`. */
-async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<any> {
+async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<Json> {
   return eventually(async () => {
     const res = await client(app, key).get(`${MESSAGES}/${id}`);
     expect(res.status).toBe(200);
@@ -102,7 +102,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     expect(receiver.byMessageId(sent.body.messageId)).toHaveLength(1);
 
     const events = await api.get(`/api/v1/events?type=email.sent`);
-    expect(events.body.events.map((e: any) => e.data.id)).toContain(sent.body.messageId);
+    expect(events.body.events.map((e: Json) => e.data.id)).toContain(sent.body.messageId);
   });
 
   it("sends every message of a burst after the pool sat idle past the server's idle close, each once and at the first try", async () => {
@@ -146,8 +146,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
 
     const list = await api.get(`${MESSAGES}?status=sent&limit=100`);
     expect(list.status).toBe(200);
-    expect(list.body.messages.map((m: any) => m.id)).toContain(sent.body.messageId);
-    expect(list.body.messages.every((m: any) => m.status === 'sent')).toBe(true);
+    expect(list.body.messages.map((m: Json) => m.id)).toContain(sent.body.messageId);
+    expect(list.body.messages.every((m: Json) => m.status === 'sent')).toBe(true);
     expect(list.headers['cache-control']).toBe('no-store');
   });
 
@@ -170,7 +170,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const message = await settled(app, tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'failed', attempts: 3, lastError: expect.stringContaining('Mailbox full') });
     const events = await api.get(`/api/v1/events?type=email.failed`);
-    expect(events.body.events.map((e: any) => e.data.id)).toContain(sent.body.messageId);
+    expect(events.body.events.map((e: Json) => e.data.id)).toContain(sent.body.messageId);
   });
 
   it('fails at once, without retrying, when the server refuses with 5xx', async () => {
@@ -220,7 +220,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const service = app.get(EmailMessagesService);
     const patient = await createPatient(app, tenant.testKey, { email: 'tx@example.test' });
     const template = await client(app, tenant.testKey).post(TEMPLATES, { name: 'T', subject: 'Tx', textContent: 'x' });
-    const auth = { tenantId: tenant.id, mode: 'test' } as any;
+    const auth = { tenantId: tenant.id, mode: 'test' } as Json;
     const db = app.get(DataSource);
     let rolledBack = '';
     await db

@@ -3,7 +3,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '../../src/common/queue/queues';
 import { clock } from '../../src/common/time/clock';
-import { client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
@@ -47,7 +47,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     return res.body.id;
   }
 
-  async function createSequence(key: string, steps: { templateId: string; delayMinutes: number }[], status?: 'active'): Promise<any> {
+  async function createSequence(key: string, steps: { templateId: string; delayMinutes: number }[], status?: 'active'): Promise<Json> {
     const api = client(app, key);
     const res = await api.post(SEQUENCES, { name: 'Welcome', steps });
     expect([res.status, res.text]).toEqual([201, expect.any(String)]);
@@ -58,7 +58,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   }
 
   const enroll = (key: string, id: string, patientIds: string[]) => client(app, key).post(`${SEQUENCES}/${id}/enroll`, { patientIds });
-  const enrollments = async (key: string, id: string): Promise<any[]> =>
+  const enrollments = async (key: string, id: string): Promise<Json[]> =>
     (await client(app, key).get(`${SEQUENCES}/${id}/enrollments`)).body.enrollments;
   const receivedBy = (email: string) => receiver.received.filter((m) => m.to.includes(email));
 
@@ -163,14 +163,16 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     // The receiver has the last message a moment before its row says `sent`.
     await eventually(async () => {
       const messages = (await client(app, acme.testKey).get(`/api/v1/emails/messages?sequenceId=${seq.id}`)).body.messages;
-      expect(messages.map((m: any) => [m.step, m.enrollmentId, m.status]).sort()).toEqual([
+      expect(messages.map((m: Json) => [m.step, m.enrollmentId, m.status]).sort()).toEqual([
         [0, done.id, 'sent'],
         [1, done.id, 'sent'],
         [2, done.id, 'sent'],
       ]);
     });
-    const events = (await client(app, acme.testKey).get('/api/v1/events?limit=100')).body.events.filter((e: any) => e.data?.id === done.id);
-    expect(events.map((e: any) => e.type).sort()).toEqual(['sequence.enrollment.completed', 'sequence.enrollment.created']);
+    const events = (await client(app, acme.testKey).get('/api/v1/events?limit=100')).body.events.filter(
+      (e: Json) => e.data?.id === done.id,
+    );
+    expect(events.map((e: Json) => e.type).sort()).toEqual(['sequence.enrollment.completed', 'sequence.enrollment.created']);
     // Nothing more arrives later (no step ran twice).
     await new Promise((r) => setTimeout(r, 500));
     expect(receivedBy('ada.seq@example.test')).toHaveLength(3);
@@ -270,7 +272,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     expect((await api.put(`/api/v1/patients/${mary.id}`, { emailOptOut: true })).status).toBe(200);
     const messages = await eventually(async () => {
       const list = (await api.get(`/api/v1/emails/messages?sequenceId=${seq.id}`)).body.messages;
-      expect(list.map((m: any) => [m.step, m.status]).sort()).toEqual([
+      expect(list.map((m: Json) => [m.step, m.status]).sort()).toEqual([
         [0, 'sent'],
         [1, 'suppressed'],
       ]);

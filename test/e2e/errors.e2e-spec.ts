@@ -1,17 +1,10 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 
 describe('Errors: problem+json for every case of the error table', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp();
 
-  beforeAll(async () => {
-    app = await startApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
-
-  const expectProblem = (res: { status: number; headers: Record<string, unknown>; body: any }, status: number, code: string): void => {
+  const expectProblem = (res: { status: number; headers: Record<string, unknown>; body: Json }, status: number, code: string): void => {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ type: 'about:blank', status, code });
@@ -20,8 +13,8 @@ describe('Errors: problem+json for every case of the error table', () => {
   };
 
   it('400 invalid_json when the body does not parse', async () => {
-    const res = await call(app, 'POST', '/api/v1/settings/practice', {
-      key: tenant.testKey,
+    const res = await call(suite.app, 'POST', '/api/v1/settings/practice', {
+      key: suite.tenant.testKey,
       rawBody: '{"a": ',
       headers: { 'content-type': 'application/json' },
     });
@@ -29,7 +22,7 @@ describe('Errors: problem+json for every case of the error table', () => {
   });
 
   it('400 validation_failed names every bad field with a dotted path, unknown properties included', async () => {
-    const res = await client(app, tenant.testKey).post('/api/v1/settings/portal-access-keys', {
+    const res = await suite.api().post('/api/v1/settings/portal-access-keys', {
       role: 'GOD',
       scopes: ['patients:read', 'nope'],
       expiresAt: 'tomorrow',
@@ -42,13 +35,13 @@ describe('Errors: problem+json for every case of the error table', () => {
   });
 
   it('400 validation_failed for a bad query value', async () => {
-    const res = await client(app, tenant.testKey).get('/api/v1/settings/portal-access-keys?limit=500');
+    const res = await suite.api().get('/api/v1/settings/portal-access-keys?limit=500');
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([expect.objectContaining({ field: 'limit' })]);
   });
 
   it('400 validation_failed for a cursor the API did not issue', async () => {
-    const res = await client(app, tenant.testKey).get('/api/v1/settings/portal-access-keys?cursor=garbage');
+    const res = await suite.api().get('/api/v1/settings/portal-access-keys?cursor=garbage');
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([{ field: 'cursor', message: 'is not a cursor this API issued' }]);
   });
@@ -56,39 +49,39 @@ describe('Errors: problem+json for every case of the error table', () => {
   it('400 validation_failed for a body nested deeper than the global bound', async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 40; i++) deep = { d: deep };
-    const res = await client(app, tenant.testKey).post('/api/v1/settings/practice', deep);
+    const res = await suite.api().post('/api/v1/settings/practice', deep);
     expectProblem(res, 400, 'validation_failed');
   });
 
   it('404 not_found for an unknown route, with or without a key', async () => {
-    expectProblem(await call(app, 'GET', '/api/v1/no-such-thing'), 404, 'not_found');
-    expectProblem(await client(app, tenant.testKey).get('/api/v1/no-such-thing'), 404, 'not_found');
-    expectProblem(await call(app, 'GET', '/nothing-here'), 404, 'not_found');
+    expectProblem(await call(suite.app, 'GET', '/api/v1/no-such-thing'), 404, 'not_found');
+    expectProblem(await suite.api().get('/api/v1/no-such-thing'), 404, 'not_found');
+    expectProblem(await call(suite.app, 'GET', '/nothing-here'), 404, 'not_found');
   });
 
   it('404 not_found (never 500) for a malformed id in a path', async () => {
-    expectProblem(await client(app, tenant.testKey).delete('/api/v1/settings/portal-access-keys/not-a-uuid'), 404, 'not_found');
-    expectProblem(await client(app, tenant.testKey).delete("/api/v1/settings/portal-access-keys/1'%20OR%201=1"), 404, 'not_found');
+    expectProblem(await suite.api().delete('/api/v1/settings/portal-access-keys/not-a-uuid'), 404, 'not_found');
+    expectProblem(await suite.api().delete("/api/v1/settings/portal-access-keys/1'%20OR%201=1"), 404, 'not_found');
   });
 
   it('404 not_found for an unknown settings section', async () => {
-    expectProblem(await client(app, tenant.testKey).get('/api/v1/settings/billing'), 404, 'not_found');
+    expectProblem(await suite.api().get('/api/v1/settings/billing'), 404, 'not_found');
   });
 
   it('413 payload_too_large for a body over 1 MiB', async () => {
-    const res = await client(app, tenant.testKey).post('/api/v1/settings/practice', { blob: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await suite.api().post('/api/v1/settings/practice', { blob: 'x'.repeat(1024 * 1024 + 10) });
     expectProblem(res, 413, 'payload_too_large');
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
-    const res = await call(app, 'POST', '/api/v1/settings/practice', {
-      key: tenant.testKey,
+    const res = await call(suite.app, 'POST', '/api/v1/settings/practice', {
+      key: suite.tenant.testKey,
       rawBody: 'a=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expectProblem(res, 415, 'unsupported_media_type');
-    const text = await call(app, 'POST', '/api/v1/settings/practice', {
-      key: tenant.testKey,
+    const text = await call(suite.app, 'POST', '/api/v1/settings/practice', {
+      key: suite.tenant.testKey,
       rawBody: 'hello',
       headers: { 'content-type': 'text/plain' },
     });
@@ -96,11 +89,11 @@ describe('Errors: problem+json for every case of the error table', () => {
   });
 
   it('echoes a sane X-Request-Id and replaces an insane one', async () => {
-    const mine = await call(app, 'GET', '/health/live', { headers: { 'x-request-id': 'trace-abc.123' } });
+    const mine = await call(suite.app, 'GET', '/health/live', { headers: { 'x-request-id': 'trace-abc.123' } });
     expect(mine.headers['x-request-id']).toBe('trace-abc.123');
-    const insane = await call(app, 'GET', '/health/live', { headers: { 'x-request-id': 'bad id with spaces <script>' } });
+    const insane = await call(suite.app, 'GET', '/health/live', { headers: { 'x-request-id': 'bad id with spaces <script>' } });
     expect(insane.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const none = await call(app, 'GET', '/health/live');
+    const none = await call(suite.app, 'GET', '/health/live');
     expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

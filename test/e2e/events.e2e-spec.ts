@@ -1,4 +1,4 @@
-import { client, createKey, createTenant, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 import { Transactions } from '../../src/database/transactions';
@@ -12,7 +12,7 @@ describe('Events outbox', () => {
   let other: TestTenant;
   beforeAll(async () => (other = await createTenant(suite.app)));
 
-  const eventsOf = async (key: string, query = ''): Promise<any[]> => {
+  const eventsOf = async (key: string, query = ''): Promise<Json[]> => {
     const res = await client(suite.app, key).get(`${EVENTS}${query}`);
     expect(res.status).toBe(200);
     return res.body.events;
@@ -87,10 +87,10 @@ describe('Events outbox', () => {
     const b = await createPatient(suite.app, t.testKey);
     await client(suite.app, t.testKey).put(`${PATIENTS}/${a.id}`, { firstName: 'Changed' });
     const page1 = await client(suite.app, t.testKey).get(`${EVENTS}?limit=2`);
-    expect(page1.body.events.map((e: any) => e.type)).toEqual(['patient.updated', 'patient.created']);
+    expect(page1.body.events.map((e: Json) => e.type)).toEqual(['patient.updated', 'patient.created']);
     expect(page1.body.events[1].data.id).toBe(b.id);
     const page2 = await client(suite.app, t.testKey).get(`${EVENTS}?limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.events.map((e: any) => e.data.id)).toEqual([a.id]);
+    expect(page2.body.events.map((e: Json) => e.data.id)).toEqual([a.id]);
     expect(page2.body.nextCursor).toBeNull();
 
     expect((await eventsOf(t.testKey, '?type=patient.updated')).map((e) => e.data.id)).toEqual([a.id]);
@@ -99,7 +99,7 @@ describe('Events outbox', () => {
     expect(await eventsOf(t.testKey, '?to=2020-01-01')).toEqual([]);
     const bad = await client(suite.app, t.testKey).get(`${EVENTS}?type=patient.deleted&from=yesterday`);
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['from', 'type']);
+    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['from', 'type']);
   });
 
   it("cannot see another tenant's or mode's events", async () => {

@@ -1,28 +1,31 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { auditEntries } from '../helpers/audit';
 import { createForm, FORMS, submit } from '../helpers/forms';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
 describe('Forms: form.submitted events and the audit of submissions', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let api: ReturnType<typeof client>;
 
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+
   beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
+    api = suite.api();
   });
-  afterAll(() => app.close());
 
   it('emits form.submitted with the submission for each accepted submission, and none for a refused one', async () => {
-    const form = await createForm(app, tenant.testKey);
-    const patient = await createPatient(app, tenant.testKey);
-    const accepted = await submit(app, tenant.testKey, form.id, { pain: 4, phone: '+44 20 7946 0000' }, { patientId: patient.id });
-    expect((await submit(app, tenant.testKey, form.id, { pain: 40 })).status).toBe(400);
+    const form = await createForm(suite.app, suite.tenant.testKey);
+    const patient = await createPatient(suite.app, suite.tenant.testKey);
+    const accepted = await submit(
+      suite.app,
+      suite.tenant.testKey,
+      form.id,
+      { pain: 4, phone: '+44 20 7946 0000' },
+      { patientId: patient.id },
+    );
+    expect((await submit(suite.app, suite.tenant.testKey, form.id, { pain: 40 })).status).toBe(400);
     await api.patch(`${FORMS}/${form.id}`, { isActive: false });
-    expect((await submit(app, tenant.testKey, form.id, { pain: 4 })).status).toBe(409);
+    expect((await submit(suite.app, suite.tenant.testKey, form.id, { pain: 4 })).status).toBe(409);
 
     const events = (await api.get('/api/v1/events?type=form.submitted')).body.events;
     expect(events).toHaveLength(1);
@@ -36,18 +39,18 @@ describe('Forms: form.submitted events and the audit of submissions', () => {
         fields: { pain: 4, phone: '+442079460000' },
       },
     });
-    const other = await createTenant(app);
-    expect((await client(app, other.testKey).get('/api/v1/events?type=form.submitted')).body.events).toEqual([]);
+    const other = await createTenant(suite.app);
+    expect((await client(suite.app, other.testKey).get('/api/v1/events?type=form.submitted')).body.events).toEqual([]);
   });
 
   it('audits submitting, listing and reading submissions, never their answers', async () => {
-    const form = await createForm(app, tenant.testKey);
-    const sent = await submit(app, tenant.testKey, form.id, { name: 'Ada Lovelace' });
+    const form = await createForm(suite.app, suite.tenant.testKey);
+    const sent = await submit(suite.app, suite.tenant.testKey, form.id, { name: 'Ada Lovelace' });
     const submissionId = sent.body.submissionId as string;
     await api.get(`${FORMS}/${form.id}/submissions`);
     await api.get(sent.headers.location as string);
 
-    const entries = (query: string, expected: number) => auditEntries(app, tenant.testKey, query, expected);
+    const entries = (query: string, expected: number) => auditEntries(suite.app, suite.tenant.testKey, query, expected);
     const ofSubmission = await entries(`resourceId=${submissionId}`, 2);
     expect(ofSubmission.map((e) => [e.action, e.resourceType, e.status])).toEqual([
       ['form_submission.read', 'form_submission', 200],

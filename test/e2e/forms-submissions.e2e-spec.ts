@@ -1,21 +1,18 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, client, createKey, createTenant, dataSource } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createForm, EVERY_TYPE, FORMS, submit } from '../helpers/forms';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
 describe('Forms: submissions', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let api: ReturnType<typeof client>;
   let form: { id: string };
 
+  const suite = useApp(NO_RATE_LIMITS);
+
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
-    form = await createForm(app, tenant.testKey);
+    api = suite.api();
+    form = await createForm(suite.app, suite.tenant.testKey);
   });
-  afterAll(() => app.close());
 
   it('stores an answer to every field type, normalised, and answers 201 with Location', async () => {
     const answers = {
@@ -29,7 +26,7 @@ describe('Forms: submissions', () => {
       symptoms: ['fever', 'cough'],
       consent: false,
     };
-    const res = await submit(app, tenant.testKey, form.id, answers);
+    const res = await submit(suite.app, suite.tenant.testKey, form.id, answers);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ submissionId: expect.stringMatching(/^[0-9a-f-]{36}$/), message: 'Form submitted' });
     expect(res.headers.location).toBe(`${FORMS}/${form.id}/submissions/${res.body.submissionId}`);
@@ -49,7 +46,7 @@ describe('Forms: submissions', () => {
   });
 
   it('accepts an empty submission when nothing is required, and leaves blank optional answers out', async () => {
-    const res = await submit(app, tenant.testKey, form.id, { name: '   ', symptoms: [], email: null });
+    const res = await submit(suite.app, suite.tenant.testKey, form.id, { name: '   ', symptoms: [], email: null });
     expect(res.status).toBe(201);
     expect((await api.get(res.headers.location as string)).body.fields).toEqual({});
   });
@@ -82,7 +79,7 @@ describe('Forms: submissions', () => {
     ['consent', 1],
     ['consent', {}],
   ])('refuses invalid answer #%# to %s with 400 naming the field', async (field, value) => {
-    const res = await submit(app, tenant.testKey, form.id, { [field]: value });
+    const res = await submit(suite.app, suite.tenant.testKey, form.id, { [field]: value });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.errors).toEqual([{ field: `fields.${field}`, message: expect.any(String) }]);
@@ -97,18 +94,18 @@ describe('Forms: submissions', () => {
     ['consent', true],
     ['name', 'x'.repeat(20)],
   ])('accepts %s = %j', async (field, value) => {
-    expect((await submit(app, tenant.testKey, form.id, { [field]: value })).status).toBe(201);
+    expect((await submit(suite.app, suite.tenant.testKey, form.id, { [field]: value })).status).toBe(201);
   });
 
   it('reports every problem once: required, unknown and invalid answers together', async () => {
-    const strict = await createForm(app, tenant.testKey, {
+    const strict = await createForm(suite.app, suite.tenant.testKey, {
       fields: [
         { id: 'full_name', label: 'Name', type: 'text', required: true },
         { id: 'agree', label: 'I agree', type: 'checkbox', required: true },
         { id: 'age', label: 'Age', type: 'number', min: 0, required: true },
       ],
     });
-    const res = await submit(app, tenant.testKey, strict.id, { agree: false, age: -3, colour: 'red', shoe_size: 9 });
+    const res = await submit(suite.app, suite.tenant.testKey, strict.id, { agree: false, age: -3, colour: 'red', shoe_size: 9 });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
       { field: 'fields.colour', message: 'is not a field of this form' },
@@ -117,7 +114,7 @@ describe('Forms: submissions', () => {
       { field: 'fields.agree', message: 'must be checked' },
       { field: 'fields.age', message: 'must not be less than 0' },
     ]);
-    expect((await submit(app, tenant.testKey, strict.id, { full_name: 'A', agree: true, age: 0 })).status).toBe(201);
+    expect((await submit(suite.app, suite.tenant.testKey, strict.id, { full_name: 'A', agree: true, age: 0 })).status).toBe(201);
   });
 
   it.each([
@@ -133,42 +130,42 @@ describe('Forms: submissions', () => {
   });
 
   it('refuses an inactive form with 409 form_inactive, and accepts again once reactivated', async () => {
-    const inactive = await createForm(app, tenant.testKey, { isActive: false });
-    const res = await submit(app, tenant.testKey, inactive.id, {});
+    const inactive = await createForm(suite.app, suite.tenant.testKey, { isActive: false });
+    const res = await submit(suite.app, suite.tenant.testKey, inactive.id, {});
     expect(res.status).toBe(409);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body.code).toBe('form_inactive');
     await api.patch(`${FORMS}/${inactive.id}`, { isActive: true });
-    expect((await submit(app, tenant.testKey, inactive.id, {})).status).toBe(201);
+    expect((await submit(suite.app, suite.tenant.testKey, inactive.id, {})).status).toBe(201);
     expect((await api.get(`${FORMS}/${inactive.id}`)).body.submissionsCount).toBe(1);
   });
 
   it('answers 404 for an unknown or malformed form id', async () => {
-    expect((await submit(app, tenant.testKey, '00000000-0000-7000-8000-000000000000', {})).status).toBe(404);
-    expect((await submit(app, tenant.testKey, 'intake', {})).status).toBe(404);
+    expect((await submit(suite.app, suite.tenant.testKey, '00000000-0000-7000-8000-000000000000', {})).status).toBe(404);
+    expect((await submit(suite.app, suite.tenant.testKey, 'intake', {})).status).toBe(404);
   });
 
   describe('the patient link', () => {
     it("links a submission to the caller's patient", async () => {
-      const patient = await createPatient(app, tenant.testKey);
-      const res = await submit(app, tenant.testKey, form.id, { name: 'Ada' }, { patientId: patient.id.toUpperCase() });
+      const patient = await createPatient(suite.app, suite.tenant.testKey);
+      const res = await submit(suite.app, suite.tenant.testKey, form.id, { name: 'Ada' }, { patientId: patient.id.toUpperCase() });
       expect(res.status).toBe(201);
       expect((await api.get(res.headers.location as string)).body.patientId).toBe(patient.id);
     });
 
     it('treats patientId null as no patient', async () => {
-      const res = await submit(app, tenant.testKey, form.id, {}, { patientId: null });
+      const res = await submit(suite.app, suite.tenant.testKey, form.id, {}, { patientId: null });
       expect(res.status).toBe(201);
       expect((await api.get(res.headers.location as string)).body.patientId).toBeNull();
     });
 
     it("refuses an unknown, malformed, other tenant's or other mode's patient with 400 naming patientId", async () => {
-      const other = await createTenant(app);
-      const foreign = await createPatient(app, other.testKey);
-      const live = await createPatient(app, tenant.liveKey);
+      const other = await createTenant(suite.app);
+      const foreign = await createPatient(suite.app, other.testKey);
+      const live = await createPatient(suite.app, suite.tenant.liveKey);
       const before = (await api.get(`${FORMS}/${form.id}`)).body.submissionsCount;
       for (const patientId of ['00000000-0000-7000-8000-000000000000', 'not-a-uuid', foreign.id, live.id]) {
-        const res = await submit(app, tenant.testKey, form.id, {}, { patientId });
+        const res = await submit(suite.app, suite.tenant.testKey, form.id, {}, { patientId });
         expect(res.status).toBe(400);
         expect(res.body.errors).toEqual([{ field: 'patientId', message: expect.any(String) }]);
       }
@@ -177,28 +174,38 @@ describe('Forms: submissions', () => {
   });
 
   it('keeps submissionsCount exact under 20 concurrent submissions', async () => {
-    const target = await createForm(app, tenant.testKey);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(app, tenant.testKey, target.id, { pain: i % 11 })));
+    const target = await createForm(suite.app, suite.tenant.testKey);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => submit(suite.app, suite.tenant.testKey, target.id, { pain: i % 11 })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect((await api.get(`${FORMS}/${target.id}`)).body.submissionsCount).toBe(20);
     expect((await api.get(`${FORMS}/${target.id}/submissions?limit=100`)).body.submissions).toHaveLength(20);
   });
 
   it('replays a submission sent again with the same Idempotency-Key instead of counting it twice', async () => {
-    const target = await createForm(app, tenant.testKey);
+    const target = await createForm(suite.app, suite.tenant.testKey);
     const headers = { 'idempotency-key': `submit-${target.id}` };
-    const first = await call(app, 'POST', `${FORMS}/${target.id}/submit`, { key: tenant.testKey, body: { fields: { pain: 1 } }, headers });
-    const again = await call(app, 'POST', `${FORMS}/${target.id}/submit`, { key: tenant.testKey, body: { fields: { pain: 1 } }, headers });
+    const first = await call(suite.app, 'POST', `${FORMS}/${target.id}/submit`, {
+      key: suite.tenant.testKey,
+      body: { fields: { pain: 1 } },
+      headers,
+    });
+    const again = await call(suite.app, 'POST', `${FORMS}/${target.id}/submit`, {
+      key: suite.tenant.testKey,
+      body: { fields: { pain: 1 } },
+      headers,
+    });
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.body.submissionId).toBe(first.body.submissionId);
     expect((await api.get(`${FORMS}/${target.id}`)).body.submissionsCount).toBe(1);
   });
 
   it('reads a submission back with the version it answered after the form was edited', async () => {
-    const versioned = await createForm(app, tenant.testKey, {
+    const versioned = await createForm(suite.app, suite.tenant.testKey, {
       fields: [{ id: 'reason', label: 'Reason', type: 'select', options: ['Check-up', 'Back pain'], required: true }],
     });
-    const before = await submit(app, tenant.testKey, versioned.id, { reason: 'Back pain' });
+    const before = await submit(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Back pain' });
     const edit = await api.patch(`${FORMS}/${versioned.id}`, {
       fields: [
         { id: 'reason', label: 'Why are you coming?', type: 'select', options: ['Check-up', 'Injury'], required: true },
@@ -213,13 +220,13 @@ describe('Forms: submissions', () => {
       formFields: [{ id: 'reason', label: 'Reason', type: 'select', options: ['Check-up', 'Back pain'], required: true }],
     });
     // The old answer is refused now, and the new version's answers are kept with version 2.
-    expect((await submit(app, tenant.testKey, versioned.id, { reason: 'Back pain', age: 30 })).status).toBe(400);
-    const after = await submit(app, tenant.testKey, versioned.id, { reason: 'Injury', age: 30 });
+    expect((await submit(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Back pain', age: 30 })).status).toBe(400);
+    const after = await submit(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Injury', age: 30 });
     const fresh = await api.get(after.headers.location as string);
     expect(fresh.body).toMatchObject({ formVersion: 2, fields: { reason: 'Injury', age: 30 } });
     expect(fresh.body.formFields).toHaveLength(2);
     // The stored row was not rewritten by the edit.
-    const [row] = await dataSource(app).query(`SELECT answers, form_version FROM form_submissions WHERE id = $1`, [
+    const [row] = await dataSource(suite.app).query(`SELECT answers, form_version FROM form_submissions WHERE id = $1`, [
       before.body.submissionId,
     ]);
     expect(row).toEqual({ answers: { reason: 'Back pain' }, form_version: 1 });
@@ -231,16 +238,16 @@ describe('Forms: submissions', () => {
     let ids: string[];
 
     beforeAll(async () => {
-      listed = await createForm(app, tenant.testKey);
-      patient = await createPatient(app, tenant.testKey);
+      listed = await createForm(suite.app, suite.tenant.testKey);
+      patient = await createPatient(suite.app, suite.tenant.testKey);
       ids = [];
       for (let i = 0; i < 5; i++) {
-        const res = await submit(app, tenant.testKey, listed.id, { pain: i }, i % 2 ? { patientId: patient.id } : {});
+        const res = await submit(suite.app, suite.tenant.testKey, listed.id, { pain: i }, i % 2 ? { patientId: patient.id } : {});
         ids.push(res.body.submissionId);
       }
       // Spread the submissions over days so that from/to have something to cut.
       for (let i = 0; i < 5; i++) {
-        await dataSource(app).query(`UPDATE form_submissions SET created_at = $2 WHERE id = $1`, [
+        await dataSource(suite.app).query(`UPDATE form_submissions SET created_at = $2 WHERE id = $1`, [
           ids[i],
           `2026-03-0${i + 1}T12:00:00.000Z`,
         ]);
@@ -292,20 +299,20 @@ describe('Forms: submissions', () => {
 
   describe('bad input is a 4xx naming the field, never a 500', () => {
     it('refuses about 1 MiB of answers with 400 naming the field', async () => {
-      const res = await submit(app, tenant.testKey, form.id, { notes: 'z'.repeat(1_000_000) });
+      const res = await submit(suite.app, suite.tenant.testKey, form.id, { notes: 'z'.repeat(1_000_000) });
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ field: 'fields.notes', message: 'must be at most 20000 characters' }]);
     });
 
     it('refuses more than 1 MiB with 413', async () => {
-      const res = await submit(app, tenant.testKey, form.id, { notes: 'z'.repeat(1_100_000) });
+      const res = await submit(suite.app, suite.tenant.testKey, form.id, { notes: 'z'.repeat(1_100_000) });
       expect(res.status).toBe(413);
       expect(res.body.code).toBe('payload_too_large');
     });
 
     it('refuses 20,000 unknown answers with 400, naming the first ones and counting the rest', async () => {
       const fields = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
-      const res = await submit(app, tenant.testKey, form.id, fields);
+      const res = await submit(suite.app, suite.tenant.testKey, form.id, fields);
       expect(res.status).toBe(400);
       expect(res.body.errors).toHaveLength(51);
       expect(res.body.errors[0]).toEqual({ field: 'fields.k0', message: 'is not a field of this form' });
@@ -313,15 +320,15 @@ describe('Forms: submissions', () => {
     });
 
     it('refuses NUL characters in an answer and in an unknown key', async () => {
-      const nul = await submit(app, tenant.testKey, form.id, { notes: 'a\u0000b' });
+      const nul = await submit(suite.app, suite.tenant.testKey, form.id, { notes: 'a\u0000b' });
       expect(nul.status).toBe(400);
       expect(nul.body.errors[0].field).toBe('fields.notes');
-      const key = await submit(app, tenant.testKey, form.id, { 'no\u0000te': 'x' });
+      const key = await submit(suite.app, suite.tenant.testKey, form.id, { 'no\u0000te': 'x' });
       expect(key.status).toBe(400);
     });
 
     it('refuses wrong types in every answer at once, one problem each', async () => {
-      const res = await submit(app, tenant.testKey, form.id, {
+      const res = await submit(suite.app, suite.tenant.testKey, form.id, {
         name: {},
         notes: 1,
         email: [],
@@ -348,15 +355,15 @@ describe('Forms: submissions', () => {
 
   describe('scopes and roles', () => {
     it('submit needs forms:write (any role); reading submissions needs forms:read', async () => {
-      const staff = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['forms:write'] });
-      const reader = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['forms:read'] });
-      const sent = await submit(app, staff, form.id, { pain: 3 });
+      const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['forms:write'] });
+      const reader = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['forms:read'] });
+      const sent = await submit(suite.app, staff, form.id, { pain: 3 });
       expect(sent.status).toBe(201);
-      expect((await client(app, staff).get(sent.headers.location as string)).body.code).toBe('insufficient_scope');
-      expect((await client(app, staff).get(`${FORMS}/${form.id}/submissions`)).body.code).toBe('insufficient_scope');
-      expect((await submit(app, reader, form.id, { pain: 3 })).body.code).toBe('insufficient_scope');
-      expect((await client(app, reader).get(sent.headers.location as string)).status).toBe(200);
-      expect((await client(app, reader).get(`${FORMS}/${form.id}/submissions`)).status).toBe(200);
+      expect((await client(suite.app, staff).get(sent.headers.location as string)).body.code).toBe('insufficient_scope');
+      expect((await client(suite.app, staff).get(`${FORMS}/${form.id}/submissions`)).body.code).toBe('insufficient_scope');
+      expect((await submit(suite.app, reader, form.id, { pain: 3 })).body.code).toBe('insufficient_scope');
+      expect((await client(suite.app, reader).get(sent.headers.location as string)).status).toBe(200);
+      expect((await client(suite.app, reader).get(`${FORMS}/${form.id}/submissions`)).status).toBe(200);
     });
   });
 });

@@ -1,21 +1,18 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, TestTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createForm, EVERY_TYPE, FORMS } from '../helpers/forms';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('Forms: definitions', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let api: ReturnType<typeof client>;
 
+  const suite = useApp(NO_RATE_LIMITS);
+
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
+    api = suite.api();
   });
-  afterAll(() => app.close());
 
   it('creates a form with every field type, answering 201 with Location, version 1 and a slug from the name', async () => {
     const res = await api.post(FORMS, { name: '  Nouvel Élève: Intake!  ', description: 'For new patients', fields: EVERY_TYPE });
@@ -46,7 +43,7 @@ describe('Forms: definitions', () => {
     expect(given.status).toBe(409);
     expect(given.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(given.body).toMatchObject({ code: 'slug_taken', errors: [{ field: 'slug', message: expect.any(String) }] });
-    await createForm(app, tenant.testKey, { name: 'Feedback' });
+    await createForm(suite.app, suite.tenant.testKey, { name: 'Feedback' });
     const derived = await api.post(FORMS, { name: 'FEEDBACK', fields: [] });
     expect(derived.status).toBe(409);
     expect(derived.body.code).toBe('slug_taken');
@@ -138,13 +135,13 @@ describe('Forms: definitions', () => {
     let ids: string[];
 
     beforeAll(async () => {
-      other = await createTenant(app);
+      other = await createTenant(suite.app);
       ids = [];
-      for (let i = 0; i < 5; i++) ids.push((await createForm(app, other.testKey, { isActive: i % 2 === 0 })).id);
+      for (let i = 0; i < 5; i++) ids.push((await createForm(suite.app, other.testKey, { isActive: i % 2 === 0 })).id);
     });
 
     it('pages newest first with a cursor', async () => {
-      const lister = client(app, other.testKey);
+      const lister = client(suite.app, other.testKey);
       const first = await lister.get(`${FORMS}?limit=2`);
       expect(first.status).toBe(200);
       expect(first.body.forms.map((f: { id: string }) => f.id)).toEqual([ids[4], ids[3]]);
@@ -155,7 +152,7 @@ describe('Forms: definitions', () => {
     });
 
     it('filters by isActive', async () => {
-      const lister = client(app, other.testKey);
+      const lister = client(suite.app, other.testKey);
       const active = await lister.get(`${FORMS}?isActive=true`);
       expect(active.body.forms.map((f: { id: string }) => f.id)).toEqual([ids[4], ids[2], ids[0]]);
       const inactive = await lister.get(`${FORMS}?isActive=false`);
@@ -165,7 +162,7 @@ describe('Forms: definitions', () => {
     it.each([['isActive=yes'], ['limit=0'], ['limit=abc'], ['cursor=%00%00'], ['cursor=bm90LWEtY3Vyc29y'], ['colour=red']])(
       'refuses the query %s with a 400',
       async (query) => {
-        const res = await client(app, other.testKey).get(`${FORMS}?${query}`);
+        const res = await client(suite.app, other.testKey).get(`${FORMS}?${query}`);
         expect(res.status).toBe(400);
         expect(res.body.code).toBe('validation_failed');
       },
@@ -174,7 +171,7 @@ describe('Forms: definitions', () => {
 
   describe('PATCH', () => {
     it('changes name, description and isActive without a new version', async () => {
-      const form = await createForm(app, tenant.testKey, { description: 'old' });
+      const form = await createForm(suite.app, suite.tenant.testKey, { description: 'old' });
       const res = await api.patch(`${FORMS}/${form.id}`, { name: 'Renamed', description: null, isActive: false });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ name: 'Renamed', slug: form.slug, description: null, isActive: false, version: 1 });
@@ -183,7 +180,7 @@ describe('Forms: definitions', () => {
     });
 
     it('makes a new version for changed fields only', async () => {
-      const form = await createForm(app, tenant.testKey);
+      const form = await createForm(suite.app, suite.tenant.testKey);
       const same = await api.patch(`${FORMS}/${form.id}`, { fields: EVERY_TYPE });
       expect(same.body.version).toBe(1);
       const changed = await api.patch(`${FORMS}/${form.id}`, { fields: [{ id: 'only', label: 'Only', type: 'date', required: true }] });
@@ -193,7 +190,7 @@ describe('Forms: definitions', () => {
     });
 
     it('gives concurrent field edits distinct versions', async () => {
-      const form = await createForm(app, tenant.testKey);
+      const form = await createForm(suite.app, suite.tenant.testKey);
       const edits = await Promise.all(
         Array.from({ length: 5 }, (_, i) => api.patch(`${FORMS}/${form.id}`, { fields: [{ id: `f${i}`, label: 'F', type: 'text' }] })),
       );
@@ -208,7 +205,7 @@ describe('Forms: definitions', () => {
       [{ slug: 'new-slug' }, 'slug'],
       [{ fields: [{ id: 'a', label: 'L', type: 'select' }] }, 'fields.0.options'],
     ])('refuses %j with a 400 naming the member', async (body, field) => {
-      const form = await createForm(app, tenant.testKey);
+      const form = await createForm(suite.app, suite.tenant.testKey);
       const res = await api.patch(`${FORMS}/${form.id}`, body);
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -223,11 +220,17 @@ describe('Forms: definitions', () => {
 
   describe('scopes and roles', () => {
     it('POST and PATCH need forms:write and OWNER or ADMIN; reads need forms:read', async () => {
-      const form = await createForm(app, tenant.testKey);
-      const staff = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['forms:read', 'forms:write'] }));
-      const admin = client(app, await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['forms:read', 'forms:write'] }));
-      const readOnly = client(app, await createKey(app, tenant.testKey, { role: 'OWNER', scopes: ['forms:read'] }));
-      const noForms = client(app, await createKey(app, tenant.testKey, { role: 'OWNER', scopes: ['patients:read'] }));
+      const form = await createForm(suite.app, suite.tenant.testKey);
+      const staff = client(
+        suite.app,
+        await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['forms:read', 'forms:write'] }),
+      );
+      const admin = client(
+        suite.app,
+        await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['forms:read', 'forms:write'] }),
+      );
+      const readOnly = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { role: 'OWNER', scopes: ['forms:read'] }));
+      const noForms = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { role: 'OWNER', scopes: ['patients:read'] }));
 
       const staffCreate = await staff.post(FORMS, { name: 'Staff form', fields: [] });
       expect([staffCreate.status, staffCreate.body.code]).toEqual([403, 'insufficient_role']);
@@ -241,7 +244,7 @@ describe('Forms: definitions', () => {
       expect((await readOnly.get(`${FORMS}/${form.id}`)).status).toBe(200);
       expect((await noForms.get(FORMS)).body.code).toBe('insufficient_scope');
       expect((await noForms.get(`${FORMS}/${form.id}`)).body.code).toBe('insufficient_scope');
-      expect((await client(app).get(FORMS)).status).toBe(401);
+      expect((await client(suite.app).get(FORMS)).status).toBe(401);
     });
   });
 });

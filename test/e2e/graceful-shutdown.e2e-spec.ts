@@ -1,4 +1,4 @@
-import { dataSource } from '../helpers/app';
+import { dataSource, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { useApp } from '../helpers/use-app';
@@ -23,7 +23,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
     return child;
   };
 
-  const post = (path: string, body: unknown): Promise<{ status: number; body: any; at: number }> =>
+  const post = (path: string, body: unknown): Promise<{ status: number; body: Json; at: number }> =>
     fetch(`${BASE}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${suite.tenant.testKey}`, 'content-type': 'application/json' },
@@ -84,7 +84,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
       patients: Array.from({ length: rows }, (_, i) => ({ firstName: 'Term', lastName: `Import ${i}`, externalId: `term-${i}` })),
     });
     expect(accepted.status).toBe(202);
-    const status = async (): Promise<any> => (await suite.api().get(`${IMPORT}/${accepted.body.jobId}`)).body;
+    const status = async (): Promise<Json> => (await suite.api().get(`${IMPORT}/${accepted.body.jobId}`)).body;
 
     const worker = start('worker.js');
     let seen = await status();

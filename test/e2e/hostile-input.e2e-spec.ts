@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect } from 'node:net';
-import { call, client, createTenant, dataSource, startApp, TestTenant, TestResponse } from '../helpers/app';
+import { call, client, createKey, createTenant, dataSource, type Json, startApp, TestTenant, TestResponse } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { nextWeekday } from '../helpers/dates';
 
 /** A problem+json answer with X-Request-Id and the security headers: the way every error leaves. */
 function expectProblem(res: TestResponse, status: number, code: string, field?: string): void {
@@ -230,7 +232,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         port = (app.getHttpServer().address() as { port: number }).port;
       });
 
-      const send = (text: string, end = false): Promise<{ status: number; headers: Record<string, string>; body: any }> =>
+      const send = (text: string, end = false): Promise<{ status: number; headers: Record<string, string>; body: Json }> =>
         new Promise((resolve, reject) => {
           const socket = connect(port, '127.0.0.1', () => {
             socket.write(text);
@@ -250,7 +252,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         });
 
       const expectSocketProblem = (
-        res: { status: number; headers: Record<string, string>; body: any },
+        res: { status: number; headers: Record<string, string>; body: Json },
         status: number,
         code: string,
       ): void => {
@@ -314,5 +316,283 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
       { field: 'firstName', message: 'must be a string' },
       { field: 'lastName', message: 'must not be blank' },
     ]);
+  });
+});
+
+/**
+ * What an outside probe found: each case failed before its fix (a 500, a 200 or 201 on input that is not
+ * the contract's, patient data beyond a key's scopes, a platform 400 without the route's no-store).
+ */
+describe("The probe's findings: input, scope and bodies", () => {
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+  let api: ReturnType<typeof client>;
+  let patient: { id: string };
+  const PROVIDERS = `${SCHEDULING}/providers`;
+
+  beforeAll(async () => {
+    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    tenant = await createTenant(app);
+    api = client(app, tenant.testKey);
+    patient = await createPatient(app, tenant.testKey, {
+      email: 'ada@example.com',
+      phone: '+14155550101',
+      dateOfBirth: '1990-04-01',
+      address: '1 Secret Lane',
+    });
+  });
+  afterAll(() => app.close());
+
+  describe('workingHours of any malformed shape: 400 naming the member, never 500', () => {
+    const base = { name: 'Dr. Shape', timezone: 'Europe/London' };
+    it.each([
+      ['an empty array', [[]], 'workingHours', 'item 0 must be an object'],
+      ['a nested array', [[{ weekday: 1, start: '09:00', end: '17:00' }]], 'workingHours', 'item 0 must be an object'],
+      ['null', [null], 'workingHours', 'item 0 must be an object'],
+      ['a number', [1], 'workingHours', 'item 0 must be an object'],
+      ['a string', ['09:00-17:00'], 'workingHours', 'item 0 must be an object'],
+      ['an empty object', [{}], 'workingHours.0.weekday', 'is required'],
+      ['a weekday as text', [{ weekday: '1', start: '09:00', end: '17:00' }], 'workingHours.0.weekday', 'must be an integer number'],
+      ['a start as a number', [{ weekday: 1, start: 900, end: '17:00' }], 'workingHours.0.start', 'must be a string'],
+      ['an end as an array', [{ weekday: 1, start: '09:00', end: ['17:00'] }], 'workingHours.0.end', 'must be a string'],
+      ['a second bad item', [{ weekday: 1, start: '09:00', end: '17:00' }, []], 'workingHours', 'item 1 must be an object'],
+      ['an object instead of an array', { weekday: 1, start: '09:00', end: '17:00' }, 'workingHours', 'must be an array'],
+    ])('%s', async (_label, workingHours, field, message) => {
+      const created = await api.post(PROVIDERS, { ...base, workingHours });
+      expectProblem(created, 400, 'validation_failed');
+      expect(created.body.errors).toContainEqual({ field, message });
+      const provider = await createProvider(app, tenant.testKey);
+      const patched = await api.patch(`${PROVIDERS}/${provider.id}`, { workingHours });
+      expectProblem(patched, 400, 'validation_failed');
+      expect(patched.body.errors).toContainEqual({ field, message });
+      expect((await api.get(`${PROVIDERS}/${provider.id}`)).body.workingHours).toEqual(provider.workingHours);
+    });
+  });
+
+  describe('previews for a patient need patients:read, however the template scope is held', () => {
+    it.each([
+      [
+        'email',
+        '/api/v1/emails/templates',
+        { name: 'P', subject: 'Hi {{patient.firstName}}', htmlContent: '{{patient.phone}}' },
+        'emails:write',
+      ],
+      ['SMS', '/api/v1/sms/templates', { name: 'P', body: 'Hi {{patient.firstName}} {{patient.phone}}' }, 'sms:write'],
+    ])('the %s preview', async (_label, templates, body, scope) => {
+      const template = await api.post(templates, body);
+      expect(template.status).toBe(201);
+      const preview = `${templates}/${template.body.id}/preview`;
+      const writer = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: [scope] }));
+      const refused = await writer.post(preview, { patientId: patient.id });
+      expectProblem(refused, 403, 'insufficient_scope');
+      expect(refused.text).not.toContain('Ada');
+      expect(refused.text).not.toContain('4155550101');
+      expect((await writer.post(preview, { variables: { patient: { firstName: 'Sample' } } })).status).toBe(200);
+      const reader = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: [scope, 'patients:read'] }));
+      const shown = await reader.post(preview, { patientId: patient.id });
+      expect(shown.status).toBe(200);
+      expect(shown.text).toContain('4155550101');
+    });
+  });
+
+  describe("an encounter's providerId and appointmentId must name this tenant's and mode's records", () => {
+    const ENCOUNTERS = (patientId: string): string => `${PATIENTS}/${patientId}/clinical/encounters`;
+    const datetime = '2026-01-05T10:00:00.000Z';
+    let provider: { id: string };
+    let appointment: { id: string; providerId: string };
+
+    beforeAll(async () => {
+      provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
+      const booked = await bookAppointment(app, tenant.testKey, {
+        patientId: patient.id,
+        providerId: provider.id,
+        datetime: `${nextWeekday(2)}T10:00:00.000Z`,
+      });
+      appointment = booked;
+    });
+
+    const encounterCount = async (): Promise<number> =>
+      Number((await dataSource(app).query('SELECT count(*) AS n FROM patient_encounters WHERE tenant_id = $1', [tenant.id]))[0].n);
+
+    it('refuses ids of another tenant, of the other mode, of nothing, and an appointment of another patient', async () => {
+      const other = await createTenant(app);
+      const otherPatient = await createPatient(app, other.testKey);
+      const otherProvider = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: everyDay() });
+      const otherAppointment = await bookAppointment(app, other.testKey, {
+        patientId: otherPatient.id,
+        providerId: otherProvider.id,
+        datetime: `${nextWeekday(3)}T10:00:00.000Z`,
+      });
+      const liveProvider = await createProvider(app, tenant.liveKey);
+      const secondPatient = await createPatient(app, tenant.testKey);
+      const before = await encounterCount();
+      for (const [label, patientId, body, field] of [
+        ['a provider of another tenant', patient.id, { providerId: otherProvider.id }, 'providerId'],
+        ['a provider of the live mode', patient.id, { providerId: liveProvider.id }, 'providerId'],
+        ['no provider at all', patient.id, { providerId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40' }, 'providerId'],
+        ['an appointment of another tenant', patient.id, { appointmentId: otherAppointment.id }, 'appointmentId'],
+        ['no appointment at all', patient.id, { appointmentId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40' }, 'appointmentId'],
+        ['an appointment of another patient', secondPatient.id, { appointmentId: appointment.id }, 'appointmentId'],
+        [
+          'a provider that is not the appointment’s',
+          patient.id,
+          { appointmentId: appointment.id, providerId: liveProvider.id },
+          'providerId',
+        ],
+      ] as const) {
+        const res = await api.post(ENCOUNTERS(patientId), { datetime, ...body });
+        expect([label, res.status, res.body.code, res.body.errors?.map((e: { field: string }) => e.field)]).toEqual([
+          label,
+          400,
+          'validation_failed',
+          [field],
+        ]);
+      }
+      expect(await encounterCount()).toBe(before);
+    });
+
+    it("records an encounter naming this tenant's provider, or the patient's own appointment and its provider", async () => {
+      const withProvider = await api.post(ENCOUNTERS(patient.id), { datetime, providerId: provider.id.toUpperCase() });
+      expect([withProvider.status, withProvider.body.providerId]).toEqual([201, provider.id]);
+      const withAppointment = await api.post(ENCOUNTERS(patient.id), { datetime, appointmentId: appointment.id, providerId: provider.id });
+      expect([withAppointment.status, withAppointment.body.appointmentId]).toEqual([201, appointment.id]);
+    });
+  });
+
+  describe('bodies: null or none is no object; a route that takes no body takes none', () => {
+    let provider: { id: string };
+    beforeAll(async () => {
+      provider = await createProvider(app, tenant.testKey);
+    });
+
+    it('PUT, PATCH and both previews refuse null and a missing body (400), and change nothing', async () => {
+      const email = await api.post('/api/v1/emails/templates', { name: 'B', subject: 'S', textContent: 'T' });
+      const sms = await api.post('/api/v1/sms/templates', { name: 'B', body: 'T' });
+      const before = (await api.get(`${PATIENTS}/${patient.id}`)).body;
+      for (const [method, url] of [
+        ['PUT', `${PATIENTS}/${patient.id}`],
+        ['PATCH', `${SCHEDULING}/providers/${provider.id}`],
+        ['PATCH', `/api/v1/emails/templates/${email.body.id}`],
+        ['POST', `/api/v1/emails/templates/${email.body.id}/preview`],
+        ['POST', `/api/v1/sms/templates/${sms.body.id}/preview`],
+      ] as const) {
+        for (const [label, options] of [
+          ['null', json(tenant.testKey, 'null')],
+          ['no body', { key: tenant.testKey }],
+          ['no body, with a JSON content type', json(tenant.testKey, '')],
+          ['an array', json(tenant.testKey, '[]')],
+          ['a string', json(tenant.testKey, '"x"')],
+        ] as const) {
+          const res = await call(app, method, url, options);
+          expect([method, url, label, res.status, res.body?.code, res.body?.errors]).toEqual([
+            method,
+            url,
+            label,
+            400,
+            'validation_failed',
+            [{ field: 'body', message: expect.any(String) }],
+          ]);
+        }
+      }
+      expect((await api.get(`${PATIENTS}/${patient.id}`)).body).toEqual(before);
+    });
+
+    it('POST /webhooks/{id}/rotate-secret takes no body or {}, and refuses anything else', async () => {
+      const hook = await api.post('/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['patient.created'] });
+      expect(hook.status).toBe(201);
+      const rotate = `/api/v1/webhooks/${hook.body.id}/rotate-secret`;
+      for (const raw of ['[]', '"x"', '{"zz":1}', 'null', '1', '[{}]']) {
+        const res = await call(app, 'POST', rotate, json(tenant.testKey, raw));
+        expect([raw, res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([raw, 400, 'validation_failed', 'body']);
+      }
+      expect((await call(app, 'POST', rotate, { key: tenant.testKey })).status).toBe(200);
+      expect((await call(app, 'POST', rotate, json(tenant.testKey, '{}'))).status).toBe(200);
+      expect((await call(app, 'POST', rotate, json(tenant.testKey, ''))).status).toBe(200);
+    });
+  });
+
+  describe('queries: platform 400s keep the route’s no-store, and integers are plain decimal digits', () => {
+    it.each(['x=%00', 'search=a%00b', 'x=%ED%A0%80', 'x=%E0%A4%A', 'x=%C0%AF'])('%s on patient routes', async (q) => {
+      for (const url of [
+        PATIENTS,
+        `${PATIENTS}/${patient.id}`,
+        `${PATIENTS}/${patient.id}/clinical`,
+        `${SCHEDULING}/appointments`,
+        '/api/v1/events',
+      ]) {
+        const res = await api.get(`${url}?${q}`);
+        expect([url, res.status, res.headers['cache-control']]).toEqual([url, 400, 'no-store']);
+      }
+    });
+
+    it.each(['0x10', '1e1', '%2010', '10%20', '%2B10', '010', '10.0', '0b1', '1_0', '١٠'])('limit=%s is 400', async (value) => {
+      for (const url of [PATIENTS, `${SCHEDULING}/providers`, '/api/v1/events']) {
+        const res = await api.get(`${url}?limit=${value}`);
+        expect([url, res.status, res.body.errors]).toEqual([url, 400, [{ field: 'limit', message: expect.any(String) }]]);
+      }
+      expectProblem(await api.get(`${PATIENTS}?ageMin=${value}`), 400, 'validation_failed', 'ageMin');
+    });
+
+    it('limit=10, 1, 100 and 0-free decimals are read as written', async () => {
+      for (const value of ['1', '10', '100']) expect((await api.get(`${PATIENTS}?limit=${value}`)).status).toBe(200);
+      expectProblem(await api.get(`${PATIENTS}?limit=0`), 400, 'validation_failed', 'limit');
+      expectProblem(await api.get(`${PATIENTS}?limit=-1`), 400, 'validation_failed', 'limit');
+    });
+  });
+
+  describe('keys without patients:read see a minimal patient in appointments and events', () => {
+    const MINIMAL = ['email', 'firstName', 'id', 'lastName', 'phone'];
+    let appointmentId: string;
+
+    beforeAll(async () => {
+      const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
+      const booked = await bookAppointment(app, tenant.testKey, {
+        patientId: patient.id,
+        providerId: provider.id,
+        datetime: `${nextWeekday(4)}T11:00:00.000Z`,
+      });
+      appointmentId = booked.id;
+      expect(booked.patient).toMatchObject({ dateOfBirth: '1990-04-01', address: '1 Secret Lane' });
+    });
+
+    it('GET, list and calendar of an appointment with scheduling:read alone', async () => {
+      const scheduler = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['scheduling:read'] }));
+      const one = await scheduler.get(`${SCHEDULING}/appointments/${appointmentId}`);
+      expect(one.status).toBe(200);
+      expect(Object.keys(one.body.patient).sort()).toEqual(MINIMAL);
+      expect(one.body.patient).toEqual({
+        id: patient.id,
+        firstName: expect.any(String),
+        lastName: expect.any(String),
+        email: 'ada@example.com',
+        phone: '+14155550101',
+      });
+      const list = await scheduler.get(`${SCHEDULING}/appointments?patientId=${patient.id}`);
+      expect(list.body.appointments.length).toBeGreaterThan(0);
+      for (const a of list.body.appointments) expect(Object.keys(a.patient).sort()).toEqual(MINIMAL);
+      const ics = await scheduler.get(`${SCHEDULING}/appointments/${appointmentId}.ics`);
+      expect(ics.status).toBe(200);
+      expect(ics.text).not.toMatch(/Secret Lane|1990|ada@example\.com/);
+
+      const both = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['scheduling:read', 'patients:read'] }));
+      expect((await both.get(`${SCHEDULING}/appointments/${appointmentId}`)).body.patient).toMatchObject({ address: '1 Secret Lane' });
+    });
+
+    it('GET /events and GET /events/{id} with webhooks:read alone', async () => {
+      const watcher = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] }));
+      const booked = (await watcher.get('/api/v1/events?type=appointment.booked&limit=100')).body.events;
+      expect(booked.length).toBeGreaterThan(0);
+      for (const event of booked) expect(Object.keys(event.data.patient).sort()).toEqual(MINIMAL);
+      const created = (await watcher.get('/api/v1/events?type=patient.created&limit=100')).body.events;
+      const mine = created.find((e: { data: { id: string } }) => e.data.id === patient.id);
+      expect(Object.keys(mine.data).sort()).toEqual(MINIMAL);
+      expect(JSON.stringify([booked, created])).not.toMatch(/Secret Lane|1990-04-01/);
+      const single = await watcher.get(`/api/v1/events/${booked[0].id}`);
+      expect(Object.keys(single.body.data.patient).sort()).toEqual(MINIMAL);
+
+      const both = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read', 'patients:read'] }));
+      const full = (await both.get(`/api/v1/events/${mine.id}`)).body;
+      expect(full.data).toMatchObject({ id: patient.id, address: '1 Secret Lane', dateOfBirth: '1990-04-01' });
+    });
   });
 });

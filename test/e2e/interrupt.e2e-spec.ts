@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/app';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,7 +53,7 @@ describe('Ctrl-C under the zero-config start', () => {
     const created = await runCli(['tenants:create', '--name', 'Interrupt Clinic'], env);
     expect(created.code).toBe(0);
     const key: string = JSON.parse(created.stdout).apiKeys[0].key;
-    const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any; requestId: string }> => {
+    const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; requestId: string }> => {
       const res = await fetch(`${base}/api/v1${path}`, {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },

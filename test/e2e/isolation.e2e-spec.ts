@@ -25,6 +25,21 @@ describe('Tenant and mode isolation', () => {
     expect((await client(app, globex.liveKey).get('/api/v1/settings/practice')).body.settings).toEqual({});
   });
 
+  it("cannot see, change or book another tenant's or mode's appointment types", async () => {
+    const TYPES = '/api/v1/scheduling/appointment-types';
+    const type = (await client(app, globex.testKey).post(TYPES, { name: 'Globex visit', durationMinutes: 30 })).body;
+    for (const key of [acme.testKey, globex.liveKey]) {
+      expect((await client(app, key).get(`${TYPES}/${type.id}`)).status).toBe(404);
+      expect((await client(app, key).patch(`${TYPES}/${type.id}`, { name: 'Mine now' })).status).toBe(404);
+      expect((await client(app, key).get(TYPES)).body.appointmentTypes).toEqual([]);
+      const availability = await client(app, key).get(
+        `/api/v1/scheduling/availability?appointmentTypeId=${type.id}&startDate=2030-01-07&endDate=2030-01-08`,
+      );
+      expect([availability.status, availability.body.errors]).toEqual([400, [{ field: 'appointmentTypeId', message: expect.any(String) }]]);
+    }
+    expect((await client(app, globex.testKey).get(`${TYPES}/${type.id}`)).body.name).toBe('Globex visit');
+  });
+
   it('keeps test and live settings of one tenant apart', async () => {
     expect((await client(app, acme.liveKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme production' });
   });

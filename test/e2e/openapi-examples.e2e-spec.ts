@@ -2,11 +2,11 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { EXAMPLE_FROM_NOW } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
-import { call, createTenant } from '../helpers/app';
+import { call, createTenant, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
-type Schema = Record<string, any>;
+type Schema = Record<string, Json>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Operation {
   method: Method;
@@ -124,6 +124,15 @@ describe('OpenAPI examples work as documented', () => {
       'POST /api/v1/public/sms/twilio/status':
         'only Twilio signs its callbacks (X-Twilio-Signature; sms.e2e-spec.ts signs them as it does)',
       'POST /api/v1/public/sms/twilio/inbound': 'the same signature (sms.e2e-spec.ts)',
+      ...Object.fromEntries(
+        ['GET ', 'POST /confirm', 'POST /cancel', 'GET /availability', 'POST /reschedule'].map((route) => {
+          const [method, tail] = route.split(' ');
+          return [
+            `${method} /api/v1/public/appointments/{token}${tail}`,
+            "the token arrives only in an appointment's manageUrl (manage-links.e2e-spec.ts)",
+          ];
+        }),
+      ),
     };
     interface Step {
       method: Method;
@@ -169,7 +178,7 @@ describe('OpenAPI examples work as documented', () => {
       ids[`${currentModule}/${name}`] ??= id;
       ids[name] ??= id;
     };
-    const remember = (path: string, body: any): void => {
+    const remember = (path: string, body: Json): void => {
       if (!body || typeof body !== 'object') return;
       const segment = path
         .split('/')
@@ -186,7 +195,8 @@ describe('OpenAPI examples work as documented', () => {
     const ALIASES: Record<string, string[]> = { appointment: ['book'], key: ['portal-access-keys'], delivery: ['test'] };
     const idFor = (name: string): string | undefined => {
       const base = name.replace(/Ids?$/, '');
-      const candidates = [base, `${base}s`, base.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), ...(ALIASES[base] ?? [])];
+      const kebab = base.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      const candidates = [base, `${base}s`, kebab, `${kebab}s`, ...(ALIASES[base] ?? [])];
       return candidates.map((c) => ids[`${currentModule}/${c}`] ?? ids[c]).find((x) => x !== undefined);
     };
     const withIds = (value: unknown, key = ''): unknown => {

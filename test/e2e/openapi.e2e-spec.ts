@@ -9,7 +9,7 @@ import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
 import { withExamplesFromNow } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor';
-import { call, startApp } from '../helpers/app';
+import { call, startApp, type Json } from '../helpers/app';
 import { listRoutes } from '../helpers/routes';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -98,7 +98,7 @@ describe('OpenAPI document', () => {
       const codes = Object.entries(op.responses)
         .filter(([status]) => Number(status) >= 400)
         .flatMap(([status, response]) => {
-          const schema = (response as any).content['application/problem+json'].schema;
+          const schema = (response as Json).content['application/problem+json'].schema;
           const enumCodes: string[] = schema.allOf[1].properties.code.enum;
           for (const code of enumCodes)
             expect([where, code, ERROR_CODES[code as ErrorCode]?.status]).toEqual([where, code, Number(status)]);
@@ -115,7 +115,7 @@ describe('OpenAPI document', () => {
     }
     const put = doc.paths['/api/v1/patients/{id}'].put!;
     expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503']);
-    expect((put.responses['409'] as any).content['application/problem+json'].schema.allOf[1].properties.code.enum).toEqual([
+    expect((put.responses['409'] as Json).content['application/problem+json'].schema.allOf[1].properties.code.enum).toEqual([
       'external_id_taken',
     ]);
   });

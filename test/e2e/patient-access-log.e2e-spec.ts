@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { dayByDay } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
 import { createForm, FORMS } from '../helpers/forms';
@@ -29,13 +29,13 @@ describe('Patient access log', () => {
   afterAll(() => app.close());
 
   /** The patient's log once the writer has flushed, with at least `atLeast` entries (every page followed). */
-  async function logOf(patientId: string, atLeast: number, key = tenant.testKey): Promise<any[]> {
+  async function logOf(patientId: string, atLeast: number, key = tenant.testKey): Promise<Json[]> {
     return eventually(async () => {
       await app.get(AuditWriter).flush();
-      const all: any[] = [];
+      const all: Json[] = [];
       let cursor: string | null = null;
       do {
-        const res: { status: number; body: any } = await client(app, key).get(
+        const res: { status: number; body: Json } = await client(app, key).get(
           accessLog(patientId, `?limit=100${cursor ? `&cursor=${cursor}` : ''}`),
         );
         expect(res.status).toBe(200);
@@ -62,7 +62,7 @@ describe('Patient access log', () => {
       const answer = await res;
       expect({ action, status: answer.status }).toEqual({ action, status });
       if (carries) expected.push(action);
-      return answer as any;
+      return answer as Json;
     };
     await expect200('patient.read', api.get(`${PATIENTS}/${ada.id}`));
     await expect200('patient.update', api.put(`${PATIENTS}/${ada.id}`, { gender: 'female' }));
@@ -94,7 +94,7 @@ describe('Patient access log', () => {
     await expect200('email_message.read', api.get(`/api/v1/emails/messages/${sent.body.messageId}`));
     await expect200('email_message.list', api.get(`/api/v1/emails/messages?patientId=${ada.id}`));
     const events = await expect200('event.list', api.get('/api/v1/events?type=patient.created&limit=100'));
-    const created = events.body.events.find((e: any) => e.data.id === ada.id);
+    const created = events.body.events.find((e: Json) => e.data.id === ada.id);
     await expect200('event.read', api.get(`/api/v1/events/${created.id}`));
 
     // Answers that did not carry Ada: Bob's read, a failed read, another tenant's and another mode's.
@@ -116,6 +116,17 @@ describe('Patient access log', () => {
     expect(bobs.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create', 'patient.list', 'patient.read']);
   });
 
+  it('records the patient summary a key without patients:read reads in events', async () => {
+    const patient = await createPatient(app, tenant.testKey, { firstName: 'Summarised' });
+    const webhooksOnly = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });
+    const events = await client(app, webhooksOnly).get('/api/v1/events?type=patient.created&limit=100');
+    expect(events.status).toBe(200);
+    const shown = events.body.events.find((e: any) => e.data.id === patient.id);
+    expect(shown.data.joiningCode).toBeUndefined(); // the summary, not the whole patient
+    const log = await logOf(patient.id, 2);
+    expect(log.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create']);
+  });
+
   it('records the request id and IP of the answer, and pages with a cursor', async () => {
     const patient = await createPatient(app, tenant.testKey, { firstName: 'Paged' });
     for (let i = 0; i < 5; i++) {
@@ -129,12 +140,12 @@ describe('Patient access log', () => {
     await logOf(patient.id, 6);
     const api = client(app, tenant.testKey);
     const first = await api.get(accessLog(patient.id, '?limit=2'));
-    expect(first.body.entries.map((e: any) => e.requestId)).toEqual(['access-4', 'access-3']);
+    expect(first.body.entries.map((e: Json) => e.requestId)).toEqual(['access-4', 'access-3']);
     expect(first.body.entries[0]).toMatchObject({ ip: '203.0.113.9', action: 'patient.read' });
     const second = await api.get(accessLog(patient.id, `?limit=2&cursor=${first.body.nextCursor}`));
-    expect(second.body.entries.map((e: any) => e.requestId)).toEqual(['access-2', 'access-1']);
+    expect(second.body.entries.map((e: Json) => e.requestId)).toEqual(['access-2', 'access-1']);
     const third = await api.get(accessLog(patient.id, `?limit=2&cursor=${second.body.nextCursor}`));
-    expect(third.body.entries.map((e: any) => e.requestId)).toEqual(['access-0', expect.any(String)]);
+    expect(third.body.entries.map((e: Json) => e.requestId)).toEqual(['access-0', expect.any(String)]);
     expect(third.body.entries[1].action).toBe('patient.create');
     expect(third.body.nextCursor).toBeNull();
   });

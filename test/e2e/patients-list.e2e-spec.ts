@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { clock } from '../../src/common/time/clock';
 
@@ -167,7 +167,7 @@ describe('Patients: list, filters, pagination, tags', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: any = await c.get(`${PATIENTS}?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: Json = await c.get(`${PATIENTS}?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.status).toBe(200);
       seen.push(...res.body.patients.map((p: { id: string }) => p.id));
       cursor = res.body.nextCursor;

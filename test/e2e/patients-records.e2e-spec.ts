@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
+import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
+import { nextWeekday } from '../helpers/dates';
 
 describe('Patients: custom fields, clinical data, isolation', () => {
   let app: NestFastifyApplication;
@@ -88,6 +90,14 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       const p = await createPatient(app, tenant.testKey);
       const base = `${PATIENTS}/${p.id}/clinical`;
       const staff = client(app, await createKey(app, tenant.testKey, { role: 'STAFF' }));
+      // An encounter's appointment must be one of the patient's (checked by Scheduling).
+      const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
+      const booked = await bookAppointment(app, tenant.testKey, {
+        patientId: p.id,
+        providerId: provider.id,
+        datetime: `${nextWeekday(1)}T09:00:00.000Z`,
+      });
+      const appointmentId: string = booked.id;
       const condition = await staff.post(`${base}/conditions`, {
         code: '44054006',
         codeSystem: 'http://snomed.info/sct',
@@ -115,7 +125,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
         datetime: '2026-01-05T09:30:00.000Z',
         type: 'consultation',
         reason: 'Review',
-        appointmentId: '0190a0a0-0000-7000-8000-00000000000a',
+        appointmentId,
       });
       expect(encounter.status).toBe(201);
       const read = await api.get(base);
@@ -136,7 +146,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
         encounters: [
           {
             id: encounter.body.id,
-            appointmentId: '0190a0a0-0000-7000-8000-00000000000a',
+            appointmentId,
             providerId: null,
             datetime: '2026-01-05T09:30:00.000Z',
             type: 'consultation',
@@ -147,7 +157,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       });
       const again = await staff.post(`${base}/encounters`, {
         datetime: '2026-01-05T09:30:00.000Z',
-        appointmentId: '0190a0a0-0000-7000-8000-00000000000a',
+        appointmentId,
       });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('encounter_exists');

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
 describe('Patients: create, read, update', () => {
@@ -147,7 +147,7 @@ describe('Patients: create, read, update', () => {
   });
 
   describe('PUT merges', () => {
-    let patient: any;
+    let patient: Json;
     beforeEach(async () => {
       patient = await createPatient(app, tenant.testKey, {
         email: 'm@example.com',

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createTenant, startApp } from '../helpers/app';
+import { call, client, createTenant, startApp, type Json } from '../helpers/app';
 
 describe('Platform: health, metrics, OpenAPI, security headers', () => {
   let app: NestFastifyApplication;
@@ -43,8 +43,8 @@ describe('Platform: health, metrics, OpenAPI, security headers', () => {
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const operations = Object.entries(doc.paths).flatMap(([path, methods]: [string, any]) =>
-      Object.entries(methods).map(([method, op]: [string, any]) => ({ path, method, op })),
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]: [string, Json]) =>
+      Object.entries(methods).map(([method, op]: [string, Json]) => ({ path, method, op })),
     );
     // /api/v1/public/… (booking pages, unsubscribe) take no key.
     const keyed = operations.filter(({ path }) => path.startsWith('/api/v1/') && !path.startsWith('/api/v1/public/'));

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, type QueryConfig } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
 /** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
@@ -28,6 +28,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
   let tenant: TestTenant;
   let db: Client;
   const sent: QueryConfig[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on the prototype and applied with the client as `this`
   const originalQuery = Client.prototype.query;
 
   beforeAll(async () => {
@@ -94,7 +95,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
   });
 
   /** The list statement (on `table`) that GET `path` sends, and the page it answered. */
-  async function statementOf(query: string, path = PATIENTS, table = /FROM patients\b/): Promise<{ config: QueryConfig; body: any }> {
+  async function statementOf(query: string, path = PATIENTS, table = /FROM patients\b/): Promise<{ config: QueryConfig; body: Json }> {
     sent.length = 0;
     const res = await client(app, tenant.liveKey).get(`${path}?${query}`);
     expect(res.status).toBe(200);

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken, ThrottlerStorage } from '@nestjs/throttler';
 import { RedisService } from '../../src/common/redis/redis.service';
-import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { PrivateRedis } from '../helpers/redis-server';
 
@@ -124,10 +124,10 @@ describe('Rate limits (sliding window per key and per IP)', () => {
       expect(first.body.rateLimits).toEqual([]); // live mode has no window in this app
       const me1 = await client(app, other.testKey).get('/api/v1/me');
       const me2 = await client(app, other.testKey).get('/api/v1/me');
-      const hour = (b: any) => b.rateLimits.find((w: any) => w.window === 'hour');
+      const hour = (b: Json) => b.rateLimits.find((w: Json) => w.window === 'hour');
       expect(hour(me1.body)).toMatchObject({ window: 'hour', limit: 100, remaining: 99 });
       expect(hour(me2.body).remaining).toBe(98); // one per request: reading the budget counts nothing
-      expect(me2.body.rateLimits.map((w: any) => w.window)).toEqual(['second', 'hour', 'day']);
+      expect(me2.body.rateLimits.map((w: Json) => w.window)).toEqual(['second', 'hour', 'day']);
       const reset = hour(me2.body).reset;
       expect(reset).toBeGreaterThan(Date.now() / 1000 + 3590);
       expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 3600);

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
@@ -15,7 +15,7 @@ interface Timed {
   what: string;
   status: number;
   ms: number;
-  body: any;
+  body: Json;
 }
 
 /**

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { uuidv7 } from '../../src/common/ids';
 import { clock } from '../../src/common/time/clock';
 import { RetentionSweeper } from '../../src/modules/retention/retention.sweep';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 
 const DAY = 86_400_000;
@@ -78,7 +78,7 @@ describe('Retention sweeps (clock moved)', () => {
       ]);
     }
     const where = (table: string) => `SELECT tableoid::regclass::text AS partition FROM ${table} WHERE request_id = 'retention'`;
-    expect(new Set((await db.query(where('audit_log'))).map((r: any) => r.partition))).toEqual(new Set(['audit_log_default']));
+    expect(new Set((await db.query(where('audit_log'))).map((r: Json) => r.partition))).toEqual(new Set(['audit_log_default']));
 
     // The clock at month -75: its month and three ahead are made, and their entries move out of the default partition.
     clock.setOffsetMs(base + (month(-75).getTime() - clock.now().getTime()) + 3 * DAY);

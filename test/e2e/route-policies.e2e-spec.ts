@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ROUTE_POLICY, RoutePolicy } from '../../src/common/auth/route-policy.decorator';
+import { ROUTE_POLICY, RoutePolicy, scopesWhenSentText } from '../../src/common/auth/route-policy.decorator';
 import { isIdempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { startApp } from '../helpers/app';
 import { listRoutes } from '../helpers/routes';
@@ -22,7 +22,10 @@ describe('Route policies', () => {
       const classPolicy = Reflect.getMetadata(ROUTE_POLICY, controller) as RoutePolicy | undefined;
       const policy = (Reflect.getMetadata(ROUTE_POLICY, handler) as RoutePolicy | undefined) ?? classPolicy;
       expect([`${method} ${url}`, policy]).toEqual([`${method} ${url}`, expect.anything()]);
-      const who = policy!.public ? 'public' : `scope=${policy!.scope ?? '-'} roles=${policy!.roles?.join(',') ?? 'any'}`;
+      const also = scopesWhenSentText(policy!);
+      const who = policy!.public
+        ? 'public'
+        : `scope=${policy!.scope ?? '-'}${also ? ` (+ ${also})` : ''} roles=${policy!.roles?.join(',') ?? 'any'}`;
       // Every authenticated POST, and nothing else, takes an Idempotency-Key (a public route has no key to scope it by).
       const idempotent = isIdempotent(handler);
       expect([`${method} ${url}`, idempotent]).toEqual([`${method} ${url}`, method === 'POST' && !policy!.public]);

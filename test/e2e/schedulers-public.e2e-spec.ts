@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
@@ -13,7 +13,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   let api: ReturnType<typeof client>;
-  let provider: any;
+  let provider: Json;
   // Every test books on its own day from a month ahead (providers work every day 09:00–17:00 UTC).
   const nextDay = dayByDay();
   let people = 0;
@@ -88,7 +88,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const day = nextDay();
       const res = await anonymous('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
       expect(res.status).toBe(200);
-      const starts = res.body.slots.map((x: any) => x.start.slice(11, 16));
+      const starts = res.body.slots.map((x: Json) => x.start.slice(11, 16));
       // 60-minute slots on a 15-minute grid: 09:00–16:00 from the first provider, 16:00–17:00 from both (once), 17:00 from the second.
       expect(starts[0]).toBe('09:00');
       expect(starts.at(-1)).toBe('17:00');
@@ -99,8 +99,8 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       // A booked time leaves it (here only the first provider works at 10:00).
       expect((await book(s.id, person({ datetime: `${day}T10:00:00Z` }))).status).toBe(201);
       const after = await anonymous('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
-      expect(after.body.slots.map((x: any) => x.start)).not.toContain(`${day}T10:00:00.000Z`);
-      expect(after.body.slots.map((x: any) => x.start)).not.toContain(`${day}T09:30:00.000Z`);
+      expect(after.body.slots.map((x: Json) => x.start)).not.toContain(`${day}T10:00:00.000Z`);
+      expect(after.body.slots.map((x: Json) => x.start)).not.toContain(`${day}T09:30:00.000Z`);
     });
 
     it('answers 400 naming the field for bad or reversed ranges and ranges over 31 days', async () => {
@@ -315,7 +315,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
   });
 
   describe('events and audit', () => {
-    it('records appointment.booked and patient.created in the booking, appointment.updated on each change', async () => {
+    it('records appointment.booked and patient.created in the booking, an event with previous and source on each change', async () => {
       const t = await createTenant(app);
       const p = await createProvider(app, t.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
       const s = await createScheduler(app, t.testKey, [p.id]);
@@ -330,24 +330,33 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       expect(bookedEvents).toHaveLength(1);
       expect(bookedEvents[0].data).toEqual(appointment);
       const created = await events('patient.created');
-      expect(created.map((e: any) => e.data)).toEqual([appointment.patient]);
+      expect(created.map((e: Json) => e.data)).toEqual([appointment.patient]);
 
       expect((await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, {})).status).toBe(200);
       expect(await events('appointment.updated')).toEqual([]);
       const confirmed = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'confirmed' });
       const moved = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { datetime: `${day}T11:00:00Z` });
       expect((await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'scheduled' })).status).toBe(409);
-      const updated = await events('appointment.updated');
-      expect(updated.map((e: any) => e.data)).toEqual([moved.body, confirmed.body]);
-      expect(updated[1].data.status).toBe('confirmed');
+      expect((await events('appointment.confirmed')).map((e: Json) => e.data)).toEqual([
+        { appointment: confirmed.body, previous: { status: 'scheduled', confirmedAt: null }, source: 'api' },
+      ]);
+      expect((await events('appointment.rescheduled')).map((e: Json) => e.data)).toEqual([
+        {
+          appointment: moved.body,
+          previous: { datetime: `${day}T10:00:00.000Z`, end: `${day}T10:30:00.000Z` },
+          source: 'api',
+        },
+      ]);
+      const noted = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { notes: 'Bring the referral' });
+      expect((await events('appointment.updated')).map((e: Json) => e.data)).toEqual([noted.body]);
 
       // A key-booked appointment emits appointment.booked too.
       const patient = await createPatient(app, t.testKey);
       const keyed = await them.post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: p.id, datetime: `${day}T15:00:00Z` });
-      expect((await events('appointment.booked')).map((e: any) => e.data.id)).toEqual([keyed.body.id, booked.body.id]);
+      expect((await events('appointment.booked')).map((e: Json) => e.data.id)).toEqual([keyed.body.id, booked.body.id]);
       expect(await client(app, tenant.testKey).get('/api/v1/events?type=appointment.booked')).toMatchObject({ status: 200 });
       expect(
-        (await client(app, tenant.testKey).get('/api/v1/events?type=appointment.booked')).body.events.map((e: any) => e.data.id),
+        (await client(app, tenant.testKey).get('/api/v1/events?type=appointment.booked')).body.events.map((e: Json) => e.data.id),
       ).not.toContain(booked.body.id);
     });
 

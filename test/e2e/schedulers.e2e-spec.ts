@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, fieldsOf, SCHEDULERS } from '../helpers/scheduling';
 
@@ -7,7 +7,7 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   let api: ReturnType<typeof client>;
-  let providers: any[];
+  let providers: Json[];
 
   beforeAll(async () => {
     app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
@@ -35,6 +35,7 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
       providerIds: providers.map((p) => p.id),
       duration: 45,
       type: 'consultation',
+      appointmentTypeId: null,
       isActive: true,
       viewsCount: 0,
       bookingsCount: 0,
@@ -111,10 +112,10 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
     const them = client(app, t.testKey);
     const page1 = await them.get(`${SCHEDULERS}?limit=2`);
     expect(page1.status).toBe(200);
-    expect(page1.body.schedulers.map((s: any) => s.id)).toEqual([made[2].id, made[1].id]);
+    expect(page1.body.schedulers.map((s: Json) => s.id)).toEqual([made[2].id, made[1].id]);
     const page2 = await them.get(`${SCHEDULERS}?limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body).toEqual({ schedulers: [made[0]], nextCursor: null });
-    expect((await them.get(`${SCHEDULERS}?isActive=false`)).body.schedulers.map((s: any) => s.id)).toEqual([made[1].id]);
+    expect((await them.get(`${SCHEDULERS}?isActive=false`)).body.schedulers.map((s: Json) => s.id)).toEqual([made[1].id]);
   });
 
   it('answers 400 naming each bad field, never a 500', async () => {
@@ -163,7 +164,7 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
       const them = client(app, key);
       expect((await them.get(`${SCHEDULERS}/${s.id}`)).status).toBe(404);
       expect((await them.patch(`${SCHEDULERS}/${s.id}`, { name: 'Taken over' })).status).toBe(404);
-      expect((await them.get(SCHEDULERS)).body.schedulers.map((x: any) => x.id)).not.toContain(s.id);
+      expect((await them.get(SCHEDULERS)).body.schedulers.map((x: Json) => x.id)).not.toContain(s.id);
     }
     expect((await api.get(`${SCHEDULERS}/${s.id}`)).body.name).toBe('Private page');
     expect((await api.get(`${SCHEDULERS}/not-a-uuid`)).status).toBe(404);

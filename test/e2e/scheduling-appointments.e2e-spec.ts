@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import ICAL from 'ical.js';
-import { client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
 import { AppointmentsRepository } from '../../src/modules/scheduling/appointments.repository';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
@@ -23,8 +23,8 @@ describe('Scheduling: booking and appointments', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   let api: ReturnType<typeof client>;
-  let provider: any;
-  let patient: any;
+  let provider: Json;
+  let patient: Json;
   // Every test books on its own day (weekdays from a month ahead, 09:00–17:00 UTC) so tests do not collide.
   const nextDay = dayByDay({ weekdaysOnly: true });
 
@@ -40,7 +40,7 @@ describe('Scheduling: booking and appointments', () => {
   const book = (body: Record<string, unknown>, key = tenant.testKey) =>
     client(app, key).post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, ...body });
 
-  async function booked(datetime: string, extra: Record<string, unknown> = {}): Promise<any> {
+  async function booked(datetime: string, extra: Record<string, unknown> = {}): Promise<Json> {
     const res = await book({ datetime, ...extra });
     if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
     return res.body;
@@ -62,6 +62,10 @@ describe('Scheduling: booking and appointments', () => {
         status: 'scheduled',
         type: 'consultation',
         notes: 'First visit',
+        appointmentTypeId: null,
+        confirmedAt: null,
+        cancelledAt: null,
+        manageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/api\/v1\/public\/appointments\/[\w.-]+$/),
         patient: expect.objectContaining({ id: patient.id, firstName: 'Pat', lastName: 'Ient', email: 'pat@example.com' }),
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
@@ -182,8 +186,8 @@ describe('Scheduling: booking and appointments', () => {
   });
 
   describe('listing', () => {
-    let other: any;
-    let providerB: any;
+    let other: Json;
+    let providerB: Json;
     let day: string;
     let ids: Record<string, string>;
 
@@ -246,7 +250,7 @@ describe('Scheduling: booking and appointments', () => {
 
   describe('transitions', () => {
     // Moves a new appointment to `from` along allowed steps, then asks for `to`.
-    async function appointmentIn(from: Status): Promise<any> {
+    async function appointmentIn(from: Status): Promise<Json> {
       const a = await booked(`${nextDay()}T09:00:00Z`);
       if (from !== 'scheduled') {
         const res = await api.patch(`${SCHEDULING}/appointments/${a.id}`, { status: from });

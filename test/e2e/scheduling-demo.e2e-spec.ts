@@ -2,10 +2,11 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from '../../src/cli/demo-scheduling';
 import type { AuthContext } from '../../src/common/auth/auth.types';
 import { SchedulersService } from '../../src/modules/schedulers/schedulers.service';
+import { AppointmentTypesService } from '../../src/modules/scheduling/appointment-types.service';
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { AvailabilityService } from '../../src/modules/scheduling/availability.service';
 import { ProvidersService } from '../../src/modules/scheduling/providers.service';
-import { call, client, createTenant, startApp } from '../helpers/app';
+import { call, client, createTenant, startApp, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
 
@@ -23,6 +24,7 @@ describe('seed:demo scheduling', () => {
     const patients = [await createPatient(app, tenant.testKey), await createPatient(app, tenant.testKey)];
     const services = {
       providers: app.get(ProvidersService),
+      types: app.get(AppointmentTypesService),
       availability: app.get(AvailabilityService),
       appointments: app.get(AppointmentsService),
       schedulers: app.get(SchedulersService),
@@ -34,20 +36,28 @@ describe('seed:demo scheduling', () => {
         patients.map((p) => p.id),
       );
     const all = { scheduled: 2, confirmed: 2, completed: 2, cancelled: 2, no_show: 2 };
-    expect(await seed()).toEqual({ providers: 2, timeOff: 2, appointments: all, schedulers: 1 });
-    expect(await seed()).toEqual({ providers: 0, timeOff: 0, appointments: {}, schedulers: 0 });
+    expect(await seed()).toEqual({ providers: 2, appointmentTypes: 2, timeOff: 2, appointments: all, schedulers: 1 });
+    expect(await seed()).toEqual({ providers: 0, appointmentTypes: 0, timeOff: 0, appointments: {}, schedulers: 0 });
 
     const api = client(app, tenant.testKey);
     const providers = (await api.get(`${SCHEDULING}/providers`)).body.providers;
-    expect(providers.map((p: any) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
+    expect(providers.map((p: Json) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
     for (const p of providers) expect((await api.get(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
     const appointments = (await api.get(`${SCHEDULING}/appointments?limit=100`)).body.appointments;
+    const types = (await api.get(`${SCHEDULING}/appointment-types`)).body.appointmentTypes;
+    expect(types.map((t: Json) => [t.name, t.durationMinutes, t.bufferAfterMinutes, t.minimumNoticeMinutes]).sort()).toEqual([
+      ['Follow-up', 20, 0, 0],
+      ['New patient', 60, 15, 1440],
+    ]);
+    const typeNames = new Map(types.map((t: Json) => [t.id, t.name]));
+    expect(appointments.every((a: Json) => typeNames.get(a.appointmentTypeId) === a.type)).toBe(true);
     const statuses: Record<string, number> = {};
     for (const a of appointments) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     expect(statuses).toEqual(all);
     const [scheduler] = (await api.get(SCHEDULERS)).body.schedulers;
     expect(scheduler).toMatchObject({ slug: DEMO_SCHEDULER_SLUG, isActive: true });
-    expect(scheduler.providerIds.sort()).toEqual(providers.map((p: any) => p.id).sort());
-    expect((await call(app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).status).toBe(200);
+    expect(scheduler.providerIds.sort()).toEqual(providers.map((p: Json) => p.id).sort());
+    expect(scheduler.appointmentTypeId).toBe(types.find((t: Json) => t.name === 'New patient').id);
+    expect((await call(app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).body).toMatchObject({ duration: 60, type: 'New patient' });
   });
 });

@@ -1,18 +1,11 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client, createKey } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 
 describe('Settings: portal, practice, brand', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useApp();
 
   it.each(['portal', 'practice', 'brand'])('%s starts empty, merges top-level keys and deletes null ones', async (section) => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const url = `/api/v1/settings/${section}`;
     expect((await api.get(url)).body).toEqual({ settings: {}, updatedAt: null });
 
@@ -32,7 +25,7 @@ describe('Settings: portal, practice, brand', () => {
   });
 
   it('keeps every key when concurrent updates race', async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     await Promise.all(Array.from({ length: 25 }, (_, i) => api.post('/api/v1/settings/brand', { [`k${i}`]: i })));
     const read = await api.get('/api/v1/settings/brand');
     for (let i = 0; i < 25; i++) expect(read.body.settings[`k${i}`]).toBe(i);
@@ -40,14 +33,14 @@ describe('Settings: portal, practice, brand', () => {
 
   it('rejects a body that is not an object', async () => {
     for (const body of [[1, 2], 'text', 42]) {
-      const res = await client(app, tenant.testKey).post('/api/v1/settings/practice', body);
+      const res = await suite.api().post('/api/v1/settings/practice', body);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'body', message: 'must be a JSON object' }] });
     }
   });
 
   it('rejects settings over 64 KiB with 413', async () => {
-    const res = await client(app, tenant.testKey).post('/api/v1/settings/practice', { big: 'x'.repeat(65 * 1024) });
+    const res = await suite.api().post('/api/v1/settings/practice', { big: 'x'.repeat(65 * 1024) });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('payload_too_large');
   });
@@ -58,17 +51,17 @@ describe('Settings: portal, practice, brand', () => {
       for (let i = 1; i < levels; i++) v = { n: v };
       return v;
     };
-    expect((await client(app, tenant.testKey).post('/api/v1/settings/practice', nest(10))).status).toBe(200);
-    const res = await client(app, tenant.testKey).post('/api/v1/settings/practice', nest(11));
+    expect((await suite.api().post('/api/v1/settings/practice', nest(10))).status).toBe(200);
+    const res = await suite.api().post('/api/v1/settings/practice', nest(11));
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'n.n.n.n.n.n.n.n.n.n', message: 'nests deeper than 10 levels' }]);
   });
 
   it('rejects __proto__, constructor and prototype keys at any depth and writes nothing', async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const before = (await api.get('/api/v1/settings/portal')).body.settings;
-    const proto = await call(app, 'POST', '/api/v1/settings/portal', {
-      key: tenant.testKey,
+    const proto = await call(suite.app, 'POST', '/api/v1/settings/portal', {
+      key: suite.tenant.testKey,
       rawBody: '{"ok":1,"__proto__":{"isAdmin":true}}',
       headers: { 'content-type': 'application/json' },
     });
@@ -85,11 +78,11 @@ describe('Settings: portal, practice, brand', () => {
   });
 
   it('lets STAFF read but not write; needs settings:read / settings:write', async () => {
-    const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-    expect((await client(app, staff).get('/api/v1/settings/practice')).status).toBe(200);
-    expect((await client(app, staff).post('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_role');
-    const readOnly = await createKey(app, tenant.testKey, { scopes: ['settings:read'] });
-    expect((await client(app, readOnly).get('/api/v1/settings/practice')).status).toBe(200);
-    expect((await client(app, readOnly).post('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_scope');
+    const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+    expect((await client(suite.app, staff).get('/api/v1/settings/practice')).status).toBe(200);
+    expect((await client(suite.app, staff).post('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_role');
+    const readOnly = await createKey(suite.app, suite.tenant.testKey, { scopes: ['settings:read'] });
+    expect((await client(suite.app, readOnly).get('/api/v1/settings/practice')).status).toBe(200);
+    expect((await client(suite.app, readOnly).post('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_scope');
   });
 });

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
 const SMS = '/api/v1/sms/templates';
@@ -18,7 +18,7 @@ describe('SMS templates', () => {
   });
   afterAll(() => app.close());
 
-  async function createTemplate(key: string, body: Record<string, unknown> = {}): Promise<any> {
+  async function createTemplate(key: string, body: Record<string, unknown> = {}): Promise<Json> {
     const res = await client(app, key).post(SMS, { name: 'Reminder', body: 'Hi {{patient.firstName}}', ...body });
     expect([res.status, res.text]).toEqual([201, expect.any(String)]);
     return res.body;

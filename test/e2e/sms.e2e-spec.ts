@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
 import { auditEntries } from '../helpers/audit';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
@@ -21,7 +21,7 @@ let phones = 0;
 const newPhone = (): string => `+1202555${String(1000 + ++phones).slice(-4)}`;
 
 /** Polls a message until its status is one of `statuses`. */
-async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<any> {
+async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<Json> {
   return eventually(async () => {
     const res = await client(app, key).get(`${MESSAGES}/${id}`);
     expect(res.status).toBe(200);
@@ -121,7 +121,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const list = await api.get(`${MESSAGES}?patientId=${patient.id}&status=sent`);
       expect(list.status).toBe(200);
       expect(list.headers['cache-control']).toBe('no-store');
-      expect(list.body.messages.map((m: any) => m.id)).toEqual([byPatient.body.messageId]);
+      expect(list.body.messages.map((m: Json) => m.id)).toEqual([byPatient.body.messageId]);
     });
 
     it('refuses what it cannot send, naming the field', async () => {
@@ -139,7 +139,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       ];
       for (const [body, field] of cases) {
         const res = await api.post(SEND, body);
-        expect({ body, status: res.status, code: res.body.code, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({
+        expect({ body, status: res.status, code: res.body.code, fields: res.body.errors?.map((e: Json) => e.field) }).toEqual({
           body,
           status: 400,
           code: 'validation_failed',
@@ -215,9 +215,9 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const attempts = await dataSource(app).query(`SELECT attempts FROM sms_messages WHERE id = ANY($1::uuid[]) ORDER BY to_number`, [
         ids,
       ]);
-      expect(attempts.map((r: any) => r.attempts).sort()).toEqual([1, 2, 2]);
+      expect(attempts.map((r: Json) => r.attempts).sort()).toEqual([1, 2, 2]);
       const failed = await client(app, tenant.liveKey).get(`/api/v1/events?type=sms.failed`);
-      expect(failed.body.events.map((e: any) => e.data.id)).toContain(ids[2]);
+      expect(failed.body.events.map((e: Json) => e.data.id)).toContain(ids[2]);
     });
 
     it('takes status callbacks with a good signature (never moving back from a final status) and refuses a bad one', async () => {
@@ -252,7 +252,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect((await callback(STATUS, { ...fields, MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(204);
       expect((await api.get(`${MESSAGES}/${messageId}`)).body).toMatchObject({ status: 'delivered', lastError: null });
       const delivered = await api.get(`/api/v1/events?type=sms.delivered`);
-      expect(delivered.body.events.map((e: any) => e.data.id)).toEqual([messageId]);
+      expect(delivered.body.events.map((e: Json) => e.data.id)).toEqual([messageId]);
 
       // Another message reported undelivered keeps Twilio's error code.
       const second = (await api.post(SEND, { to, body: 'Again' })).body.messageId;
@@ -289,11 +289,11 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(await optedOut(tenant.testKey, staging.id)).toBe(false);
 
       const updated = (await client(app, tenant.liveKey).get(`/api/v1/events?type=patient.updated`)).body.events.find(
-        (e: any) => e.data.id === patient.id,
+        (e: Json) => e.data.id === patient.id,
       );
       expect(updated.data).toMatchObject({ smsOptOut: true, previous: { smsOptOut: false } });
       const opted = (await client(app, tenant.liveKey).get(`/api/v1/events?type=sms.opted_out`)).body.events;
-      expect(opted.map((e: any) => e.data)).toEqual([{ patientId: patient.id, phone, source: 'sms', keyword: 'STOP' }]);
+      expect(opted.map((e: Json) => e.data)).toEqual([{ patientId: patient.id, phone, source: 'sms', keyword: 'STOP' }]);
       const entries = await auditEntries(app, tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
       expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
 
@@ -376,7 +376,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const again = await api.post('/api/v1/patients/bulk-import', { patients: [{ ...rows[1], smsOptOut: true }] });
       expect((await waitForImport(app, tenant.liveKey, again.body.jobId)).updated).toBe(1);
       const listed = (await api.get('/api/v1/patients?search=Bulk')).body.patients;
-      expect(listed.map((p: any) => [p.externalId, p.smsOptOut]).sort()).toEqual([
+      expect(listed.map((p: Json) => [p.externalId, p.smsOptOut]).sort()).toEqual([
         ['sms-bulk-1', true],
         ['sms-bulk-2', true],
       ]);
@@ -401,7 +401,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const put = await api.put(`/api/v1/patients/${id}`, { smsOptOut: false });
       expect(put.status).toBe(200);
       expect(put.body.smsOptOut).toBe(false);
-      const event = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find((e: any) => e.data.id === id);
+      const event = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find((e: Json) => e.data.id === id);
       expect(event.data.previous).toEqual({ smsOptOut: true });
       expect((await api.put(`/api/v1/patients/${id}`, { smsOptOut: null })).status).toBe(400);
 
@@ -414,7 +414,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         expect((await api.get(`/api/v1/emails/messages/${email.body.messageId}`)).body.status).toBe('suppressed');
       });
       const afterLink = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find(
-        (e: any) => e.data.id === id && e.data.emailOptOut,
+        (e: Json) => e.data.id === id && e.data.emailOptOut,
       );
       expect(afterLink.data.previous).toEqual({ emailOptOut: false });
       const entries = await auditEntries(app, tenant.liveKey, `resourceId=${id}&action=patient.email_opt_out`, 1);

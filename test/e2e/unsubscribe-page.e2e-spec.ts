@@ -1,5 +1,5 @@
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, createTenant } from '../helpers/app';
+import { call, createTenant, type Json } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
@@ -47,7 +47,7 @@ describe('Unsubscribe page: GET /public/unsubscribe/{token}', () => {
     expect(after.body.emailOptOut).toBe(false);
     expect(after.headers.etag).toBe(before.headers.etag);
     const events = await suite.api().get(`/api/v1/events?type=patient.updated&limit=100`);
-    expect(events.body.events.filter((e: any) => e.data?.id === patient.id)).toEqual([]);
+    expect(events.body.events.filter((e: Json) => e.data?.id === patient.id)).toEqual([]);
   });
 
   it("the button's post unsubscribes and answers a page; a mail client's post still gets JSON", async () => {

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
@@ -24,6 +24,17 @@ const FAST_WEBHOOKS = {
   EVENTS_RELAY_INTERVAL_MS: '50',
 };
 
+/** IPv6 addresses that stand for private IPv4 ones, each refused by the address it carries. */
+const EMBEDDED_PRIVATE_IPV4 = [
+  '64:ff9b::a00:1',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b::7f00:1',
+  '::a00:1',
+  '::a9fe:a9fe',
+  '::ffff:a9fe:a9fe',
+  '::ffff:0:a00:1',
+];
+
 describe('Webhooks', () => {
   let app: NestFastifyApplication;
   let receiver: WebhookReceiver;
@@ -45,13 +56,13 @@ describe('Webhooks', () => {
     return { tenant, webhook: res.body, secret: res.body.secret as string };
   };
 
-  const deliveriesOf = async (tenant: TestTenant, webhookId: string): Promise<any[]> => {
+  const deliveriesOf = async (tenant: TestTenant, webhookId: string): Promise<Json[]> => {
     const res = await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhookId}/deliveries`);
     expect(res.status).toBe(200);
     return res.body.deliveries;
   };
 
-  const verify = (secret: string, received: { body: string; headers: Record<string, string> }): any =>
+  const verify = (secret: string, received: { body: string; headers: Record<string, string> }): Json =>
     new Webhook(secret).verify(received.body, received.headers);
 
   it('registers an endpoint and shows its secret once', async () => {
@@ -62,7 +73,7 @@ describe('Webhooks', () => {
     expect(one.body).toEqual({ ...webhook, secret: undefined });
     expect(one.body.secret).toBeUndefined();
     const list = await client(app, tenant.testKey).get(WEBHOOKS);
-    expect(list.body.webhooks.map((w: any) => w.id)).toEqual([webhook.id]);
+    expect(list.body.webhooks.map((w: Json) => w.id)).toEqual([webhook.id]);
     expect(JSON.stringify(list.body)).not.toContain(secret);
 
     const patched = await client(app, tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, {
@@ -72,7 +83,7 @@ describe('Webhooks', () => {
     expect(patched.body).toMatchObject({ events: ['patient.updated'], description: null });
     const bad = await client(app, tenant.testKey).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.deleted'], extra: 1 });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['events', 'extra']);
+    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['events', 'extra']);
 
     expect((await client(app, tenant.testKey).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(204);
     expect((await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
@@ -154,7 +165,7 @@ describe('Webhooks', () => {
       expect(d.status).toBe('succeeded');
       return d;
     }, 20_000);
-    expect(delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.error])).toEqual([
+    expect(delivery.attempts.map((a: Json) => [a.attempt, a.statusCode, a.error])).toEqual([
       [1, 500, null],
       [2, null, 'timeout after 500 ms'],
       [3, 200, null],
@@ -177,7 +188,7 @@ describe('Webhooks', () => {
       expect(d.status).toBe('failed');
       return d;
     }, 20_000);
-    expect(failed.attempts.map((a: any) => a.statusCode)).toEqual([503, 503, 503]);
+    expect(failed.attempts.map((a: Json) => a.statusCode)).toEqual([503, 503, 503]);
     const disabled = (await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).body;
     expect(disabled).toMatchObject({ enabled: false, disabledAt: expect.any(String) });
 
@@ -198,7 +209,7 @@ describe('Webhooks', () => {
       expect(d.status).toBe('succeeded');
       return d;
     });
-    expect(retried.attempts.map((a: any) => a.statusCode)).toEqual([503, 503, 503, 204]);
+    expect(retried.attempts.map((a: Json) => a.statusCode)).toEqual([503, 503, 503, 204]);
     const got = receiver.on('/down');
     expect(got).toHaveLength(4);
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -249,6 +260,9 @@ describe('Webhooks', () => {
         'https://169.254.169.254/latest/meta-data',
         'https://[::1]/hook',
         `https://localhost:${receiver.port}/hook`,
+        // IPv6 forms that stand for a private IPv4 address: NAT64 (10.0.0.1, the metadata service),
+        // IPv4-compatible, IPv4-mapped and IPv4-translated.
+        ...EMBEDDED_PRIVATE_IPV4.map((address) => `https://[${address}]/hook`),
       ]) {
         const res = await client(strict, tenant.testKey).post(WEBHOOKS, { url, events: ['patient.created'] });
         expect([url, res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([url, 400, 'validation_failed', 'url']);
@@ -262,7 +276,12 @@ describe('Webhooks', () => {
     }
     // At delivery, the address connected to is checked after DNS: a name resolving to loopback is refused
     // before any byte is sent.
-    for (const url of [`https://localhost:${receiver.port}/never`, `https://127.0.0.1:${receiver.port}/never`, receiver.url('/never')]) {
+    for (const url of [
+      `https://localhost:${receiver.port}/never`,
+      `https://127.0.0.1:${receiver.port}/never`,
+      receiver.url('/never'),
+      ...EMBEDDED_PRIVATE_IPV4.map((address) => `https://[${address}]:${receiver.port}/never`),
+    ]) {
       const result = await postWebhook(url, '{}', {}, { timeoutMs: 1000, allowPrivate: false });
       expect([url, result.statusCode, result.error]).toEqual([url, null, expect.stringMatching(/^address not allowed/)]);
     }
@@ -285,7 +304,7 @@ describe('Webhooks', () => {
         ['post', `${WEBHOOKS}/${webhook.id}/rotate-secret`],
         ['post', `${WEBHOOKS}/${webhook.id}/test`],
       ] as const) {
-        const res = await (client(app, key)[method] as (url: string, body?: unknown) => Promise<any>)(
+        const res = await (client(app, key)[method] as (url: string, body?: unknown) => Promise<Json>)(
           path,
           method === 'patch' ? {} : undefined,
         );
@@ -358,7 +377,7 @@ describe('Webhook relays side by side', () => {
       expect(ids).toHaveLength(count);
       expect(new Set(ids).size).toBe(count);
       const page = await client(first, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}/deliveries?limit=100`);
-      expect(page.body.deliveries.every((d: any) => d.status === 'succeeded' && d.attempts.length === 1)).toBe(true);
+      expect(page.body.deliveries.every((d: Json) => d.status === 'succeeded' && d.attempts.length === 1)).toBe(true);
     } finally {
       await second.close();
     }

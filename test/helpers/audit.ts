@@ -1,3 +1,4 @@
+import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AuditWriter } from '../../src/modules/audit/audit.writer';
 import { client } from './app';
@@ -7,11 +8,11 @@ import { eventually } from './eventually';
  * The audit-log entries matching `query` (GET /settings/audit-log, newest first) once there are exactly
  * `expected` of them: the buffered writer is flushed and the log read again until then.
  */
-export async function auditEntries(app: NestFastifyApplication, key: string, query: string, expected: number): Promise<any[]> {
+export async function auditEntries(app: NestFastifyApplication, key: string, query: string, expected: number): Promise<Json[]> {
   return eventually(async () => {
     await app.get(AuditWriter).flush();
     const res = await client(app, key).get(`/api/v1/settings/audit-log?${query}`);
     expect(res.body.entries).toHaveLength(expected);
-    return res.body.entries as any[];
+    return res.body.entries as Json[];
   });
 }

@@ -1,3 +1,4 @@
+import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client } from './app';
 
@@ -19,7 +20,7 @@ export const EVERY_TYPE = [
 let counter = 0;
 
 /** Creates a form through the API and answers its body; fails the test on anything but 201. */
-export async function createForm(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<any> {
+export async function createForm(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<Json> {
   const res = await client(app, key).post(FORMS, { name: `Form ${++counter}`, fields: EVERY_TYPE, ...body });
   if (res.status !== 201) throw new Error(`form creation failed: ${res.status} ${res.text}`);
   return res.body;

@@ -1,3 +1,4 @@
+import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client } from './app';
 
@@ -16,7 +17,7 @@ export const PATIENTS = '/api/v1/patients';
 let counter = 0;
 
 /** Creates a patient through the API and answers its body; fails the test on anything but 201. */
-export async function createPatient(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<any> {
+export async function createPatient(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<Json> {
   const n = ++counter;
   const res = await client(app, key).post(PATIENTS, { firstName: `First${n}`, lastName: `Last${n}`, ...body });
   if (res.status !== 201) throw new Error(`patient creation failed: ${res.status} ${res.text}`);
@@ -24,7 +25,7 @@ export async function createPatient(app: NestFastifyApplication, key: string, bo
 }
 
 /** Polls an import until it is completed or failed (or the deadline passes). */
-export async function waitForImport(app: NestFastifyApplication, key: string, jobId: string, timeoutMs = 20_000): Promise<any> {
+export async function waitForImport(app: NestFastifyApplication, key: string, jobId: string, timeoutMs = 20_000): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await client(app, key).get(`${PATIENTS}/bulk-import/${jobId}`);

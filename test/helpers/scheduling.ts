@@ -1,3 +1,4 @@
+import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client } from './app';
 
@@ -14,7 +15,7 @@ export const everyDay = (start = '00:00', end = '24:00'): { weekday: number; sta
 let counter = 0;
 
 /** Creates a provider through the API and answers its body; fails the test on anything but 201. */
-export async function createProvider(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<any> {
+export async function createProvider(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<Json> {
   const res = await client(app, key).post(`${SCHEDULING}/providers`, {
     name: `Dr. Provider ${++counter}`,
     timezone: 'America/New_York',
@@ -36,8 +37,19 @@ export async function createScheduler(
   key: string,
   providerIds: string[],
   body: Record<string, unknown> = {},
-): Promise<any> {
+): Promise<Json> {
   const res = await client(app, key).post(SCHEDULERS, { name: `Booking page ${++counter}`, providerIds, duration: 30, ...body });
   if (res.status !== 201) throw new Error(`scheduler creation failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Books an appointment through the API (POST /scheduling/book) and answers its body; fails the test on anything but 201. */
+export async function bookAppointment(
+  app: NestFastifyApplication,
+  key: string,
+  body: { patientId: string; providerId: string; datetime: string } & Record<string, unknown>,
+): Promise<Json> {
+  const res = await client(app, key).post(`${SCHEDULING}/book`, body);
+  if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
   return res.body;
 }

@@ -26,6 +26,8 @@ declare module 'fastify' {
     auditScope?: TenantScope;
     /** The records a keyless request changed, each in its tenant and mode: one audit entry each (see auditAs). */
     auditSubjects?: { scope: TenantScope; resourceId: string }[];
+    /** The resource a keyless request acted on when its path names it only by a token (see auditAs). */
+    auditResourceId?: string;
     /** The patients whose data the answer carried (lower-case UUIDs), for the patient access log (see carriedPatients). */
     auditPatients?: string[];
   }
@@ -34,7 +36,8 @@ declare module 'fastify' {
 /**
  * Records a keyless (public) request's audit entry in this tenant and mode, with no API key. An audited
  * public route calls it as soon as it knows whose resource it serves; answers before that (a malformed
- * body, an unknown id) name no tenant and leave no entry.
+ * body, an unknown id) name no tenant and leave no entry. `resourceId` names the resource when the path
+ * holds a token instead of its id.
  */
 export function auditAs(request: FastifyRequest, scope: TenantScope, resourceId?: string): void {
   const { tenantId, mode } = scope;
@@ -42,6 +45,7 @@ export function auditAs(request: FastifyRequest, scope: TenantScope, resourceId?
   // A request that changes records without naming them in its path (a consent change by a signed link or
   // an SMS reply, possibly in several tenants) names each: one entry per record.
   if (resourceId) (request.auditSubjects ??= []).push({ scope: { tenantId, mode }, resourceId });
+  if (resourceId) request.auditResourceId = resourceId;
 }
 
 /**

@@ -79,6 +79,17 @@ describe('ScopeGuard', () => {
   it('ignores routes without a scope', () => {
     expect(run({}, auth({ scopes: [] }))).toBe(true);
   });
+
+  it("asks a scopesWhenSent member's scope only when the body sends it", () => {
+    const policy: RoutePolicy = { scope: 'emails:write', scopesWhenSent: { patientId: 'patients:read' } };
+    const send = (body: unknown, scopes: AuthContext['scopes']) =>
+      new ScopeGuard(reflectorWith(policy)).canActivate(context({ auth: auth({ scopes }), body }));
+    expect(() => send({ patientId: 'p' }, ['emails:write'])).toThrow("Sending patientId requires the 'patients:read' scope as well");
+    expect(() => send({ patientId: null }, ['emails:write'])).toThrow('patients:read');
+    expect(send({ patientId: 'p' }, ['emails:write', 'patients:read'])).toBe(true);
+    expect(send({ patientId: 'p' }, null)).toBe(true);
+    for (const body of [{ variables: {} }, undefined, null, [], 'patientId']) expect(send(body, ['emails:write'])).toBe(true);
+  });
 });
 
 describe('RoleGuard', () => {

@@ -11,7 +11,8 @@ import { ROUTE_POLICY, RoutePolicy } from './route-policy.decorator';
  *   1. ApiKeyGuard    – the route must declare a policy; unless @Public(), the key must be valid (401; the
  *                       refused request is first counted against the client IP, so it may answer 429)
  *   2. RateLimitGuard – (common/traffic) counts the request against the key, or the IP on public routes (429)
- *   3. ScopeGuard     – the key must hold the route's scope (403 insufficient_scope)
+ *   3. ScopeGuard     – the key must hold the route's scope, and the scope of each body member named in its
+ *                       scopesWhenSent that the request sends (403 insufficient_scope)
  *   4. RoleGuard      – the key's role must be one the route allows (403 insufficient_role)
  */
 
@@ -68,6 +69,15 @@ export class ScopeGuard implements CanActivate {
     const auth = authOf(context);
     if (!policy?.scope || !auth) return true;
     if (!hasScope(auth, policy.scope)) throw new InsufficientScopeException(policy.scope);
+    if (policy.scopesWhenSent) {
+      const body: unknown = context.switchToHttp().getRequest<FastifyRequest>().body;
+      for (const [member, scope] of Object.entries(policy.scopesWhenSent)) {
+        const sent = body !== null && typeof body === 'object' && (body as Record<string, unknown>)[member] !== undefined;
+        if (sent && !hasScope(auth, scope)) {
+          throw new InsufficientScopeException(scope, `Sending ${member} requires the '${scope}' scope as well`);
+        }
+      }
+    }
     return true;
   }
 }

@@ -12,6 +12,17 @@ export interface RoutePolicy {
   scope?: Scope;
   /** The roles allowed; absent: any role. */
   roles?: Role[];
+  /**
+   * A body member that, when sent, reads data of another scope, which the key needs too: a preview's
+   * `patientId` shows that patient's name, email and phone, so `{ patientId: 'patients:read' }`.
+   */
+  scopesWhenSent?: Record<string, Scope>;
+}
+
+/** The extra scopes of a policy in words, for its OpenAPI extension and the route-policy table. */
+export function scopesWhenSentText(policy: RoutePolicy): string | null {
+  const entries = Object.entries(policy.scopesWhenSent ?? {});
+  return entries.length ? entries.map(([member, scope]) => `${scope} when ${member} is sent`).join(', ') : null;
 }
 
 /** A route's policy as the guards read it: the handler's, else its controller's. */
@@ -28,6 +39,7 @@ export function Authenticated(policy: Omit<RoutePolicy, 'public'> = {}): MethodD
     SetMetadata(ROUTE_POLICY, policy),
     ApiBearerAuth(BEARER_SCHEME),
     ApiExtension('x-required-scope', policy.scope ?? null),
+    ...(policy.scopesWhenSent ? [ApiExtension('x-required-scopes-when-sent', policy.scopesWhenSent)] : []),
     ApiExtension('x-allowed-roles', policy.roles ?? ['OWNER', 'ADMIN', 'STAFF']),
     // Its 401/403/429 responses follow from the security and these extensions (documentErrors).
     ApiErrors(),

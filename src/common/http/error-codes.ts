@@ -30,6 +30,11 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, title: 'Request timeout', when: 'The request was not received in time' },
   slot_unavailable: { status: 409, title: 'Slot unavailable', when: 'The time is outside availability or already booked' },
   invalid_transition: { status: 409, title: 'Invalid transition', when: 'The status cannot change this way' },
+  change_window_closed: {
+    status: 409,
+    title: 'Change window closed',
+    when: "A patient's link tried to cancel or reschedule after the appointment's changeDeadline",
+  },
   form_inactive: { status: 409, title: 'Form inactive', when: 'The form does not accept submissions' },
   sequence_not_active: { status: 409, title: 'Sequence not active', when: 'Only an active sequence takes enrolments' },
   external_id_taken: { status: 409, title: 'External id taken', when: 'Another patient of this tenant and mode has this externalId' },

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { FieldError, problemOf, ValidationFailedException } from './problem';
+import { addRouteHook } from './response-headers';
 import { unstorableTextProblem, printableKey } from './text';
 
 export const MAX_JSON_DEPTH = 32;
@@ -52,6 +53,8 @@ declare module 'fastify' {
      * body's strings are. Every other route answers form bodies 415.
      */
     formBody?: boolean | 'fields';
+    /** Set by bindRoutes on a POST, PUT or PATCH that declares no @Body: it takes no body but `{}`. */
+    noBody?: boolean;
   }
 }
 
@@ -136,4 +139,19 @@ function decodeFormText(text: string, field: string): string {
   } catch {
     throw new ValidationFailedException([{ field, message: 'is not valid form encoding' }]);
   }
+}
+
+const isEmptyObject = (body: unknown): boolean =>
+  body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0;
+
+/**
+ * A route that declares no body (rotate a secret, send a test event, retry a delivery) refuses one, as
+ * every other route refuses what it does not know: no body and `{}` are the only ones it takes.
+ */
+export function refuseBodies(route: RouteOptions): void {
+  addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
+    const body: unknown = request.body;
+    if (body === undefined || isEmptyObject(body)) return done();
+    done(new ValidationFailedException([{ field: 'body', message: 'must be empty: this operation takes no body' }]));
+  });
 }

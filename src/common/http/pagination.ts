@@ -1,14 +1,14 @@
 import type { Type as Class } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { QueryInt } from './query';
 import { ValidationFailedException } from './problem';
 
 /** `limit` and `cursor`, which every list takes. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(100)

@@ -1,4 +1,5 @@
-import { parseQuery, queryProblem } from './query';
+import { plainToInstance } from 'class-transformer';
+import { parseQuery, QueryInt, queryProblem } from './query';
 
 describe('parseQuery', () => {
   it('parses as fast-querystring does: arrays for repeated keys, + as space, no prototype', () => {
@@ -25,4 +26,24 @@ describe('parseQuery', () => {
     expect(queryProblem(undefined)).toBeUndefined();
     expect(queryProblem({ a: '1' })).toBeUndefined();
   });
+});
+
+describe('QueryInt', () => {
+  class Q {
+    @QueryInt()
+    n?: unknown;
+  }
+  const read = (n: string): unknown => plainToInstance(Q, { n }).n;
+
+  it.each([
+    ['10', 10],
+    ['0', 0],
+    ['-1', -1],
+    ['100', 100],
+  ])('converts the decimal %s', (raw, value) => expect(read(raw)).toBe(value));
+
+  it.each(['0x10', '1e1', ' 10', '10 ', '+10', '010', '10.0', '0b1', '1_0', '', '١٠', '99999999999999999999'])(
+    'leaves %j a string for @IsInt to refuse',
+    (raw) => expect(read(raw)).toBe(raw),
+  );
 });

@@ -1,3 +1,4 @@
+import { Transform } from 'class-transformer';
 import type { FieldError } from './problem';
 import { printableKey, unstorableTextProblem } from './text';
 
@@ -52,4 +53,16 @@ function decode(raw: string): string | undefined {
 /** The problem parseQuery noted in a request's query, if any. */
 export function queryProblem(query: unknown): FieldError | undefined {
   return query && typeof query === 'object' ? (query as ParsedQuery)[QUERY_PROBLEM] : undefined;
+}
+
+/** A query integer as written in decimal: optional minus, digits, no leading zero (`0x10`, `1e1`, ` 10`, `+10`, `010` are not). */
+const DECIMAL_INTEGER = /^-?(0|[1-9]\d{0,15})$/;
+
+/**
+ * The one way a query member becomes an integer (`@QueryInt() @IsInt() limit?: number`): plain decimal
+ * digits are converted, anything else stays a string for `@IsInt()` to refuse, where `Number()` would read
+ * `0x10` as 16, `1e1` as 10 and ` 10` as 10.
+ */
+export function QueryInt(): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && DECIMAL_INTEGER.test(value) ? Number(value) : value));
 }

@@ -38,20 +38,27 @@ export function rerouteFrameworkError(error: FastifyError, request: FastifyReque
  * key), and several Authorization headers (400 bad_request: which one would count is ambiguous).
  */
 export function checkRequests(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, _reply, done) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw as MarkedRequest;
     const marked = raw[FRAMEWORK_ERROR];
     if (marked) {
       raw.url = marked.url; // logged as the client sent it
       return done(marked.error);
     }
+    // These answers come before the route's own hooks (its @NoStore among them) could run, and a refusal
+    // is never worth caching, so each says no-store itself: a patient route's 400 stays out of caches.
     const query = queryProblem(request.query);
-    if (query) return done(new ValidationFailedException([query]));
+    if (query) return done(noStore(reply, new ValidationFailedException([query])));
     if (headerCount(raw.rawHeaders, 'authorization') > 1) {
-      return done(problemOf('bad_request', 'Send one Authorization header, not several'));
+      return done(noStore(reply, problemOf('bad_request', 'Send one Authorization header, not several')));
     }
     done();
   });
+}
+
+function noStore<E extends Error>(reply: FastifyReply, error: E): E {
+  void reply.header('cache-control', 'no-store');
+  return error;
 }
 
 const CLIENT_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {

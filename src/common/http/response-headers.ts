@@ -107,7 +107,11 @@ export function addResponseHeadersHooks(route: RouteOptions, spec: ResponseHeade
 type Done = (err: Error | null, payload: unknown) => void;
 
 /** Appends a hook to a route's own hooks (as Fastify's onRoute sees them), keeping any it has. */
-export function addRouteHook(route: RouteOptions, name: 'onRequest' | 'preSerialization' | 'onSend', hook: unknown): void {
+export function addRouteHook(
+  route: RouteOptions,
+  name: 'onRequest' | 'preValidation' | 'preSerialization' | 'onSend',
+  hook: unknown,
+): void {
   const existing = route[name] as unknown;
   const hooks: unknown[] = existing === undefined ? [] : Array.isArray(existing) ? (existing as unknown[]) : [existing];
   (route as unknown as Record<string, unknown>)[name] = [...hooks, hook];

@@ -1,5 +1,6 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA } from '@nestjs/common/constants.js';
+import { METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import { isIdempotent } from '../idempotency/idempotent.decorator';
@@ -14,10 +15,19 @@ declare module 'fastify' {
   }
 }
 
+const BODY_METHODS = [RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH];
+
+/** Whether a handler takes the request body (`@Body()`). */
+function declaresBody(controller: object, name: string): boolean {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) as Record<string, unknown> | undefined) ?? {};
+  return Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+}
+
 /**
  * Decides once, at start-up, which route hooks each route gets, instead of every request of every route
- * asking: the route's response-headers spec and whether it is @Idempotent() go into its Fastify route
- * config, where app.factory.ts turns them into hooks of that route only. Call before `app.init()`, which
+ * asking: the route's response-headers spec, whether it is @Idempotent() and whether it takes no body (a
+ * POST, PUT or PATCH without @Body, refuseBodies) go into its Fastify route config, where app.factory.ts
+ * turns them into hooks of that route only. Call before `app.init()`, which
  * registers the routes.
  */
 export function bindRoutes(app: INestApplication): void {
@@ -33,9 +43,10 @@ export function bindRoutes(app: INestApplication): void {
         if (method === undefined) continue; // not a route
         const responseHeaders = responseHeadersSpec(handler, controller);
         const idempotent = isIdempotent(handler);
-        if (!responseHeaders && !idempotent) continue;
+        const noBody = BODY_METHODS.includes(method) && !declaresBody(controller, name);
+        if (!responseHeaders && !idempotent && !noBody) continue;
         const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined) ?? {};
-        Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, responseHeaders, idempotent }, handler);
+        Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, responseHeaders, idempotent, noBody }, handler);
       }
     }
   }

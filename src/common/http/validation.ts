@@ -74,9 +74,24 @@ function prototypeKeys(value: unknown): FieldError[] {
     .map((field) => ({ field, message: 'is not a known property' }));
 }
 
-/** The one global ValidationPipe: strict DTOs, unknown properties rejected, explicit conversions only. */
+/** Why a body is not one a route with a body DTO takes (a JSON object), or undefined when it is one. */
+export function bodyShapeProblem(value: unknown): FieldError | undefined {
+  if (value === undefined) return { field: 'body', message: 'is required: send a JSON object' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { field: 'body', message: 'must be a JSON object' };
+  return undefined;
+}
+
+/**
+ * The one global ValidationPipe: strict DTOs, unknown properties rejected, explicit conversions only. A
+ * body DTO is given a JSON object: `null` or no body at all is not taken as `{}` (on a PUT or PATCH whose
+ * members are all optional it would answer 200 to a request that said nothing).
+ */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
+      const problem = bodyShapeProblem(value);
+      if (problem) throw new ValidationFailedException([problem]);
+    }
     if ((metadata.type === 'query' || metadata.type === 'body') && metadata.metatype && this.toValidate(metadata)) {
       const unknown = prototypeKeys(value);
       if (unknown.length) throw new ValidationFailedException(unknown);

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/unbound-method -- a handler is passed as the key of its route metadata, never called */
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppConfig, loadConfig } from '../../config/app-config';

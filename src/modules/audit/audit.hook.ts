@@ -53,7 +53,9 @@ export class AuditHook implements OnModuleInit {
     const scope = auth ?? request.auditScope;
     if (!spec || !scope) return;
     const subjects = auth ? undefined : request.auditSubjects;
-    const entries = subjects?.length ? subjects : [{ scope, resourceId: spec.resourceId ?? resourceIdOf(request, reply, spec.idParam) }];
+    const entries = subjects?.length
+      ? subjects
+      : [{ scope, resourceId: spec.resourceId ?? request.auditResourceId ?? resourceIdOf(request, reply, spec.idParam) }];
     const patientIds = reply.statusCode < 300 && this.config.audit.patientAccessLog ? this.patientsOf(request, spec) : undefined;
     for (const entry of entries) {
       this.writer.write({

@@ -15,6 +15,12 @@ describe('patientsCarried', () => {
     expect(patientsCarried(events, 100)).toEqual(new Set([B]));
   });
 
+  it('finds the summary a key without patients:read sees in an appointment or an event', () => {
+    const summary = { id: A, firstName: 'Ada', lastName: 'Lovelace', email: null, phone: null };
+    expect(patientsCarried({ events: [{ id: C, type: 'patient.created', data: summary }] }, 100)).toEqual(new Set([A]));
+    expect(patientsCarried({ fields: { firstName: 'x', lastName: 'y', id: B } }, 100)).toEqual(new Set());
+  });
+
   it('does not look into a patient (its custom fields are its own), and takes only UUIDs', () => {
     expect(patientsCarried(patient(A), 100).has(C)).toBe(false);
     expect(patientsCarried({ patientId: 'not-a-uuid', other: { patientId: 42 }, id: A, name: 'x' }, 100)).toEqual(new Set());

@@ -7,7 +7,8 @@ const MAX_NODES = 50_000;
  * The patients whose data a JSON answer carries, found in the answer as it is sent rather than declared
  * by each route, so that a new route or a new embedding is covered by itself:
  * - a patient: an object with an `id` and a `joiningCode`, which only patients have (a read, a page of a
- *   list or a search, an appointment's embedded `patient`, an event's payload);
+ *   list or a search, an appointment's embedded `patient`, an event's payload), or the summary a key without
+ *   `patients:read` sees instead (`id`, `firstName`, `lastName`, `email`, `phone`);
  * - a reference: any `patientId` (an appointment, a form submission, an email message, an event of them).
  * A patient object is not looked into further. At most `max` ids, each once.
  */
@@ -21,7 +22,7 @@ export function patientsCarried(payload: unknown, max: number, found: Set<string
       continue;
     }
     const record = node as Record<string, unknown>;
-    if ('joiningCode' in record && isUuid(record.id)) {
+    if (isPatient(record) && isUuid(record.id)) {
       found.add(record.id.toLowerCase());
       continue;
     }
@@ -32,4 +33,9 @@ export function patientsCarried(payload: unknown, max: number, found: Set<string
     }
   }
   return found;
+}
+
+/** A whole patient, or the summary embedded for a key without `patients:read` (patientSummary). */
+function isPatient(record: Record<string, unknown>): boolean {
+  return 'joiningCode' in record || ('firstName' in record && 'lastName' in record && 'email' in record && 'phone' in record);
 }

@@ -82,16 +82,16 @@ export class EmailTemplatesController {
   @HttpCode(200)
   @NoStore()
   @Audited('email_template.preview')
-  @Authenticated({ scope: 'emails:write' })
+  @Authenticated({ scope: 'emails:write', scopesWhenSent: { patientId: 'patients:read' } })
   @ApiOperation({
     operationId: 'previewEmailTemplate',
     summary: 'Render an email template without sending it',
     description:
-      'Renders the template for a patient (patientId, of your tenant and mode: 400 naming it otherwise) and variables, exactly as a send would. Without patientId, `variables.patient` may supply sample values.',
+      "Renders the template for a patient (patientId, of your tenant and mode: 400 naming it otherwise; it shows the patient's name, email and phone, so it needs the `patients:read` scope as well) and variables, exactly as a send would. Without patientId, `variables.patient` may supply sample values.",
   })
   @ApiOkResponse({ type: EmailPreviewDto })
   @ApiProblemResponses(400, 404)
   preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
-    return this.templates.preview(auth, id, body ?? {});
+    return this.templates.preview(auth, id, body);
   }
 }

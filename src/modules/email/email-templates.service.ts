@@ -63,10 +63,14 @@ export class EmailTemplatesService {
 
   /** Whether every id names a template of this tenant and mode (for sequences, whose steps name templates). */
   async allExist(scope: TenantScope, ids: string[]): Promise<boolean> {
+    return (await this.existing(scope, ids)).size === new Set(ids).size;
+  }
+
+  /** Those of the ids that name a template of this tenant and mode. */
+  async existing(scope: TenantScope, ids: string[]): Promise<Set<string>> {
     const unique = [...new Set(ids)];
-    if (!unique.length) return true;
-    const rows = await this.templates.find(scope, { id: In(unique) });
-    return rows.length === unique.length;
+    if (!unique.length) return new Set();
+    return new Set((await this.templates.find(scope, { id: In(unique) })).map((t) => t.id));
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateEmailTemplateDto): Promise<EmailTemplateDto> {

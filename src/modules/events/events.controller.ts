@@ -23,7 +23,7 @@ export class EventsController {
     operationId: 'listEvents',
     summary: 'List events, newest first',
     description:
-      'Events carry the resource as the API returned it when the event happened. Filter by `type` and a `from`/`to` range. Events are kept for EVENTS_RETENTION_DAYS (default 30) after they happened: older ones, with their webhook deliveries and delivery attempts, are deleted.',
+      'Events carry the resource as the API returned it when the event happened. Without the `patients:read` scope a key sees patients as `{ id, firstName, lastName, email, phone }`: the data of `patient.*` events and the patient embedded in others (appointments). Webhook deliveries, to endpoints an OWNER or ADMIN registered, carry the whole event. Filter by `type` and a `from`/`to` range. Events are kept for EVENTS_RETENTION_DAYS (default 30) after they happened: older ones, with their webhook deliveries and delivery attempts, are deleted.',
   })
   @ApiOkResponse({ type: EventListDto })
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {
@@ -33,7 +33,12 @@ export class EventsController {
   @Get(':id')
   @Authenticated({ scope: 'webhooks:read' })
   @Audited('event.read')
-  @ApiOperation({ operationId: 'getEvent', summary: 'Read an event' })
+  @ApiOperation({
+    operationId: 'getEvent',
+    summary: 'Read an event',
+    description:
+      'Patients in it as in `GET /events`: whole with the `patients:read` scope, else `{ id, firstName, lastName, email, phone }`.',
+  })
   @ApiOkResponse({ type: EventDto })
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EventDto> {
     return this.events.get(auth, id);

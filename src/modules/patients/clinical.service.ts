@@ -1,7 +1,7 @@
-import { TenantScope } from '../../database/tenant-owned.entity';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { violates } from '../../database/database-errors';
@@ -17,6 +17,7 @@ import {
   MedicationDto,
 } from './dto/clinical.dto';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
+import { EncounterReferenceChecks } from './encounter-references';
 import { EncounterExistsException, PatientNotFoundException } from './patients.exceptions';
 import { PatientConstraint, PatientsRepository } from './patients.repository';
 
@@ -29,6 +30,7 @@ export class ClinicalService {
     private readonly medications: MedicationsRepository,
     private readonly encounters: EncountersRepository,
     private readonly transactions: Transactions,
+    private readonly references: EncounterReferenceChecks,
   ) {}
 
   async get(auth: AuthContext, patientId: string): Promise<ClinicalDataDto> {
@@ -84,8 +86,9 @@ export class ClinicalService {
   }
 
   /**
-   * Records an encounter. appointmentId and providerId are stored as given: the Scheduling module, which
-   * owns those records, checks them when it records the encounter of a completed appointment.
+   * Records an encounter. A providerId must name a provider of the caller's tenant and mode, an appointmentId
+   * an appointment of this patient (and then providerId, if sent, its provider); Scheduling, which owns
+   * them, checks both (EncounterReferenceChecks), in this transaction. Otherwise: 400 naming the field.
    */
   async addEncounter(auth: AuthContext, patientId: string, dto: CreateEncounterDto): Promise<EncounterDto> {
     const values = {
@@ -100,6 +103,8 @@ export class ClinicalService {
     try {
       return await this.transactions.run(async (tx) => {
         await this.requirePatient(auth, patientId, tx);
+        const problems = await this.references.problems(auth, patientId, values, tx);
+        if (problems.length) throw new ValidationFailedException(problems);
         return encounterDto(await this.encounters.insert(auth, values, tx));
       });
     } catch (err) {
@@ -114,12 +119,12 @@ export class ClinicalService {
    * patient, appointment and provider; a second encounter for one appointment is 409 encounter_exists.
    */
   async recordAppointmentEncounter(
-    auth: TenantScope,
+    scope: TenantScope,
     values: { patientId: string; appointmentId: string; providerId: string; datetime: Date; type: string | null; notes: string | null },
     tx: EntityManager,
   ): Promise<EncounterDto> {
     try {
-      return encounterDto(await this.encounters.insert(auth, { ...values, reason: null }, tx));
+      return encounterDto(await this.encounters.insert(scope, { ...values, reason: null }, tx));
     } catch (err) {
       if (violates(err, PatientConstraint.EncounterAppointment)) throw new EncounterExistsException();
       throw err;

@@ -71,7 +71,8 @@ export class PatientClinicalController {
   @ApiOperation({
     operationId: 'createPatientEncounter',
     summary: 'Record an encounter',
-    description: 'At most one encounter per appointmentId (409 encounter_exists).',
+    description:
+      "providerId must name a provider of your tenant and mode, and appointmentId an appointment of this patient (of your tenant and mode); with both, providerId must be the appointment's provider. Otherwise 400 `validation_failed` naming the field. At most one encounter per appointmentId (409 encounter_exists).",
   })
   @ApiCreatedResponse({ type: EncounterDto })
   @ApiErrors('encounter_exists')

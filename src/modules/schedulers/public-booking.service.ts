@@ -5,12 +5,17 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { PatientsService } from '../patients';
 import {
   AppointmentsService,
+  AppointmentTypesService,
   AvailabilityService,
+  type BookingPolicy,
+  durationPolicy,
+  offering,
   parseRange,
   type SlotDto,
   ProviderEntity,
   ProvidersService,
   SlotUnavailableException,
+  typePolicy,
 } from '../scheduling';
 import {
   PublicAvailabilityDto,
@@ -25,6 +30,7 @@ import { SchedulerNotFoundException } from './schedulers.exceptions';
 import { SchedulersRepository } from './schedulers.repository';
 
 const ALTERNATIVES = 3;
+const MINUTE = 60_000;
 
 /**
  * The public booking page: what anyone may do with a scheduler's id and no key. Everything runs in the
@@ -36,6 +42,7 @@ export class PublicBookingService {
   constructor(
     private readonly schedulers: SchedulersRepository,
     private readonly providers: ProvidersService,
+    private readonly types: AppointmentTypesService,
     private readonly availability: AvailabilityService,
     private readonly appointments: AppointmentsService,
     private readonly patients: PatientsService,
@@ -45,15 +52,15 @@ export class PublicBookingService {
   async view(id: string): Promise<PublicSchedulerDto> {
     const scheduler = await this.schedulers.countPublicView(id);
     if (!scheduler) throw new SchedulerNotFoundException();
-    const providers = await this.activeProviders(scheduler);
+    const page = await this.pageOf(scheduler);
     return {
       id: scheduler.id,
       name: scheduler.name,
       slug: scheduler.slug,
       description: scheduler.description,
-      duration: scheduler.duration,
-      type: scheduler.type,
-      providers: providers.map((p) => ({ name: p.name, timezone: p.timezone })),
+      duration: page.policy.duration,
+      type: page.typeName,
+      providers: page.providers.map((p) => ({ name: p.name, timezone: p.timezone })),
     };
   }
 
@@ -64,54 +71,81 @@ export class PublicBookingService {
     return scheduler;
   }
 
-  /** Free slots of the page's duration across its providers; a time several providers have free is listed once. */
+  /** Free slots of the page across its providers, under its type's policies; a time several providers have free is listed once. */
   async slots(scheduler: SchedulerEntity, query: PublicAvailabilityQueryDto): Promise<PublicAvailabilityDto> {
     const range = parseRange(query.startDate, query.endDate);
-    const slots = await this.availability.slotsFor(scheduler, await this.activeProviders(scheduler), range, scheduler.duration);
-    return { slots: distinctTimes(slots) };
+    const page = await this.pageOf(scheduler);
+    return { slots: distinctTimes(await this.availability.slotsFor(scheduler, page.providers, range, page.policy)) };
   }
 
   /**
-   * Books `datetime` with the first of the page's providers free then. The patient is found by email in
-   * the scheduler's tenant and mode or created as a lead, inside the booking's transaction (so a refused
-   * booking leaves no lead behind), and the booking is counted in it too. The exclusion constraint settles
-   * races exactly as for POST /scheduling/book.
+   * Books `datetime` with the first of the page's providers that availability shows free then (under the
+   * page's policies). The patient is found by email in the scheduler's tenant and mode or created as a lead,
+   * inside the booking's transaction (so a refused booking leaves no lead behind), and the booking is
+   * counted in it too. A race for the slot is settled as for POST /scheduling/book: the provider's lock and
+   * the exclusion constraint let one booking through, and the others get the page's alternatives.
    */
   async book(scheduler: SchedulerEntity, dto: PublicBookingDto): Promise<PublicBookingResultDto> {
     const scope: TenantScope = { tenantId: scheduler.tenantId, mode: scheduler.mode };
-    const request = { start: Date.parse(dto.datetime), duration: scheduler.duration, type: scheduler.type, notes: null };
+    const page = await this.pageOf(scheduler);
+    const start = Date.parse(dto.datetime);
+    const at = { start: { instant: start }, end: { instant: start + page.policy.duration * MINUTE } };
+    const free = new Set(
+      (await this.availability.slotsFor(scope, page.providers, at, page.policy))
+        .filter((s) => Date.parse(s.start) === start)
+        .map((s) => s.providerId),
+    );
+    const provider = page.providers.find((p) => free.has(p.id));
+    if (!provider) throw await this.unavailable(scope, page, start, 'No provider of this page is free at the requested time');
+    const request = { start, policy: page.policy, type: page.typeName, notes: null };
     const lead = { firstName: dto.firstName, lastName: dto.lastName, email: dto.email, phone: dto.phone };
-    const refusals: SlotUnavailableException[] = [];
-    for (const provider of await this.activeProviders(scheduler)) {
-      try {
-        const appointment = await this.appointments.insert(scope, provider, request, {
-          patientOf: (tx) => this.patients.findOrCreateLead(scope, lead, tx),
-          afterInsert: async (_booked, tx) => {
-            // Deactivated since it was read: the booking rolls back with the count.
-            if (!(await this.schedulers.countBooking(scope, scheduler.id, tx))) throw new SchedulerNotFoundException();
-          },
-        });
-        return {
-          id: appointment.id,
-          schedulerId: scheduler.id,
-          datetime: appointment.datetime,
-          end: appointment.end,
-          duration: appointment.duration,
-          status: 'scheduled',
-          type: appointment.type,
-          provider: { name: provider.name, timezone: provider.timezone },
-        };
-      } catch (err) {
-        if (!(err instanceof SlotUnavailableException)) throw err;
-        refusals.push(err);
-      }
+    try {
+      const appointment = await this.appointments.insert(scope, provider, request, {
+        patientOf: (tx) => this.patients.findOrCreateLead(scope, lead, tx),
+        afterInsert: async (_booked, tx) => {
+          // Deactivated since it was read: the booking rolls back with the count.
+          if (!(await this.schedulers.countBooking(scope, scheduler.id, tx))) throw new SchedulerNotFoundException();
+        },
+      });
+      return {
+        id: appointment.id,
+        schedulerId: scheduler.id,
+        datetime: appointment.datetime,
+        end: appointment.end,
+        duration: appointment.duration,
+        status: 'scheduled',
+        type: appointment.type,
+        provider: { name: provider.name, timezone: provider.timezone },
+      };
+    } catch (err) {
+      if (err instanceof SlotUnavailableException) throw await this.unavailable(scope, page, start, err.detail);
+      throw err;
     }
-    throw unavailable(refusals);
   }
 
-  private async activeProviders(scheduler: SchedulerEntity): Promise<ProviderEntity[]> {
-    return (await this.providers.findMany(scheduler, scheduler.providerIds)).filter((p) => p.isActive);
+  /** What the page books: its policy (its type's, or its bare duration's), the type's name and its active providers that offer it. */
+  private async pageOf(scheduler: SchedulerEntity): Promise<BookingPage> {
+    const active = (await this.providers.findMany(scheduler, scheduler.providerIds)).filter((p) => p.isActive);
+    if (!scheduler.appointmentTypeId) {
+      return { policy: durationPolicy(scheduler.duration!), typeName: scheduler.type, providers: active };
+    }
+    const type = await this.types.find(scheduler, scheduler.appointmentTypeId);
+    // A page whose type was deactivated books nothing: as an inactive page.
+    if (!type?.isActive) throw new SchedulerNotFoundException();
+    return { policy: typePolicy(type), typeName: type.name, providers: offering(type, active) };
   }
+
+  /** 409 slot_unavailable with the page's next free times under its policies, without naming providers. */
+  private async unavailable(scope: TenantScope, page: BookingPage, start: number, detail: string | undefined): Promise<ApiException> {
+    const slots = await this.availability.alternatives(scope, page.providers, start, page.policy);
+    return problemOf('slot_unavailable', detail, { alternatives: distinctTimes(slots).slice(0, ALTERNATIVES) });
+  }
+}
+
+interface BookingPage {
+  policy: BookingPolicy;
+  typeName: string | null;
+  providers: ProviderEntity[];
 }
 
 /** Slots without their provider, one per start time, ascending. */
@@ -119,11 +153,4 @@ function distinctTimes(slots: SlotDto[]): PublicSlotDto[] {
   const byStart = new Map<string, PublicSlotDto>();
   for (const s of slots) if (!byStart.has(s.start)) byStart.set(s.start, { start: s.start, end: s.end });
   return [...byStart.values()].sort((a, b) => a.start.localeCompare(b.start));
-}
-
-/** 409 slot_unavailable with the next free times of any of the page's providers, without naming them. */
-function unavailable(refusals: SlotUnavailableException[]): ApiException {
-  const alternatives = distinctTimes(refusals.flatMap((r) => r.extensions.alternatives as SlotDto[])).slice(0, ALTERNATIVES);
-  const detail = refusals.length === 1 ? refusals[0].detail : 'No provider of this page is free at the requested time';
-  return problemOf('slot_unavailable', detail, { alternatives });
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
@@ -31,6 +31,32 @@ export class SchedulersController {
   })
   @ApiCreatedResponse({ type: SchedulerDto, headers: { Location: { description: 'The scheduler URL', schema: { type: 'string' } } } })
   @ApiErrors('slug_taken')
+  @ApiBody({
+    type: CreateSchedulerDto,
+    // One valid combination per example: a bare duration (and free-text type), or an appointment type.
+    examples: {
+      duration: {
+        summary: 'A bare duration',
+        value: {
+          name: 'New patient consultation',
+          slug: 'new-patient-consultation',
+          description: 'A 30-minute first visit with one of our GPs.',
+          providerIds: ['0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b'],
+          duration: 30,
+          type: 'consultation',
+          isActive: true,
+        },
+      },
+      appointmentType: {
+        summary: 'An appointment type (its duration, policies and providers)',
+        value: {
+          name: 'New patient',
+          providerIds: ['0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b'],
+          appointmentTypeId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a60',
+        },
+      },
+    },
+  })
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateSchedulerDto): Promise<SchedulerDto> {
     return this.schedulers.create(auth, body);
   }
@@ -67,6 +93,16 @@ export class SchedulersController {
   })
   @ApiOkResponse({ type: SchedulerDto })
   @ApiErrors('slug_taken')
+  @ApiBody({
+    type: UpdateSchedulerDto,
+    examples: {
+      rename: { summary: 'A new name and length', value: { name: 'New patient consultation (45 min)', duration: 45 } },
+      appointmentType: {
+        summary: 'Book an appointment type instead (clears duration and type)',
+        value: { appointmentTypeId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a60' },
+      },
+    },
+  })
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSchedulerDto): Promise<SchedulerDto> {
     return this.schedulers.update(auth, id, body);
   }

@@ -13,8 +13,9 @@ export interface SchedulerValues {
   slug: string;
   description: string | null;
   providerIds: string[];
-  duration: number;
+  duration: number | null;
   type: string | null;
+  appointmentTypeId: string | null;
   isActive: boolean;
 }
 
@@ -23,6 +24,7 @@ export const SchedulerConstraint = {
 } as const;
 
 const COLUMNS = `id, tenant_id AS "tenantId", mode, name, slug, description, provider_ids AS "providerIds", duration, type,
+  appointment_type_id AS "appointmentTypeId",
   is_active AS "isActive", views_count AS "viewsCount", bookings_count AS "bookingsCount", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 @Injectable()

@@ -4,7 +4,7 @@ import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { SlugTakenException, slugify } from '../../common/slug';
 import { violates } from '../../database/database-errors';
-import { ProvidersService } from '../scheduling';
+import { AppointmentTypesService, ProvidersService } from '../scheduling';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { SchedulerNotFoundException } from './schedulers.exceptions';
@@ -16,18 +16,27 @@ export class SchedulersService {
   constructor(
     private readonly schedulers: SchedulersRepository,
     private readonly providers: ProvidersService,
+    private readonly types: AppointmentTypesService,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSchedulerDto): Promise<SchedulerDto> {
-    await this.checkProviders(auth, dto.providerIds);
+    await this.providers.checkIds(auth, dto.providerIds);
+    if (dto.appointmentTypeId) {
+      await this.types.named(auth, dto.appointmentTypeId);
+      const errors = (['duration', 'type'] as const).flatMap((field) =>
+        dto[field] === undefined ? [] : [{ field, message: 'must be omitted with appointmentTypeId (the type gives it)' }],
+      );
+      if (errors.length) throw new ValidationFailedException(errors);
+    }
     const name = dto.name.trim();
     const values: SchedulerValues = {
       name,
       slug: dto.slug ?? slugify(name, 'booking'),
       description: dto.description?.trim() || null,
       providerIds: dto.providerIds.map((id) => id.toLowerCase()),
-      duration: dto.duration,
+      duration: dto.duration ?? null,
       type: dto.type?.trim() || null,
+      appointmentTypeId: dto.appointmentTypeId?.toLowerCase() ?? null,
       isActive: dto.isActive ?? true,
     };
     try {
@@ -55,7 +64,10 @@ export class SchedulersService {
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateSchedulerDto): Promise<SchedulerDto> {
-    if (dto.providerIds) await this.checkProviders(auth, dto.providerIds);
+    if (dto.providerIds) await this.providers.checkIds(auth, dto.providerIds);
+    const current = await this.schedulers.findById(auth, id);
+    if (!current) throw new SchedulerNotFoundException();
+    const typed = await this.typeChange(auth, current, dto);
     const patch: Partial<SchedulerValues> = {
       name: dto.name?.trim(),
       slug: dto.slug,
@@ -64,6 +76,7 @@ export class SchedulersService {
       duration: dto.duration,
       type: dto.type === undefined ? undefined : dto.type?.trim() || null,
       isActive: dto.isActive,
+      ...typed,
     };
     try {
       const row = await this.schedulers.applyPatch(auth, id, patch);
@@ -75,13 +88,30 @@ export class SchedulersService {
     }
   }
 
-  /** Every id must name a provider of the caller's tenant and mode: 400 naming `providerIds.<index>` otherwise. */
-  private async checkProviders(auth: AuthContext, ids: string[]): Promise<void> {
-    const found = new Set((await this.providers.findMany(auth, ids)).map((p) => p.id));
-    const errors = ids.flatMap((id, index) =>
-      found.has(id.toLowerCase()) ? [] : [{ field: `providerIds.${index}`, message: 'names no provider of this tenant and mode' }],
-    );
-    if (errors.length) throw new ValidationFailedException(errors);
+  /**
+   * A page books a bare duration (and free-text type) or an appointment type, never both: naming a type
+   * clears duration and type, clearing it needs a duration in the same PATCH, and a typed page takes no
+   * duration or type of its own. 400 naming the member otherwise.
+   */
+  private async typeChange(auth: AuthContext, current: SchedulerEntity, dto: UpdateSchedulerDto): Promise<Partial<SchedulerValues>> {
+    const ownMembers = (['duration', 'type'] as const).filter((field) => dto[field] !== undefined && dto[field] !== null);
+    const refuse = (message: string): never => {
+      throw new ValidationFailedException(ownMembers.map((field) => ({ field, message })));
+    };
+    if (typeof dto.appointmentTypeId === 'string') {
+      await this.types.named(auth, dto.appointmentTypeId);
+      if (ownMembers.length) refuse('must be omitted with appointmentTypeId (the type gives it)');
+      return { appointmentTypeId: dto.appointmentTypeId.toLowerCase(), duration: null, type: null };
+    }
+    if (dto.appointmentTypeId === null) {
+      if (current.appointmentTypeId && dto.duration === undefined) {
+        throw new ValidationFailedException([{ field: 'duration', message: 'is required when appointmentTypeId is cleared' }]);
+      }
+      return { appointmentTypeId: null };
+    }
+    if (current.appointmentTypeId && ownMembers.length)
+      refuse('cannot be set on a page that books an appointment type; clear appointmentTypeId with it');
+    return {};
   }
 }
 
@@ -94,6 +124,7 @@ export function schedulerDto(row: SchedulerEntity): SchedulerDto {
     providerIds: row.providerIds,
     duration: row.duration,
     type: row.type,
+    appointmentTypeId: row.appointmentTypeId,
     isActive: row.isActive,
     viewsCount: row.viewsCount,
     bookingsCount: row.bookingsCount,

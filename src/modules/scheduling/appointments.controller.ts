@@ -51,7 +51,7 @@ export class AppointmentsController {
     operationId: 'listAppointments',
     summary: 'List appointments by datetime ascending',
     description:
-      'Each with its patient embedded. Filters combine (AND); startDate/endDate bound the start: startDate ≤ datetime < endDate.',
+      'Each with its patient embedded: whole for a key with the `patients:read` scope, else `{ id, firstName, lastName, email, phone }` (as in every appointment answer). Filters combine (AND); startDate/endDate bound the start: startDate ≤ datetime < endDate.',
   })
   @ApiOkResponse({ type: AppointmentListDto })
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListAppointmentsQueryDto): Promise<AppointmentListDto> {
@@ -64,7 +64,7 @@ export class AppointmentsController {
   @ApiOperation({
     operationId: 'getAppointmentCalendar',
     summary: 'The appointment as an iCalendar event',
-    description: 'RFC 5545 (text/calendar), one VEVENT, times in UTC.',
+    description: 'RFC 5545 (text/calendar), one VEVENT, times in UTC; it names the provider and the practice, not the patient.',
   })
   @ApiProduces('text/calendar')
   @ApiOkResponse({ description: 'The iCalendar file', content: { 'text/calendar': { schema: { type: 'string' } } } })
@@ -88,7 +88,7 @@ export class AppointmentsController {
   @ApiOperation({ operationId: 'getAppointment', summary: 'Read an appointment' })
   @ApiOkResponse({ type: AppointmentDto })
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<AppointmentDto> {
-    return this.appointments.get(auth, id);
+    return this.appointments.read(auth, id);
   }
 
   @Patch('appointments/:id')

@@ -24,11 +24,14 @@ export interface AppointmentFilters {
   startsBefore?: Date;
 }
 
-/** The time an active appointment holds. */
+/** An active appointment's time, type and that type's buffers (none without a type). */
 export interface HeldTime {
   providerId: string;
   startsAt: Date;
   endsAt: Date;
+  typeId: string | null;
+  bufferBefore: number;
+  bufferAfter: number;
 }
 
 @Injectable()
@@ -67,8 +70,8 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
 
   /**
    * Scheduled and confirmed appointments of these providers overlapping [from, to), except `exceptId`
-   * (an appointment being rescheduled). The range condition is the exclusion constraint's, so its
-   * partial GiST index answers it.
+   * (an appointment being rescheduled), each with its type's current buffers. The range condition is the
+   * exclusion constraint's, so its partial GiST index answers it.
    */
   /** The patient's first `scheduled` appointment starting in [from, to], or null. */
   async nextScheduledOfPatient(scope: TenantScope, patientId: string, from: Date, to: Date): Promise<string | null> {
@@ -85,11 +88,14 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
   held(scope: TenantScope, providerIds: string[], from: Date, to: Date, exceptId?: string, tx?: EntityManager): Promise<HeldTime[]> {
     return this.sql<HeldTime[]>(
       scope,
-      `SELECT provider_id AS "providerId", starts_at AS "startsAt", ends_at AS "endsAt" FROM appointments
-        WHERE tenant_id = $1 AND mode = $2 AND provider_id = ANY($3::uuid[])
-          AND status IN ('scheduled', 'confirmed')
-          AND tstzrange(starts_at, ends_at, '[)') && tstzrange($4, $5, '[)')
-          AND id IS DISTINCT FROM $6::uuid`,
+      `SELECT a.provider_id AS "providerId", a.starts_at AS "startsAt", a.ends_at AS "endsAt", a.appointment_type_id AS "typeId",
+              COALESCE(t.buffer_before_minutes, 0) AS "bufferBefore", COALESCE(t.buffer_after_minutes, 0) AS "bufferAfter"
+         FROM appointments a
+         LEFT JOIN appointment_types t ON t.id = a.appointment_type_id AND t.tenant_id = a.tenant_id AND t.mode = a.mode
+        WHERE a.tenant_id = $1 AND a.mode = $2 AND a.provider_id = ANY($3::uuid[])
+          AND a.status IN ('scheduled', 'confirmed')
+          AND tstzrange(a.starts_at, a.ends_at, '[)') && tstzrange($4, $5, '[)')
+          AND a.id IS DISTINCT FROM $6::uuid`,
       [providerIds, from, to, exceptId ?? null],
       tx,
     );

@@ -2,8 +2,11 @@
 // other APIs share, and the exception a booking that lost its slot throws.
 export { SchedulingModule } from './scheduling.module';
 export { AppointmentsService } from './appointments.service';
-export type { BookingRequest, BookingSteps } from './appointments.service';
-export { AvailabilityService } from './availability.service';
+export type { BookingRequest, BookingSteps, ChangeSource } from './appointments.service';
+export { AvailabilityService, offering } from './availability.service';
+export { AppointmentTypesService } from './appointment-types.service';
+export { durationPolicy, typePolicy } from './appointment-policies';
+export type { BookingPolicy } from './appointment-policies';
 export { ProvidersService } from './providers.service';
 export { parseRange } from './date-range';
 export { DateRangeQueryDto, SlotDto } from './dto/availability.dto';

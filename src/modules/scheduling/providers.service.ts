@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
-import { ValidationFailedException } from '../../common/http/problem';
+import { FieldError, ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
@@ -52,6 +52,21 @@ export class ProvidersService {
   /** The providers with these ids in the scope (unknown ids left out), in the order given. */
   findMany(scope: TenantScope, ids: string[]): Promise<ProviderEntity[]> {
     return this.providers.byIds(scope, ids);
+  }
+
+  /** Every id must name a provider of the scope: 400 naming `<field>.<index>` otherwise. */
+  async checkIds(scope: TenantScope, ids: string[], field = 'providerIds'): Promise<void> {
+    const errors = await this.unknownIds(scope, ids, field);
+    if (errors.length) throw new ValidationFailedException(errors);
+  }
+
+  /** A field error `<field>.<index>` for each id that names no provider of the scope. */
+  async unknownIds(scope: TenantScope, ids: string[], field = 'providerIds'): Promise<FieldError[]> {
+    if (!ids.length) return [];
+    const found = new Set((await this.providers.byIds(scope, ids)).map((p) => p.id));
+    return ids.flatMap((id, index) =>
+      found.has(id.toLowerCase()) ? [] : [{ field: `${field}.${index}`, message: 'names no provider of this tenant and mode' }],
+    );
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateProviderDto): Promise<ProviderDto> {

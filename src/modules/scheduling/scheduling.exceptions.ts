@@ -36,3 +36,21 @@ export class InvalidTransitionException extends ConflictProblem {
     super('invalid_transition', 'Invalid transition', detail, { from, to });
   }
 }
+
+export class AppointmentTypeNotFoundException extends ResourceNotFoundProblem {
+  constructor() {
+    super('The appointment type');
+  }
+}
+
+/** 409: a patient's link may no longer cancel or reschedule (the type's cancellation window has begun). */
+export class ChangeWindowClosedException extends ConflictProblem {
+  constructor(changeDeadline: string) {
+    super(
+      'change_window_closed',
+      'Change window closed',
+      `This appointment can no longer be changed online (the deadline was ${changeDeadline}); please contact the practice`,
+      { changeDeadline },
+    );
+  }
+}

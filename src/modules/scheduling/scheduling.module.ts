@@ -1,24 +1,91 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events';
-import { PatientsModule } from '../patients';
+import { EmailModule } from '../email';
+import { EventsModule, EventsService } from '../events';
+import { EncounterReferenceChecks, PatientsModule, patientFor } from '../patients';
+import type { PatientDto } from '../patients';
+import { SettingsModule } from '../settings';
+import { SmsModule } from '../sms';
+import { TenantsModule } from '../tenants';
+import { AppointmentTypesController } from './appointment-types.controller';
+import { AppointmentTypesRepository } from './appointment-types.repository';
+import { AppointmentTypesService } from './appointment-types.service';
 import { AppointmentsController } from './appointments.controller';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentsService } from './appointments.service';
 import { AvailabilityController } from './availability.controller';
 import { AvailabilityService } from './availability.service';
+import { AppointmentTypeEntity } from './entities/appointment-type.entity';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from './entities/provider.entity';
 import { TimeOffEntity } from './entities/time-off.entity';
+import { ManageTokens } from './manage-tokens';
+import { PublicAppointmentsController } from './public-appointments.controller';
+import { SelfServiceService } from './self-service.service';
 import { ProvidersController } from './providers.controller';
 import { ProvidersRepository } from './providers.repository';
 import { ProvidersService } from './providers.service';
 import { TimeOffRepository } from './time-off.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity]), PatientsModule, EventsModule],
-  controllers: [ProvidersController, AvailabilityController, AppointmentsController],
-  providers: [ProvidersRepository, TimeOffRepository, AppointmentsRepository, ProvidersService, AvailabilityService, AppointmentsService],
-  exports: [ProvidersService, AvailabilityService, AppointmentsService],
+  imports: [
+    TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity, AppointmentTypeEntity]),
+    PatientsModule,
+    EventsModule,
+    EmailModule,
+    SmsModule,
+    SettingsModule,
+    TenantsModule,
+  ],
+  controllers: [
+    ProvidersController,
+    AppointmentTypesController,
+    AvailabilityController,
+    AppointmentsController,
+    PublicAppointmentsController,
+  ],
+  providers: [
+    ProvidersRepository,
+    TimeOffRepository,
+    AppointmentsRepository,
+    AppointmentTypesRepository,
+    ProvidersService,
+    AppointmentTypesService,
+    AvailabilityService,
+    AppointmentsService,
+    ManageTokens,
+    SelfServiceService,
+  ],
+  exports: [ProvidersService, AppointmentTypesService, AvailabilityService, AppointmentsService, ManageTokens],
 })
-export class SchedulingModule {}
+export class SchedulingModule implements OnModuleInit {
+  constructor(
+    private readonly encounterReferences: EncounterReferenceChecks,
+    private readonly appointments: AppointmentsService,
+    private readonly events: EventsService,
+  ) {}
+
+  /**
+   * Patients checks an encounter's providerId and appointmentId through this module's service; GET /events
+   * shows an appointment's patient whole only to a key with patients:read.
+   */
+  onModuleInit(): void {
+    this.events.showAs(
+      [
+        'appointment.booked',
+        'appointment.updated',
+        'appointment.confirmed',
+        'appointment.cancelled',
+        'appointment.rescheduled',
+        'appointment.no_show',
+      ],
+      (auth, data) => {
+        const patient = data.patient as PatientDto | null | undefined;
+        return patient && typeof patient === 'object' ? { ...data, patient: patientFor(auth, patient) } : data;
+      },
+    );
+    this.encounterReferences.provide((auth, patientId, references, tx) =>
+      this.appointments.encounterReferenceProblems(auth, patientId, references, tx),
+    );
+  }
+}

@@ -28,6 +28,10 @@ export interface SlotQuery {
   now: number;
   /** Stop after this many slots (alternatives need three). */
   limit?: number;
+  /** Minutes between slot starts; default gridStep(duration). */
+  step?: number;
+  /** A further rule a slot start must pass (an appointment type's horizon and daily cap). */
+  allow?: (start: number) => boolean;
 }
 
 const MINUTE = 60_000;
@@ -149,7 +153,7 @@ export function mergeIntervals(intervals: Interval[]): Interval[] {
  */
 export function freeSlots(q: SlotQuery): Interval[] {
   const length = q.duration * MINUTE;
-  const step = gridStep(q.duration) * MINUTE;
+  const step = (q.step ?? gridStep(q.duration)) * MINUTE;
   const busy = mergeIntervals(q.busy);
   const slots: Interval[] = [];
   let b = 0;
@@ -166,6 +170,7 @@ export function freeSlots(q: SlotQuery): Interval[] {
       }
       while (b < busy.length && busy[b].end <= start) b++;
       if (b < busy.length && busy[b].start < end) continue;
+      if (q.allow && !q.allow(start)) continue;
       slots.push({ start, end });
       if (q.limit !== undefined && slots.length >= q.limit) return slots;
     }

@@ -5,3 +5,4 @@ export { SmsWorkersModule } from './sms-workers.module';
 export { SmsMessagesService } from './sms-messages.service';
 export type { QueueSmsInput } from './sms-messages.service';
 export { SmsMessageDto } from './dto/sms-message.dto';
+export { SmsTemplatesService } from './sms-templates.service';

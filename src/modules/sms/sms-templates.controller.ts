@@ -78,7 +78,7 @@ export class SmsTemplatesController {
   @Idempotent()
   @HttpCode(200)
   @NoStore()
-  @Authenticated({ scope: 'sms:write' })
+  @Authenticated({ scope: 'sms:write', scopesWhenSent: { patientId: 'patients:read' } })
   @Audited('sms_template.preview')
   @ApiOperation({
     operationId: 'previewSmsTemplate',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InsufficientScopeException } from '../../common/auth/auth.exceptions';
-import { AuthContext, hasScope } from '../../common/auth/auth.types';
+import { In } from 'typeorm';
+import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
@@ -49,13 +49,10 @@ export class SmsTemplatesService {
   }
 
   /**
-   * Renders without sending. A patientId shows that patient's name, email and phone in the result, so
-   * it needs `patients:read` besides the route's `sms:write`: the SMS scope alone reads no patient data.
+   * Renders without sending. A patientId shows that patient's name, email and phone in the result, so the
+   * route's policy asks `patients:read` for it besides `sms:write` (scopesWhenSent).
    */
   async preview(auth: AuthContext, id: string, dto: PreviewSmsTemplateDto): Promise<SmsPreviewDto> {
-    if (dto.patientId !== undefined && !hasScope(auth, 'patients:read')) {
-      throw new InsufficientScopeException('patients:read', "Previewing for a patient requires the 'patients:read' scope");
-    }
     const template = await this.require(auth, id);
     const context = await this.contexts.build(auth, { patient: dto.patientId, variables: dto.variables });
     return renderSms(template.body, context, 'variables');
@@ -66,6 +63,13 @@ export class SmsTemplatesService {
     const row = await this.templates.get(scope, id);
     if (!row) throw new ValidationFailedException([{ field, message: 'names no SMS template of this tenant and mode' }]);
     return row;
+  }
+
+  /** Those of the ids that name an SMS template of this tenant and mode. */
+  async existing(scope: TenantScope, ids: string[]): Promise<Set<string>> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return new Set();
+    return new Set((await this.templates.find(scope, { id: In(unique) })).map((t) => t.id));
   }
 
   private async require(auth: AuthContext, id: string): Promise<SmsTemplateEntity> {

@@ -6,8 +6,10 @@ import { lookup as lookupAsync } from 'node:dns/promises';
 /**
  * Addresses a webhook may never reach (SSRF defence): loopback, private, shared (CGNAT), link-local (and
  * with it the 169.254.169.254 metadata service), documentation, benchmarking, multicast and reserved
- * ranges, and in IPv6 also unique-local (fd00:ec2::254 metadata), site-local, IPv4-mapped, 6to4 and
- * Teredo addresses, which can carry a private IPv4 address inside.
+ * ranges, and in IPv6 also unique-local (fd00:ec2::254 metadata), site-local, local-use NAT64
+ * (64:ff9b:1::/48), 6to4 and Teredo addresses. 6to4 and Teredo go through relays outside the API's
+ * network and host no server a webhook needs, so they are refused whole. The IPv6 forms that stand for an
+ * IPv4 address (embeddedIPv4) are judged by that address instead.
  */
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
@@ -47,15 +49,45 @@ for (const [network, prefix] of [
 
 export const PRIVATE_ADDRESS = 'must not point to a loopback, private, link-local or metadata address';
 
+/** The eight 16-bit groups of a valid IPv6 address (a dotted IPv4 tail and `::` expanded, a zone dropped). */
+function groupsOf(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const parse = (part: string | undefined): number[] => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const front = parse(head);
+  const back = parse(tail);
+  return tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The IPv4 address an IPv6 address stands for, in the forms that reach it: NAT64's well-known prefix
+ * 64:ff9b::/96 (a DNS64 resolver answers it for IPv4-only hosts, and the gateway connects to the IPv4
+ * address, private ones included), IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96 and
+ * IPv4-compatible ::/96 (with :: and ::1, which embed 0.0.0.0 and 0.0.0.1, both refused).
+ */
+export function embeddedIPv4(address: string): string | undefined {
+  const g = groupsOf(address);
+  const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
+  const embeds =
+    (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) || // NAT64 64:ff9b::/96
+    (zeros(0, 5) && g[5] === 0xffff) || // mapped
+    (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) || // translated
+    zeros(0, 6); // compatible
+  return embeds ? [g[6] >> 8, g[6] & 0xff, g[7] >> 8, g[7] & 0xff].join('.') : undefined;
+}
+
 /** True for an address a webhook must not reach (and for anything that is not an IP address). */
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
   if (family === 4) return BLOCKED.check(address, 'ipv4');
-  // IPv4-mapped (::ffff:a.b.c.d): no public endpoint is reached that way. Matched on the normalised
-  // text, as BlockList would also apply a ::ffff:0:0/96 rule to every plain IPv4 address.
-  if (/^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(new URL(`http://[${address}]`).hostname.slice(1, -1))) return true;
-  return BLOCKED.check(address, 'ipv6');
+  const ipv4 = embeddedIPv4(address);
+  return ipv4 !== undefined ? BLOCKED.check(ipv4, 'ipv4') : BLOCKED.check(address, 'ipv6');
 }
 
 /** A delivery refused before any byte was sent; its message is safe to record. */

@@ -41,7 +41,7 @@ export class WebhooksController {
     operationId: 'createWebhook',
     summary: 'Register a webhook endpoint; its signing secret is in this response only',
     description:
-      'The URL must be https and resolve to public addresses only (checked again at every delivery; redirects are not followed). Deliveries follow the Standard Webhooks specification: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`; the body is `{ type, timestamp, data }`. A delivery that does not answer 2xx within 10 seconds is retried with exponential backoff and jitter for more than 24 hours; after its last attempt fails, the endpoint is disabled.',
+      'The URL must be https and resolve to public addresses only (checked again at every delivery; redirects are not followed). Deliveries follow the Standard Webhooks specification: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>`; the body is `{ type, timestamp, data }`, `data` being the resource as recorded, patients whole (an endpoint is registered by an OWNER or ADMIN, whatever the scopes of the keys that later read events). A delivery that does not answer 2xx within 10 seconds is retried with exponential backoff and jitter for more than 24 hours; after its last attempt fails, the endpoint is disabled.',
   })
   @ApiCreatedResponse({ type: WebhookWithSecretDto })
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateWebhookDto): Promise<WebhookWithSecretDto> {
@@ -121,7 +121,12 @@ export class WebhooksController {
   @Get(':id/deliveries')
   @Authenticated(READ)
   @Audited('webhook.deliveries')
-  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first, each with every attempt" })
+  @ApiOperation({
+    operationId: 'listWebhookDeliveries',
+    summary: "The endpoint's deliveries, newest first, each with every attempt",
+    description:
+      "Each names its event (`eventId`, `eventType`) without its data, which `GET /events/{id}` shows as the key's scopes allow; an attempt keeps the first 1 KiB of the receiver's answer.",
+  })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
   deliveries(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Query() query: PageQueryDto): Promise<WebhookDeliveryListDto> {
     return this.webhooks.deliveriesOf(auth, id, pageRequest(query));

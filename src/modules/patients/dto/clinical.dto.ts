@@ -133,12 +133,13 @@ export class MedicationDto {
 }
 
 export class CreateEncounterDto {
-  /** The appointment this encounter completes, if any; one encounter per appointment (409 otherwise). */
+  /** The appointment this encounter completes, if any: one of this patient's; one encounter per appointment (409 otherwise). */
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID()
   appointmentId?: string;
 
+  /** A provider of your tenant and mode; with appointmentId, that appointment's provider. */
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID()

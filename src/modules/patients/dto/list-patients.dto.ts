@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { QueryInt } from '../../../common/http/query';
 import { PageQueryDto } from '../../../common/http/pagination';
 import { PATIENT_STATUSES, PATIENT_TYPES } from '../patient-rules';
 import type { PatientStatus, PatientType } from '../patient-rules';
@@ -61,14 +62,14 @@ export class ListPatientsQueryDto extends PageQueryDto {
 
   /** Age in whole years today (UTC), from dateOfBirth; patients without one are excluded. */
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(0)
   @Max(150)
   ageMin?: number;
 
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(0)
   @Max(150)

@@ -3,6 +3,27 @@ import { PageOf } from '../../../common/http/pagination';
 import { PATIENT_STATUSES, PATIENT_TYPES } from '../patient-rules';
 import type { PatientStatus, PatientType } from '../patient-rules';
 
+/**
+ * A patient as embedded in an appointment or an event for a key without the `patients:read` scope: who it
+ * is and how to reach them, nothing more.
+ */
+export class PatientSummaryDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: 'Ada' })
+  firstName!: string;
+
+  @ApiProperty({ example: 'Lovelace' })
+  lastName!: string;
+
+  @ApiProperty({ format: 'email', nullable: true, type: String })
+  email!: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: '+442079460000' })
+  phone!: string | null;
+}
+
 /** A patient record. Optional fields are `null` when unset. */
 export class PatientDto {
   @ApiProperty({ format: 'uuid' })

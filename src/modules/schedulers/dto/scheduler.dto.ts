@@ -15,6 +15,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
@@ -55,19 +56,29 @@ export class CreateSchedulerDto {
   @IsUUID('all', { each: true, message: 'each provider id must be a UUID' })
   providerIds!: string[];
 
-  /** Minutes of each appointment booked through the page. */
-  @ApiProperty({ minimum: 5, maximum: 480, example: 30 })
+  /** Minutes of each appointment booked through the page; required unless appointmentTypeId is sent instead. */
+  @ApiPropertyOptional({ minimum: 5, maximum: 480, example: 30 })
+  @ValidateIf((body: CreateSchedulerDto) => body.appointmentTypeId === undefined || body.duration !== undefined)
   @IsInt()
   @Min(5)
   @Max(480)
-  duration!: number;
+  duration?: number;
 
-  /** The appointment type of its bookings (free text). */
+  /** The appointment type of its bookings (free text); not with appointmentTypeId. */
   @ApiPropertyOptional({ example: 'consultation' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   type?: string;
+
+  /**
+   * Instead of duration and type: an active appointment type of this tenant and mode, whose duration, policies
+   * and providers (among providerIds) the page books.
+   */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  appointmentTypeId?: string;
 
   /** An inactive page answers 404 publicly. */
   @ApiPropertyOptional({ default: true })
@@ -120,6 +131,12 @@ export class UpdateSchedulerDto {
   @MaxLength(100)
   type?: string | null;
 
+  /** An appointment type instead of duration and type (which it clears); `null` goes back to a bare duration, sent with it. */
+  @ApiPropertyOptional({ nullable: true, type: String, format: 'uuid' })
+  @WhenClearable()
+  @IsUUID()
+  appointmentTypeId?: string | null;
+
   @ApiPropertyOptional({ example: false })
   @WhenPresent()
   @IsBoolean()
@@ -142,12 +159,16 @@ export class SchedulerDto {
   @ApiProperty({ type: [String], format: 'uuid', example: PROVIDER_IDS_EXAMPLE })
   providerIds!: string[];
 
-  /** Minutes. */
-  @ApiProperty({ type: 'integer', example: 30 })
-  duration!: number;
+  /** Minutes; null when the page books an appointment type. */
+  @ApiProperty({ type: 'integer', nullable: true, example: 30 })
+  duration!: number | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'consultation' })
   type!: string | null;
+
+  /** The appointment type the page books, or null for a bare duration. */
+  @ApiProperty({ nullable: true, type: String, format: 'uuid', example: null })
+  appointmentTypeId!: string | null;
 
   @ApiProperty({ example: true })
   isActive!: boolean;

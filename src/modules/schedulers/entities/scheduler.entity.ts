@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index } from 'typeorm';
+import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 
 /**
@@ -10,6 +11,7 @@ import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
 @Index('IDX_SCHEDULERS_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
 @Index('UQ_SCHEDULERS_TENANT_MODE_SLUG', ['tenantId', 'mode', 'slug'], { unique: true })
 @Check(`"duration" BETWEEN 5 AND 480`)
+@Check(`("duration" IS NULL) <> ("appointment_type_id" IS NULL)`)
 export class SchedulerEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 200 })
   name!: string;
@@ -24,9 +26,16 @@ export class SchedulerEntity extends TenantOwnedEntity {
   @Column({ type: 'uuid', array: true })
   providerIds!: string[];
 
-  /** Minutes. */
-  @Column({ type: 'integer' })
-  duration!: number;
+  /** Minutes; null when an appointment type gives them. */
+  @Column({ type: 'integer', nullable: true })
+  duration!: number | null;
+
+  /** The appointment type the page books (its duration, policies and providers); null for a bare duration. */
+  @Column({ type: 'uuid', nullable: true })
+  appointmentTypeId!: string | null;
+
+  @References('AppointmentTypeEntity', 'appointment_type_id')
+  readonly appointmentTypeFk?: never;
 
   @Column({ type: 'varchar', length: 100, nullable: true })
   type!: string | null;

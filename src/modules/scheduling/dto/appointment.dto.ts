@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
-import { PatientDto } from '../../patients';
+import { PatientDto, PatientSummaryDto } from '../../patients';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';
@@ -22,7 +22,16 @@ export class BookAppointmentDto {
   @IsInstant()
   datetime!: string;
 
-  /** Minutes. */
+  /**
+   * An active appointment type of this tenant and mode: its duration, policies and providers apply, and the
+   * appointment's `type` is its name.
+   */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  appointmentTypeId?: string;
+
+  /** Minutes (default 30); with appointmentTypeId, omit it or send the type's. */
   @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })
   @IsOptional()
   @IsInt()
@@ -30,7 +39,16 @@ export class BookAppointmentDto {
   @Max(480)
   duration?: number;
 
-  /** Free text, e.g. consultation, follow-up. */
+  /**
+   * Book outside the type's minimum notice, horizon, buffers and daily cap (never onto another appointment's
+   * time, outside working hours or in time off).
+   */
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  overridePolicies?: boolean;
+
+  /** Free text, e.g. consultation, follow-up; with appointmentTypeId, the type's name instead. */
   @ApiPropertyOptional({ example: 'consultation' })
   @IsOptional()
   @IsString()
@@ -74,6 +92,12 @@ export class UpdateAppointmentDto {
   @IsString()
   @MaxLength(10000)
   notes?: string | null;
+
+  /** Reschedule outside the appointment type's minimum notice, horizon, buffers and daily cap (never onto an overlap). */
+  @ApiPropertyOptional({ example: false })
+  @WhenPresent()
+  @IsBoolean()
+  overridePolicies?: boolean;
 }
 
 export class ListAppointmentsQueryDto extends PageQueryDto {
@@ -105,6 +129,7 @@ export class ListAppointmentsQueryDto extends PageQueryDto {
   endDate?: string;
 }
 
+@ApiExtraModels(PatientDto, PatientSummaryDto)
 export class AppointmentDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -136,8 +161,23 @@ export class AppointmentDto {
   @ApiProperty({ nullable: true, type: String })
   notes!: string | null;
 
-  @ApiProperty({ type: PatientDto })
-  patient!: PatientDto;
+  @ApiProperty({ nullable: true, type: String, format: 'uuid' })
+  appointmentTypeId!: string | null;
+
+  /** When it was confirmed (by the practice, the patient's link or an SMS reply). */
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' })
+  confirmedAt!: string | null;
+
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' })
+  cancelledAt!: string | null;
+
+  /** The patient's self-service link (no key): view, confirm, cancel, reschedule. */
+  @ApiProperty({ example: 'https://clinic.example/api/v1/public/appointments/eyJ0Ijoi…' })
+  manageUrl!: string;
+
+  /** The whole patient for a key with the `patients:read` scope; otherwise only `{ id, firstName, lastName, email, phone }`. */
+  @ApiProperty({ anyOf: [{ $ref: getSchemaPath(PatientDto) }, { $ref: getSchemaPath(PatientSummaryDto) }] })
+  patient!: PatientDto | PatientSummaryDto;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;

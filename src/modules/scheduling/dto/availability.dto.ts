@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { QueryInt } from '../../../common/http/query';
 import { exampleFromNow } from '../../../common/http/example-dates';
 
 /** A date (YYYY-MM-DD, in the provider's timezone) or a date-time with Z or an offset. */
@@ -29,10 +29,16 @@ export class AvailabilityQueryDto extends DateRangeQueryDto {
   @IsUUID()
   providerId?: string;
 
-  /** Minutes. */
+  /** An active appointment type of this tenant and mode: its duration, slot grid, policies and providers apply. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  appointmentTypeId?: string;
+
+  /** Minutes (default 30); with appointmentTypeId, omit it or send the type's. */
   @ApiPropertyOptional({ minimum: 5, maximum: 480, default: 30 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(5)
   @Max(480)

@@ -6,6 +6,7 @@ import {
   IsBoolean,
   IsEmail,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -15,11 +16,22 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import type { ValidationArguments } from 'class-validator';
 import { PageOf } from '../../../common/http/pagination';
 import { IsIanaTimeZone } from '../time-zones';
 import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
 
 const HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+
+/**
+ * Each interval must be an object: class-validator walks into an item that is an array (`[[]]`) and, finding
+ * nothing in it, would let it through to the rules that read its times. The message names the first bad item.
+ */
+const EACH_INTERVAL_AN_OBJECT = IsObject({
+  each: true,
+  message: ({ value }: ValidationArguments) =>
+    `item ${Array.isArray(value) ? value.findIndex((v) => v === null || typeof v !== 'object' || Array.isArray(v)) : 0} must be an object`,
+});
 
 /** One weekly working interval in the provider's timezone. A day may have several (09:00–12:00 and 13:00–17:00). */
 export class WorkingIntervalDto {
@@ -70,6 +82,7 @@ export class CreateProviderDto {
   })
   @IsArray()
   @ArrayMaxSize(70)
+  @EACH_INTERVAL_AN_OBJECT
   @ValidateNested({ each: true })
   @Type(() => WorkingIntervalDto)
   workingHours!: WorkingIntervalDto[];
@@ -104,6 +117,7 @@ export class UpdateProviderDto {
   @WhenPresent()
   @IsArray()
   @ArrayMaxSize(70)
+  @EACH_INTERVAL_AN_OBJECT
   @ValidateNested({ each: true })
   @Type(() => WorkingIntervalDto)
   workingHours?: WorkingIntervalDto[];

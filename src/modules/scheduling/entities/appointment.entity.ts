@@ -51,4 +51,17 @@ export class AppointmentEntity extends TenantOwnedEntity {
 
   @Column({ type: 'text', nullable: true })
   notes!: string | null;
+
+  /** The type it was booked as; null for one booked with a bare duration (it then has no buffers). */
+  @Column({ type: 'uuid', nullable: true })
+  appointmentTypeId!: string | null;
+
+  @References('AppointmentTypeEntity', 'appointment_type_id')
+  readonly appointmentTypeFk?: never;
+
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  confirmedAt!: Date | null;
+
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  cancelledAt!: Date | null;
 }

@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { ResourceNotFoundProblem } from '../../common/http/problem';
+import { clock } from '../../common/time/clock';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { SettingsService } from '../settings';
+import { TenantsService } from '../tenants';
+import { changeDeadline } from './appointment-policies';
+import { AppointmentsService } from './appointments.service';
+import { AvailabilityService } from './availability.service';
+import { parseRange } from './date-range';
+import { AppointmentDto } from './dto/appointment.dto';
+import {
+  PublicAppointmentDto,
+  PublicManageAvailabilityDto,
+  PublicManageAvailabilityQueryDto,
+  PublicRescheduleDto,
+} from './dto/public-appointment.dto';
+import { AppointmentTypeEntity } from './entities/appointment-type.entity';
+import { ProviderEntity } from './entities/provider.entity';
+import { ManagedAppointment, ManageTokens } from './manage-tokens';
+import { AppointmentNotFoundException } from './scheduling.exceptions';
+import { isActive } from './transitions';
+
+/** The appointment a link names, as the public routes need it. */
+export interface Managed {
+  subject: ManagedAppointment;
+  appointment: AppointmentDto;
+  provider: ProviderEntity;
+  type: AppointmentTypeEntity | null;
+}
+
+/**
+ * What a patient may do with an appointment's manage link and no key: see it, confirm, cancel, see the
+ * provider's free times and reschedule. Changes go through AppointmentsService.change with source
+ * `patient_link` (transitions, locks, the exclusion constraint, events), in the appointment's tenant and mode.
+ */
+@Injectable()
+export class SelfServiceService {
+  constructor(
+    private readonly tokens: ManageTokens,
+    private readonly appointments: AppointmentsService,
+    private readonly availability: AvailabilityService,
+    private readonly settings: SettingsService,
+    private readonly tenants: TenantsService,
+  ) {}
+
+  /** The appointment a token names; 404 for an altered, forged or unknown token (as for an unknown appointment). */
+  async require(token: string): Promise<Managed> {
+    const subject = this.tokens.verify(token);
+    if (!subject) throw new ResourceNotFoundProblem('The appointment link');
+    try {
+      return { subject, ...(await this.appointments.getWithProvider(subject, subject.appointmentId)) };
+    } catch (err) {
+      if (err instanceof AppointmentNotFoundException) throw new ResourceNotFoundProblem('The appointment link');
+      throw err;
+    }
+  }
+
+  async view(managed: Managed): Promise<PublicAppointmentDto> {
+    const { appointment, provider, type, subject } = managed;
+    const deadline = changeDeadline(Date.parse(appointment.datetime), type?.cancellationWindowMinutes ?? null);
+    const changeable = isActive(appointment.status) && clock.nowMs() <= deadline;
+    return {
+      id: appointment.id,
+      status: appointment.status,
+      datetime: appointment.datetime,
+      end: appointment.end,
+      durationMinutes: appointment.duration,
+      timezone: provider.timezone,
+      providerName: provider.name,
+      appointmentTypeName: type?.name ?? appointment.type,
+      practiceName: await this.practiceName(subject),
+      canConfirm: appointment.status === 'scheduled',
+      canCancel: changeable,
+      canReschedule: changeable,
+      changeDeadline: new Date(deadline).toISOString(),
+    };
+  }
+
+  async confirm(managed: Managed): Promise<PublicAppointmentDto> {
+    return this.after(
+      managed,
+      await this.appointments.change(managed.subject, managed.appointment.id, { status: 'confirmed' }, 'patient_link'),
+    );
+  }
+
+  async cancel(managed: Managed): Promise<PublicAppointmentDto> {
+    return this.after(
+      managed,
+      await this.appointments.change(managed.subject, managed.appointment.id, { status: 'cancelled' }, 'patient_link'),
+    );
+  }
+
+  /** A reschedule: checked like a booking under the appointment's policy (409 slot_unavailable with alternatives). */
+  async reschedule(managed: Managed, dto: PublicRescheduleDto): Promise<PublicAppointmentDto> {
+    const moved = await this.appointments.change(managed.subject, managed.appointment.id, { datetime: dto.datetime }, 'patient_link');
+    return this.after(managed, moved);
+  }
+
+  /** The same provider's free slots for the same type (or length), its own current time counted free. */
+  async slots(managed: Managed, query: PublicManageAvailabilityQueryDto): Promise<PublicManageAvailabilityDto> {
+    const range = parseRange(query.startDate, query.endDate);
+    const { appointment, provider, subject } = managed;
+    const policy = await this.appointments.policyOf(subject, appointment, appointment.duration);
+    const slots = await this.availability.slotsFor(subject, [provider], range, policy, appointment.id);
+    return { slots: slots.map((s) => ({ start: s.start, end: s.end })) };
+  }
+
+  private after(managed: Managed, appointment: AppointmentDto): Promise<PublicAppointmentDto> {
+    return this.view({ ...managed, appointment });
+  }
+
+  /** The practice as its settings name it, else as its tenant is named. */
+  async practiceName(scope: TenantScope): Promise<string> {
+    return (await this.settings.practiceName(scope)) ?? (await this.tenants.find(scope.tenantId))?.name ?? 'the practice';
+  }
+}

@@ -1,0 +1,309 @@
+import { DateTime } from 'luxon';
+import { clock } from '../../src/common/time/clock';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
+import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
+import { ManageTokens } from '../../src/modules/scheduling/manage-tokens';
+import { call, createTenant, dataSource, type Json } from '../helpers/app';
+import { auditEntries } from '../helpers/audit';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { useApp } from '../helpers/use-app';
+
+const MINUTE = 60_000;
+const PUBLIC_FIELDS = [
+  'id',
+  'status',
+  'datetime',
+  'end',
+  'durationMinutes',
+  'timezone',
+  'providerName',
+  'appointmentTypeName',
+  'practiceName',
+  'canConfirm',
+  'canCancel',
+  'canReschedule',
+  'changeDeadline',
+].sort();
+
+/**
+ * A patient's manage link through the real app: the public routes, the change window at its edge (the
+ * clock the app reads is moved around the deadline), final statuses, forged and foreign tokens, racing
+ * reschedules, and the events and audit entries the changes leave in the appointment's tenant.
+ */
+describe('Manage links: /public/appointments/{token}', () => {
+  const suite = useApp({
+    ...NO_RATE_LIMITS,
+    RATE_LIMIT_IP_PER_SECOND: '0',
+    RATE_LIMIT_IP_PER_HOUR: '0',
+    WORKERS: 'off',
+    AUDIT_FLUSH_INTERVAL_MS: '50',
+  });
+  const baseOffset = clock.offsetMs();
+  afterEach(() => clock.setOffsetMs(baseOffset));
+  const setNow = (instant: number): void => clock.setOffsetMs(instant - Date.now());
+
+  let dayCounter = 20;
+  const nextDay = (): string => DateTime.fromMillis(clock.nowMs(), { zone: 'utc' }).plus({ days: dayCounter++ }).toISODate()!;
+  const pathOf = (manageUrl: string): string => new URL(manageUrl).pathname;
+  const pub = (method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>) =>
+    call(suite.app, method, path, { body, headers, remoteAddress: '198.51.100.9' });
+
+  /** A provider (UTC, every day 09–17), a patient and an appointment at `datetime`; answers the appointment. */
+  async function booked(datetime: string, body: Record<string, unknown> = {}, key = suite.tenant.testKey): Promise<Json> {
+    const provider =
+      (body.provider as Json) ?? (await createProvider(suite.app, key, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') }));
+    const patient = await createPatient(suite.app, key, { email: 'pat@example.com', phone: '+14155550100' });
+    const rest = { ...body };
+    delete rest.provider;
+    const res = await suite.api(key).post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, datetime, ...rest });
+    if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
+    return { ...res.body, provider };
+  }
+
+  const createType = async (body: Record<string, unknown>) =>
+    (await suite.api().post(`${SCHEDULING}/appointment-types`, { name: 'Check-up', durationMinutes: 30, ...body })).body;
+  const events = async (type: string) => (await suite.api().get(`/api/v1/events?type=${type}`)).body.events;
+
+  it('shows the visit and nothing of the patient; a page with Confirm, Cancel and Reschedule for a browser', async () => {
+    await suite.api().post('/api/v1/settings/practice', { name: 'Riverside <Clinic>' });
+    const type = await createType({ name: 'Check-up', cancellationWindowMinutes: 120 });
+    const day = nextDay();
+    const appointment = await booked(`${day}T10:00:00Z`, { appointmentTypeId: type.id });
+    expect(appointment.manageUrl).toMatch(/^http:\/\/127\.0\.0\.1:3000\/api\/v1\/public\/appointments\/[\w-]+\.[\w.-]+$/);
+    const res = await pub('GET', pathOf(appointment.manageUrl), undefined, { origin: 'https://patient.example' });
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(Object.keys(res.body).sort()).toEqual(PUBLIC_FIELDS);
+    expect(res.body).toEqual({
+      id: appointment.id,
+      status: 'scheduled',
+      datetime: `${day}T10:00:00.000Z`,
+      end: `${day}T10:30:00.000Z`,
+      durationMinutes: 30,
+      timezone: 'UTC',
+      providerName: appointment.provider.name,
+      appointmentTypeName: 'Check-up',
+      practiceName: 'Riverside <Clinic>',
+      canConfirm: true,
+      canCancel: true,
+      canReschedule: true,
+      changeDeadline: `${day}T08:00:00.000Z`,
+    });
+    expect(res.text).not.toMatch(/pat@example|4155550100|First|Last/);
+
+    const page = await pub('GET', pathOf(appointment.manageUrl), undefined, { accept: 'text/html' });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('Riverside &lt;Clinic&gt;');
+    for (const action of ['confirm', 'cancel']) expect(page.text).toContain(`action="${pathOf(appointment.manageUrl)}/${action}"`);
+    expect(page.text).toMatch(/<h2>Reschedule<\/h2>.*action="[^"]+\/reschedule\?datetime=/s);
+    expect(page.text).not.toContain('pat@example.com');
+    // Opening the page changed nothing.
+    expect((await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
+  });
+
+  it('confirms and cancels through the same rules and events as the keyed API, audited in the tenant without a key', async () => {
+    const day = nextDay();
+    const appointment = await booked(`${day}T11:00:00Z`);
+    const path = pathOf(appointment.manageUrl);
+    const confirmed = await pub('POST', `${path}/confirm`);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'confirmed', canConfirm: false, canCancel: true });
+    const keyed = (await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    expect(keyed.confirmedAt).toEqual(expect.stringMatching(/Z$/));
+    expect((await pub('POST', `${path}/confirm`)).status).toBe(200);
+    const confirmedEvents = (await events('appointment.confirmed')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    expect(confirmedEvents.map((e: Json) => e.data)).toEqual([
+      { appointment: keyed, previous: { status: 'scheduled', confirmedAt: null }, source: 'patient_link' },
+    ]);
+
+    const cancelled = await pub('POST', `${path}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', canCancel: false, canReschedule: false });
+    const after = (await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    expect(after.cancelledAt).toEqual(expect.stringMatching(/Z$/));
+    const [cancelEvent] = (await events('appointment.cancelled')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    expect(cancelEvent.data).toEqual({ appointment: after, previous: { status: 'confirmed', cancelledAt: null }, source: 'patient_link' });
+    // The slot is free again.
+    const slots = await suite.api().get(`${SCHEDULING}/availability?providerId=${appointment.provider.id}&startDate=${day}&endDate=${day}`);
+    expect(slots.body.slots.map((s: Json) => s.start)).toContain(`${day}T11:00:00.000Z`);
+
+    // Final: every change is invalid_transition.
+    for (const [route, body] of [['confirm'], ['cancel'], ['reschedule', { datetime: `${day}T14:00:00Z` }]] as const) {
+      const res = await pub('POST', `${path}/${route}`, body);
+      expect([res.status, res.body.code]).toEqual([409, 'invalid_transition']);
+    }
+    const entries = await auditEntries(suite.app, suite.tenant.testKey, `resourceId=${appointment.id}&action=appointment.public_cancel`, 2);
+    expect(entries.map((e) => [e.status, e.apiKeyId, e.resourceType, e.ip])).toEqual([
+      [409, null, 'appointment', '198.51.100.9'],
+      [200, null, 'appointment', '198.51.100.9'],
+    ]);
+  });
+
+  it('closes cancel and reschedule at the change deadline, to the millisecond; staff are not held to it', async () => {
+    const type = await createType({ cancellationWindowMinutes: 90 });
+    const day = nextDay();
+    const appointment = await booked(`${day}T12:00:00Z`, { appointmentTypeId: type.id });
+    const path = pathOf(appointment.manageUrl);
+    const deadline = Date.parse(`${day}T10:30:00Z`);
+
+    setNow(deadline + 1);
+    let view = await pub('GET', path);
+    expect(view.body).toMatchObject({ changeDeadline: `${day}T10:30:00.000Z`, canCancel: false, canReschedule: false, canConfirm: true });
+    const late = await pub('POST', `${path}/cancel`);
+    expect([late.status, late.body.code, late.body.changeDeadline]).toEqual([409, 'change_window_closed', `${day}T10:30:00.000Z`]);
+    expect((await pub('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` })).body.code).toBe('change_window_closed');
+    // Confirming is not a change of time: still allowed.
+    expect((await pub('POST', `${path}/confirm`)).status).toBe(200);
+
+    // Half a second before the deadline (the request's own milliseconds stay well inside it).
+    setNow(deadline - 500);
+    view = await pub('GET', path);
+    expect(view.body).toMatchObject({ canCancel: true, canReschedule: true });
+    const moved = await pub('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` });
+    expect(moved.status).toBe(200);
+    // The deadline follows the new time.
+    expect(moved.body).toMatchObject({ datetime: `${day}T15:00:00.000Z`, changeDeadline: `${day}T13:30:00.000Z` });
+
+    // Without a type: 24 hours. The keyed API is not held to the window.
+    const bare = await booked(`${day}T13:00:00Z`);
+    setNow(Date.parse(`${day}T13:00:00Z`) - 24 * 60 * MINUTE + 1);
+    expect((await pub('POST', `${pathOf(bare.manageUrl)}/cancel`)).body.code).toBe('change_window_closed');
+    expect((await suite.api().patch(`${SCHEDULING}/appointments/${bare.id}`, { status: 'cancelled' })).status).toBe(200);
+  });
+
+  it('offers the same provider’s slots for the same type, and reschedules like a booking', async () => {
+    const type = await createType({ durationMinutes: 60, slotIntervalMinutes: 60, bufferAfterMinutes: 30 });
+    const day = nextDay();
+    const appointment = await booked(`${day}T09:00:00Z`, { appointmentTypeId: type.id });
+    const other = await booked(`${day}T13:00:00Z`, { provider: appointment.provider, appointmentTypeId: type.id });
+    const path = pathOf(appointment.manageUrl);
+    const slots = await pub('GET', `${path}/availability?startDate=${day}&endDate=${day}`);
+    expect(slots.status).toBe(200);
+    // Its own time is free to it; the other's 13:00–14:00 and 30 minutes after it are not (nor 12:00, whose end + 30 reaches 13:00).
+    expect(slots.body.slots.map((s: Json) => s.start.slice(11, 16))).toEqual(['09:00', '10:00', '11:00', '15:00', '16:00']);
+    expect(Object.keys(slots.body.slots[0]).sort()).toEqual(['end', 'start']);
+
+    const refused = await pub('POST', `${path}/reschedule`, { datetime: `${day}T12:00:00Z` });
+    expect([refused.status, refused.body.code]).toEqual([409, 'slot_unavailable']);
+    expect(refused.body.alternatives.map((s: Json) => s.start.slice(11, 16))).toEqual(['15:00', '16:00', '09:00']);
+    const bad = await pub('POST', `${path}/reschedule`, { datetime: 'soon', extra: 1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['datetime', 'extra']);
+
+    const moved = await pub('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` });
+    expect(moved.status).toBe(200);
+    const keyed = (await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    const [event] = (await events('appointment.rescheduled')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    expect(event.data).toEqual({
+      appointment: keyed,
+      previous: { datetime: `${day}T09:00:00.000Z`, end: `${day}T10:00:00.000Z` },
+      source: 'patient_link',
+    });
+    expect(other.id).not.toBe(appointment.id);
+
+    // A form post of the page's button: datetime in the query string, the page back.
+    const form = await call(suite.app, 'POST', `${path}/reschedule?datetime=${encodeURIComponent(`${day}T10:00:00.000Z`)}`, {
+      rawBody: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    });
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('Your appointment is moved.');
+    expect((await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body.datetime).toBe(`${day}T10:00:00.000Z`);
+  });
+
+  it('answers 404 to a tampered, unknown or foreign token, and to an unsubscribe token', async () => {
+    const day = nextDay();
+    const appointment = await booked(`${day}T10:00:00Z`);
+    const token = pathOf(appointment.manageUrl).split('/').pop()!;
+    const flipped = token.slice(0, 5) + (token[5] === 'A' ? 'B' : 'A') + token.slice(6);
+    const other = await createTenant(suite.app);
+    const tokens = suite.app.get(ManageTokens);
+    const forged = [
+      flipped,
+      `${token}x`,
+      token.split('.')[0],
+      'not-a-token',
+      // Signed by this API but naming the appointment under another tenant, or the other mode.
+      tokens.token({ tenantId: other.id, mode: 'test', appointmentId: appointment.id }),
+      tokens.token({ tenantId: suite.tenant.id, mode: 'live', appointmentId: appointment.id }),
+      // An unsubscribe link's token, for the same ids: another purpose, so another key.
+      suite.app.get(UnsubscribeTokens).token({ tenantId: suite.tenant.id, mode: 'test', patientId: appointment.id }),
+    ];
+    for (const bad of forged) {
+      for (const [method, route] of [
+        ['GET', ''],
+        ['POST', '/confirm'],
+        ['POST', '/cancel'],
+        ['GET', '/availability?startDate=2030-01-01&endDate=2030-01-02'],
+      ] as const) {
+        const res = await pub(method, `/api/v1/public/appointments/${encodeURIComponent(bad)}${route}`);
+        expect([bad, route, res.status, res.body.code]).toEqual([bad, route, 404, 'not_found']);
+      }
+    }
+    // A manage token does not unsubscribe anyone either.
+    expect((await pub('POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(404);
+    // Another tenant's appointment, with its own valid link, answers its own appointment only.
+    const theirs = await booked(`${day}T10:00:00Z`, {}, other.testKey);
+    const res = await pub('GET', pathOf(theirs.manageUrl));
+    expect(res.body.id).toBe(theirs.id);
+    expect((await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
+  });
+
+  it('20 concurrent reschedules: one appointment wins a contested slot, moves into free ones never overlap', async () => {
+    const day = nextDay();
+    const a = await booked(`${day}T09:00:00Z`);
+    const b = await booked(`${day}T09:30:00Z`, { provider: a.provider });
+    const contested = `${day}T12:00:00Z`;
+    const race = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => pub('POST', `${pathOf((i % 2 ? a : b).manageUrl)}/reschedule`, { datetime: contested })),
+    );
+    const byAppointment = (x: Json) => race.filter((_, i) => (i % 2 ? a : b) === x).map((r) => r.status);
+    const winner = (await suite.api().get(`${SCHEDULING}/appointments/${a.id}`)).body.datetime === `${day}T12:00:00.000Z` ? a : b;
+    const loser = winner === a ? b : a;
+    expect(byAppointment(winner)).toEqual(Array(10).fill(200));
+    expect(byAppointment(loser)).toEqual(Array(10).fill(409));
+    expect(race.filter((r) => r.status === 409).every((r) => r.body.code === 'slot_unavailable')).toBe(true);
+
+    const free = Array.from({ length: 20 }, (_, i) => new Date(Date.parse(`${day}T13:00:00Z`) + i * 10 * MINUTE).toISOString());
+    const moves = await Promise.all(free.map((datetime) => pub('POST', `${pathOf(loser.manageUrl)}/reschedule`, { datetime })));
+    // Moves that would overlap the loser's own new time are fine (its own time is free to it); each answer is a 200 or a clean 409.
+    expect(moves.every((r) => r.status === 200 || (r.status === 409 && r.body.code === 'slot_unavailable'))).toBe(true);
+    expect(moves.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    const overlaps = await dataSource(suite.app).query(
+      `SELECT count(*)::int AS n FROM appointments x JOIN appointments y ON x.provider_id = y.provider_id AND x.id < y.id
+        WHERE x.provider_id = $1 AND x.status IN ('scheduled', 'confirmed') AND y.status IN ('scheduled', 'confirmed')
+          AND tstzrange(x.starts_at, x.ends_at) && tstzrange(y.starts_at, y.ends_at)`,
+      [a.provider.id],
+    );
+    expect(overlaps[0].n).toBe(0);
+    const final = (await suite.api().get(`${SCHEDULING}/appointments/${loser.id}`)).body.datetime;
+    expect(free).toContain(final);
+  });
+
+  it('an SMS reply confirms through the service with source sms; a no-show carries source api', async () => {
+    const day = nextDay();
+    const appointment = await booked(`${day}T10:00:00Z`);
+    const confirmed = await suite.app.get(AppointmentsService).confirm({ tenantId: suite.tenant.id, mode: 'test' }, appointment.id, 'sms');
+    expect(confirmed.status).toBe('confirmed');
+    const [event] = (await events('appointment.confirmed')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    expect(event.data.source).toBe('sms');
+    expect((await suite.api().patch(`${SCHEDULING}/appointments/${appointment.id}`, { status: 'no_show' })).status).toBe(200);
+    const [noShow] = (await events('appointment.no_show')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    expect(noShow.data).toMatchObject({ previous: { status: 'confirmed' }, source: 'api', appointment: { status: 'no_show' } });
+  });
+
+  describe('per client IP', () => {
+    const limited = useApp({ ...NO_RATE_LIMITS, RATE_LIMIT_IP_PER_SECOND: '2', RATE_LIMIT_IP_PER_HOUR: '1000', WORKERS: 'off' });
+
+    it('limits the public routes per client IP with 429 and Retry-After', async () => {
+      const path = `/api/v1/public/appointments/${'x'.repeat(20)}.y`;
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await call(limited.app, 'GET', path, { remoteAddress: '203.0.113.5' }));
+      expect(answers.map((r) => r.status)).toEqual([404, 404, 429]);
+      expect(Number(answers[2].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // Another address has its own allowance.
+      expect((await call(limited.app, 'GET', path, { remoteAddress: '203.0.113.6' })).status).toBe(404);
+    });
+  });
+});
