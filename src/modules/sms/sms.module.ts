@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
-import { SchedulingModule } from '../scheduling';
 import { SettingsModule } from '../settings';
 import { TemplatesModule } from '../templates';
 import { TenantsModule } from '../tenants';
@@ -30,7 +29,6 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
     SettingsModule,
     TenantsModule,
     EventsModule,
-    SchedulingModule,
   ],
   controllers: [SmsTemplatesController, SmsMessagesController, TwilioWebhooksController],
   providers: [SmsTemplatesRepository, SmsTemplatesService, SmsMessagesRepository, SmsMessagesService, SmsSendJobs, SmsInboundService],
