@@ -121,7 +121,7 @@ describe('Patient access log', () => {
     const webhooksOnly = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });
     const events = await client(app, webhooksOnly).get('/api/v1/events?type=patient.created&limit=100');
     expect(events.status).toBe(200);
-    const shown = events.body.events.find((e: any) => e.data.id === patient.id);
+    const shown = events.body.events.find((e: Json) => e.data.id === patient.id);
     expect(shown.data.joiningCode).toBeUndefined(); // the summary, not the whole patient
     const log = await logOf(patient.id, 2);
     expect(log.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create']);

@@ -34,6 +34,7 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
       WORKER_HEALTH_PORT: String(healthPort),
       HOST: '127.0.0.1',
       PORT: String(await freePort()), // nothing listens there: the check must ask the worker's port
+      LOG_LEVEL: 'info', // 'worker started' is an info line
     };
     await sleep(300);
     worker = BuiltProcess.start('worker.js', env);
