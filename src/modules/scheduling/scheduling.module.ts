@@ -5,7 +5,7 @@ import { EventsModule, EventsService } from '../events';
 import { EncounterReferenceChecks, PatientsModule, patientFor } from '../patients';
 import type { PatientDto } from '../patients';
 import { SettingsModule } from '../settings';
-import { SmsModule } from '../sms';
+import { SmsConfirmations, SmsModule } from '../sms';
 import { TenantsModule } from '../tenants';
 import { AppointmentTypesController } from './appointment-types.controller';
 import { AppointmentTypesRepository } from './appointment-types.repository';
@@ -63,11 +63,13 @@ export class SchedulingModule implements OnModuleInit {
     private readonly encounterReferences: EncounterReferenceChecks,
     private readonly appointments: AppointmentsService,
     private readonly events: EventsService,
+    private readonly smsConfirmations: SmsConfirmations,
   ) {}
 
   /**
-   * Patients checks an encounter's providerId and appointmentId through this module's service; GET /events
-   * shows an appointment's patient whole only to a key with patients:read.
+   * Patients checks an encounter's providerId and appointmentId, and SMS confirms on a "C" reply, through this
+   * module's service without importing it; GET /events shows an appointment's patient whole only to a key
+   * with patients:read.
    */
   onModuleInit(): void {
     this.events.showAs(
@@ -83,6 +85,9 @@ export class SchedulingModule implements OnModuleInit {
         const patient = data.patient as PatientDto | null | undefined;
         return patient && typeof patient === 'object' ? { ...data, patient: patientFor(auth, patient) } : data;
       },
+    );
+    this.smsConfirmations.provide(
+      async (scope, patientId, withinMs) => (await this.appointments.confirmNext(scope, patientId, withinMs)) !== null,
     );
     this.encounterReferences.provide((auth, patientId, references, tx) =>
       this.appointments.encounterReferenceProblems(auth, patientId, references, tx),

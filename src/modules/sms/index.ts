@@ -6,3 +6,4 @@ export { SmsMessagesService } from './sms-messages.service';
 export type { QueueSmsInput } from './sms-messages.service';
 export { SmsMessageDto } from './dto/sms-message.dto';
 export { SmsTemplatesService } from './sms-templates.service';
+export { SmsConfirmations } from './sms-confirmations';

@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { PatientsService } from '../patients';
-import { AppointmentsService } from '../scheduling';
 import { SettingsService } from '../settings';
 import { TenantsService } from '../tenants';
 import { E164_PATTERN } from './dto/sms-message.dto';
+import { SmsConfirmations } from './sms-confirmations';
 import { toSmsMessageDto } from './sms-messages.service';
 import { ProviderOutcome, SmsMessagesRepository } from './sms-messages.repository';
 
@@ -54,7 +53,7 @@ export class SmsInboundService {
     private readonly settings: SettingsService,
     private readonly tenants: TenantsService,
     private readonly events: EventsService,
-    private readonly modules: ModuleRef,
+    private readonly confirmations: SmsConfirmations,
   ) {}
 
   /** A status callback: delivered, undelivered or failed settle the message (never moving back from one). */
@@ -136,12 +135,9 @@ export class SmsInboundService {
 
   /** C / CONFIRM: each sender's next scheduled appointment within 48 hours becomes confirmed. */
   private async confirm(senders: Sender[]): Promise<string> {
-    // Scheduling imports this module (its reminders name SMS templates), so its service is looked up when a
-    // reply needs it rather than injected when the modules load.
-    const appointments = this.modules.get(AppointmentsService, { strict: false });
     let confirmed = 0;
     for (const { scope, patientId } of senders) {
-      if (await appointments.confirmNext(scope, patientId, CONFIRM_WINDOW_MS)) confirmed++;
+      if (await this.confirmations.confirm(scope, patientId, CONFIRM_WINDOW_MS)) confirmed++;
     }
     return confirmed ? 'Thank you: your appointment is confirmed.' : 'We found no appointment to confirm in the next 48 hours.';
   }

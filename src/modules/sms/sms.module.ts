@@ -7,6 +7,7 @@ import { TemplatesModule } from '../templates';
 import { TenantsModule } from '../tenants';
 import { SmsMessageEntity } from './entities/sms-message.entity';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
+import { SmsConfirmations } from './sms-confirmations';
 import { SmsInboundService } from './sms-inbound.service';
 import { SmsMessagesController } from './sms-messages.controller';
 import { SmsMessagesRepository } from './sms-messages.repository';
@@ -31,7 +32,15 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
     EventsModule,
   ],
   controllers: [SmsTemplatesController, SmsMessagesController, TwilioWebhooksController],
-  providers: [SmsTemplatesRepository, SmsTemplatesService, SmsMessagesRepository, SmsMessagesService, SmsSendJobs, SmsInboundService],
-  exports: [SmsTemplatesService, SmsMessagesService, SmsMessagesRepository, PatientsModule, SettingsModule, EventsModule],
+  providers: [
+    SmsTemplatesRepository,
+    SmsTemplatesService,
+    SmsMessagesRepository,
+    SmsMessagesService,
+    SmsSendJobs,
+    SmsInboundService,
+    SmsConfirmations,
+  ],
+  exports: [SmsTemplatesService, SmsMessagesService, SmsConfirmations, SmsMessagesRepository, PatientsModule, SettingsModule, EventsModule],
 })
 export class SmsModule {}
