@@ -4,6 +4,7 @@ import { call, client, createKey, createTenant, dataSource, type Json, startApp,
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
+import { clock } from '../../src/common/time/clock';
 
 /** A problem+json answer with X-Request-Id and the security headers: the way every error leaves. */
 function expectProblem(res: TestResponse, status: number, code: string, field?: string): void {
@@ -397,7 +398,8 @@ describe("The probe's findings: input, scope and bodies", () => {
 
   describe("an encounter's providerId and appointmentId must name this tenant's and mode's records", () => {
     const ENCOUNTERS = (patientId: string): string => `${PATIENTS}/${patientId}/clinical/encounters`;
-    const datetime = '2026-01-05T10:00:00.000Z';
+    // A past visit, a month before the clock's now.
+    const datetime = new Date(clock.nowMs() - 30 * 86_400_000).toISOString();
     let provider: { id: string };
     let appointment: { id: string; providerId: string };
 

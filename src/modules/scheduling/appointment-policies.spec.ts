@@ -87,7 +87,7 @@ describe('appointment policies', () => {
 
   it('counts the daily cap by the provider’s local day, across a daylight-saving change', () => {
     const policy = type({ maxPerDayPerProvider: 2 });
-    // Sunday 2027-03-14 in New York is 23 hours long: 05:00Z to 04:00Z the next day.
+    // The Sunday of New York's spring change is 23 hours long: 05:00Z to 04:00Z the next day.
     const sunday = [held('2027-03-14T05:00:00Z', 60), held('2027-03-15T03:00:00Z', 60)];
     const allowed = underDailyCap(policy, NY, sunday);
     expect(allowed(at('2027-03-14T20:00:00Z'))).toBe(false);
