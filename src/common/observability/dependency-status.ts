@@ -10,6 +10,9 @@ interface BullConnectionOwner {
   getBackend(): { on(event: 'ready', listener: () => void): unknown };
 }
 
+/** The connection a failed request stands for when its role has no pool of its own. */
+const REQUESTS = Object.freeze({});
+
 /** How one connection role has fared: for the log's transitions and the metrics. */
 export interface DependencyRoleState {
   dependency: Dependency;
@@ -29,7 +32,8 @@ export interface DependencyRoleState {
 @Injectable()
 export class DependencyStatus implements OnModuleInit {
   private readonly logger = new Logger('Dependencies');
-  private readonly roles = new Map<string, DependencyRoleState & { downSince?: number }>();
+  /** Per role, the connections that are down: a role is back when every one of them is, not at its first `ready`. */
+  private readonly roles = new Map<string, DependencyRoleState & { downSince?: number; downConnections: Set<object> }>();
   private readonly pools = new Map<string, EventEmitter>();
   /** 503 service_unavailable answers since start. */
   unavailableAnswers = 0;
@@ -48,8 +52,8 @@ export class DependencyStatus implements OnModuleInit {
   /** An ioredis connection: every error while it cannot connect, `ready` once it (re)connects. */
   watchRedis(connection: EventEmitter, role: string): void {
     this.track('redis', role);
-    connection.on('error', (err: Error) => this.down('redis', role, err));
-    connection.on('ready', () => this.up('redis', role));
+    connection.on('error', (err: Error) => this.down('redis', role, err, connection));
+    connection.on('ready', () => this.up('redis', role, connection));
   }
 
   /**
@@ -58,8 +62,8 @@ export class DependencyStatus implements OnModuleInit {
    */
   watchBull(owner: BullConnectionOwner, role: string, otherError: (err: Error) => void = () => undefined): void {
     this.track('redis', role);
-    owner.on('error', (err: Error) => (isUnavailable(err) ? this.down('redis', role, err) : otherError(err)));
-    owner.getBackend().on('ready', () => this.up('redis', role));
+    owner.on('error', (err: Error) => (isUnavailable(err) ? this.down('redis', role, err, owner) : otherError(err)));
+    owner.getBackend().on('ready', () => this.up('redis', role, owner));
   }
 
   /**
@@ -69,7 +73,7 @@ export class DependencyStatus implements OnModuleInit {
   watchPostgres(pool: EventEmitter, role: string): void {
     this.track('postgres', role);
     this.pools.set(role, pool);
-    pool.on('error', (err: Error) => this.down('postgres', role, err));
+    pool.on('error', (err: Error) => this.down('postgres', role, err, pool));
   }
 
   /**
@@ -79,18 +83,19 @@ export class DependencyStatus implements OnModuleInit {
   reportFailure(err: unknown, role = 'queries'): boolean {
     const cause = (err as { driverError?: unknown })?.driverError ?? err;
     if (!isUnavailable(err) && !isUnavailable(cause)) return false;
-    if (isPostgresError(cause)) this.down('postgres', role, cause as Error);
+    if (isPostgresError(cause)) this.down('postgres', role, cause as Error, this.pools.get(role) ?? REQUESTS);
     return true;
   }
 
   private track(dependency: Dependency, role: string): void {
     const key = `${dependency}/${role}`;
-    if (!this.roles.has(key)) this.roles.set(key, { dependency, role, up: true, downs: 0, ups: 0 });
+    if (!this.roles.has(key)) this.roles.set(key, { dependency, role, up: true, downs: 0, ups: 0, downConnections: new Set() });
   }
 
-  private down(dependency: Dependency, role: string, err: Error): void {
+  private down(dependency: Dependency, role: string, err: Error, connection: object): void {
     this.track(dependency, role);
     const state = this.roles.get(`${dependency}/${role}`)!;
+    state.downConnections.add(connection);
     if (!state.up) return;
     state.up = false;
     state.downs++;
@@ -98,12 +103,18 @@ export class DependencyStatus implements OnModuleInit {
     // No stack: the reason is the class and code (ECONNREFUSED, 57P01) and the driver's one-line message.
     const reason = { type: err?.name, code: (err as { code?: unknown })?.code, message: err?.message?.split('\n', 1)[0] };
     this.logger.warn({ dependency, role, state: 'down', reason }, `${dependency} unreachable (${role})`);
-    if (dependency === 'postgres') this.pools.get(role)?.once('acquire', () => this.up(dependency, role));
+    if (dependency === 'postgres') {
+      this.pools.get(role)?.once('acquire', () => {
+        state.downConnections.clear();
+        this.up(dependency, role);
+      });
+    }
   }
 
-  private up(dependency: Dependency, role: string): void {
+  private up(dependency: Dependency, role: string, connection?: object): void {
     const state = this.roles.get(`${dependency}/${role}`);
-    if (!state || state.up) return;
+    if (connection) state?.downConnections.delete(connection);
+    if (!state || state.up || state.downConnections.size > 0) return;
     state.up = true;
     state.ups++;
     const downForMs = Date.now() - (state.downSince ?? Date.now());

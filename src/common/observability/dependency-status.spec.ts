@@ -1,0 +1,49 @@
+import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
+import { DependencyStatus } from './dependency-status';
+
+const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+
+describe('DependencyStatus', () => {
+  let warn: jest.SpyInstance;
+  let log: jest.SpyInstance;
+
+  beforeEach(() => {
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('keeps a role down until every connection that went down is back, whatever else connects meanwhile', () => {
+    const status = new DependencyStatus();
+    const [a, b] = [new EventEmitter(), new EventEmitter()];
+    status.watchRedis(a, 'queue-workers');
+    status.watchRedis(b, 'queue-workers');
+
+    a.emit('error', refused());
+    b.emit('ready'); // b finished connecting just before the outage reached it
+    b.emit('error', refused());
+    a.emit('ready');
+    expect(status.states).toEqual([{ dependency: 'redis', role: 'queue-workers', up: false, downs: 1, ups: 0 }]);
+    b.emit('ready');
+
+    expect(status.states).toEqual([{ dependency: 'redis', role: 'queue-workers', up: true, downs: 1, ups: 1 }]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(log).toHaveBeenCalledTimes(1);
+  });
+
+  it('tells a PostgreSQL outage once and its end at the pool’s next connection handed out', () => {
+    const status = new DependencyStatus();
+    const pool = new EventEmitter();
+    status.watchPostgres(pool, 'queries');
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+
+    expect(status.reportFailure(terminated)).toBe(true);
+    expect(status.reportFailure(terminated)).toBe(true);
+    expect(status.reportFailure(new Error('duplicate key'))).toBe(false);
+    pool.emit('acquire');
+
+    expect(status.states).toEqual([{ dependency: 'postgres', role: 'queries', up: true, downs: 1, ups: 1 }]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+});
