@@ -41,9 +41,9 @@ export enum JobName {
    */
   SmsSend = 'sms-send',
   /**
-   * Send one appointment reminder at its time (a delayed job); jobId = the reminder's id. The reminder is
-   * claimed in PostgreSQL in the transaction that queues its message and settles it, so a duplicated or
-   * re-run job sends nothing more, and a re-planned reminder is a new row with a job of its own.
+   * Send one appointment reminder that has come due (recorded by ReminderSweep); jobId = the reminder's id.
+   * The reminder is claimed in PostgreSQL in the transaction that queues its message and settles it, so a
+   * duplicated or re-run job sends nothing more.
    */
   ReminderSend = 'reminder-send',
 }

@@ -43,15 +43,14 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
   }
 
   /**
-   * Takes a scheduled reminder for sending until `tx` ends (its row lock). Null when it is settled, or
-   * another transaction holds it (SKIP LOCKED: that one sends it, or rolls back and its job runs again).
+   * Takes a scheduled reminder for sending until `tx` ends (its row lock). A second run of its job waits
+   * for the first's transaction and then finds it settled (null), or scheduled still if that one rolled back.
    */
   claim(scope: TenantScope, id: string, tx: EntityManager): Promise<AppointmentReminderEntity | null> {
     return this.query(scope, 'r', tx)
       .andWhere('r.id = :id', { id })
       .andWhere(`r.status = 'scheduled'`)
       .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
       .getOne();
   }
 

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { JobOutbox } from '../../common/queue/job-outbox';
-import { JobName } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AppointmentReminderDto } from './dto/appointment.dto';
@@ -15,15 +13,12 @@ export type ReminderCancelReason = 'rescheduled' | 'appointment_cancelled' | 'ap
 
 /**
  * Plans and cancels an appointment's reminders inside the transaction that books, moves or ends it, so a
- * rolled-back change plans nothing. Each scheduled reminder's send job (ReminderSender) is recorded in the
- * job outbox in the same transaction, delayed to its sendAt.
+ * rolled-back change plans nothing. ReminderSweep finds each scheduled reminder once its time has come
+ * and has ReminderSender send it.
  */
 @Injectable()
 export class RemindersService {
-  constructor(
-    private readonly reminders: RemindersRepository,
-    private readonly outbox: JobOutbox,
-  ) {}
+  constructor(private readonly reminders: RemindersRepository) {}
 
   /**
    * One reminder per rule of the appointment's type, at start − offset (see planReminder), in the provider's
@@ -53,14 +48,6 @@ export class RemindersService {
       }),
       tx,
     );
-    const jobs = rows
-      .filter((r) => r.status === 'scheduled')
-      .map((r) => ({
-        name: JobName.ReminderSend,
-        payload: { reminderId: r.id, appointmentId: appointment.id, tenantId: scope.tenantId, mode: scope.mode },
-        options: { jobId: r.id, runAt: r.sendAt },
-      }));
-    await this.outbox.addMany(jobs, tx);
     return rows.sort((a, b) => a.sendAt.getTime() - b.sendAt.getTime() || (a.id < b.id ? -1 : 1)).map(reminderDto);
   }
 

@@ -7,10 +7,11 @@ export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
 
 /**
  * One reminder of one appointment, planned from a rule of its type. Only a `scheduled` row is ever sent:
- * the send job claims it (row lock, SKIP LOCKED), queues its message and settles it in one transaction.
+ * the send job claims it (row lock), queues its message and settles it in one transaction.
  */
 @Entity('appointment_reminders')
 @Index('IDX_APPOINTMENT_REMINDERS_TENANT_MODE_APPOINTMENT', ['tenantId', 'mode', 'appointmentId', 'sendAt', 'id'])
+@Index('IDX_APPOINTMENT_REMINDERS_DUE', ['sendAt'], { where: `status = 'scheduled'` })
 @Check(`"channel" IN ('email', 'sms')`)
 @Check(`"offset_minutes" BETWEEN 1 AND 43200`)
 @Check(`"status" IN ('scheduled', 'sent', 'skipped', 'suppressed', 'cancelled', 'failed')`)
@@ -43,4 +44,8 @@ export class AppointmentReminderEntity extends TenantOwnedEntity {
   /** The email or SMS message it queued. */
   @Column({ type: 'uuid', nullable: true })
   messageId!: string | null;
+
+  /** Until when the sweep leaves this due row alone, having recorded its send job (see ReminderSweep). */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  enqueuedUntil!: Date | null;
 }
