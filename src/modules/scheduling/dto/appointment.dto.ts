@@ -142,7 +142,7 @@ export class AppointmentReminderDto {
   channel!: ReminderChannel;
 
   /** Minutes before the start, from the appointment type's rule. */
-  @ApiProperty({ example: 1440 })
+  @ApiProperty({ type: 'integer', example: 1440 })
   offsetMinutes!: number;
 
   /** When it goes (or went) out: start − offsetMinutes, or 08:00 in the provider's zone for a text due in quiet hours (21:00–08:00). */
