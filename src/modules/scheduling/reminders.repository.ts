@@ -21,7 +21,7 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
     if (!values.length) return [];
     const now = clock.now();
     const rows = values.map((v) => this.build(scope, v, now));
-    await this.repo(tx).insert(rows as never);
+    await this.repo(tx).insert(rows);
     return rows;
   }
 
@@ -63,7 +63,7 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
   ): Promise<AppointmentReminderEntity> {
     const updatedAt = clock.now();
     await this.update(scope, { id: row.id }, { ...outcome, reason: outcome.reason?.slice(0, 200) ?? null, updatedAt }, tx);
-    return { ...row, ...outcome, updatedAt } as AppointmentReminderEntity;
+    return { ...row, ...outcome, updatedAt };
   }
 
   /** A reminder whose send job BullMQ gave up on: failed, if it is still scheduled. */
