@@ -1,10 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DateTime } from 'luxon';
+import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
-import { client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
 import { nextOffsetChange } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
+import { FakeTwilio } from '../helpers/fake-twilio';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { sleep } from '../helpers/processes';
 import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
@@ -14,6 +17,8 @@ const TYPES = `${SCHEDULING}/appointment-types`;
 const APPOINTMENTS = `${SCHEDULING}/appointments`;
 const NY = 'America/New_York';
 const MINUTE = 60_000;
+const PUBLIC_URL = 'https://api.clinic.test';
+const FROM = '+15005550006';
 
 /**
  * Appointment reminders through the real app, its real workers (the reminder sweep, the reminder, email
@@ -22,6 +27,7 @@ const MINUTE = 60_000;
  */
 describe('Appointment reminders', () => {
   let receiver: SmtpReceiver;
+  let fake: FakeTwilio;
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   let other: TestTenant;
@@ -32,7 +38,9 @@ describe('Appointment reminders', () => {
 
   beforeAll(async () => {
     receiver = await new SmtpReceiver().start();
-    app = await startApp({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL: 'https://api.clinic.test' });
+    // Live-mode texts go to a local fake of Twilio's API; test-mode ones take the test transport.
+    fake = await new FakeTwilio().start();
+    app = await startApp({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL, ...fake.env(FROM) });
     tenant = await createTenant(app);
     other = await createTenant(app);
     expect((await api().post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
@@ -57,6 +65,7 @@ describe('Appointment reminders', () => {
     clock.setOffsetMs(baseOffset);
     await app.close();
     await receiver.stop();
+    await fake.stop();
   });
   afterEach(() => clock.setOffsetMs(baseOffset));
 
@@ -231,30 +240,74 @@ describe('Appointment reminders', () => {
     expect(bare.reminders).toEqual([]);
   });
 
-  it('suppresses reminders to a patient who unsubscribed from email or texts, or has no address or phone', async () => {
-    const type = await createType([emailRule(60), smsRule(60)]);
-    const optedOut = await newPatient();
-    const noContact = await newPatient({ email: undefined, phone: undefined });
+  it("suppresses a patient's reminders after their unsubscribe link and their STOP reply (live mode, texts at the fake Twilio)", async () => {
+    const live = tenant.liveKey;
+    expect((await api(live).post('/api/v1/settings/practice', { name: 'Acme Live' })).status).toBe(200);
+    const liveEmail = (await api(live).post('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' }))
+      .body;
+    const liveSms = (await api(live).post('/api/v1/sms/templates', { name: 'R', body: '{{practice.name}} at {{appointment.localTime}}' }))
+      .body;
+    const type = await createType(
+      [
+        { offsetMinutes: 60, channel: 'email', templateId: liveEmail.id },
+        { offsetMinutes: 60, channel: 'sms', templateId: liveSms.id },
+      ],
+      live,
+    );
+    const liveProvider = await createProvider(app, live, { timezone: NY, workingHours: everyDay() });
+    const newLivePatient = () =>
+      createPatient(app, live, { email: `live${++phones}@reminders.test`, phone: `+1202555${String(3000 + phones)}` });
+    const [optedOut, control] = [await newLivePatient(), await newLivePatient()];
     const start = nextAfternoon();
-    const first = await book(optedOut, type, start);
-    const second = await book(noContact, type, start.plus({ hours: 1 }));
-    // What an unsubscribe link and a STOP reply record on the patient.
-    expect((await api().put(`/api/v1/patients/${optedOut.id}`, { emailOptOut: true, smsOptOut: true })).status).toBe(200);
+    const first = await book(optedOut, type, start, live, liveProvider.id);
+    const second = await book(control, type, start.plus({ hours: 1 }), live, liveProvider.id);
 
-    setNow(start.plus({ minutes: 1 }).toMillis());
-    const reminders = await settled(first.id);
+    // The patient's own unsubscribe link, and a STOP texted to the practice's number.
+    const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'live', patientId: optedOut.id });
+    expect((await call(app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
+    const inbound = '/api/v1/public/sms/twilio/inbound';
+    const fields = { From: optedOut.phone, To: FROM, Body: 'STOP', MessageSid: 'SMreminderstop1' };
+    const stop = await call(app, 'POST', inbound, {
+      rawBody: new URLSearchParams(fields).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature(fake.authToken, `${PUBLIC_URL}${inbound}`, fields),
+      },
+    });
+    expect(stop.status).toBe(200);
+    expect((await api(live).get(`/api/v1/patients/${optedOut.id}`)).body).toMatchObject({ emailOptOut: true, smsOptOut: true });
+
+    setNow(start.plus({ hours: 1, minutes: 1 }).toMillis());
+    const reminders = await settled(first.id, live);
     expect(reminders.map((r) => [r.channel, r.status, r.reason])).toEqual([
       ['email', 'suppressed', 'opted_out'],
       ['sms', 'suppressed', 'opted_out'],
     ]);
-    const sms = await api().get(`/api/v1/sms/messages/${reminders[1].messageId}`);
-    expect(sms.body.status).toBe('suppressed');
-    expect((await settled(second.id)).map((r) => [r.status, r.reason])).toEqual([
-      ['suppressed', 'no_email'],
-      ['suppressed', 'no_phone'],
+    expect((await api(live).get(`/api/v1/sms/messages/${reminders[1].messageId}`)).body.status).toBe('suppressed');
+    expect((await settled(second.id, live)).map((r) => [r.channel, r.status])).toEqual([
+      ['email', 'sent'],
+      ['sms', 'sent'],
     ]);
+    await eventually(async () => {
+      expect(fake.to(control.phone).map((m) => m.fields.Body)).toEqual(['Acme Live at 16:00']);
+      expect(emailsTo(control.email)).toHaveLength(1);
+    });
     await sleep(1_500);
+    expect(fake.to(optedOut.phone)).toEqual([]);
     expect(emailsTo(optedOut.email)).toHaveLength(0);
+    expect(fake.to(control.phone)).toHaveLength(1);
+  });
+
+  it('suppresses reminders to a patient without an email address or phone number', async () => {
+    const type = await createType([emailRule(60), smsRule(60)]);
+    const noContact = await newPatient({ email: undefined, phone: undefined });
+    const start = nextAfternoon();
+    const booked = await book(noContact, type, start);
+    setNow(start.minus({ minutes: 59 }).toMillis());
+    expect((await settled(booked.id)).map((r) => [r.status, r.reason, r.messageId])).toEqual([
+      ['suppressed', 'no_email', null],
+      ['suppressed', 'no_phone', null],
+    ]);
   });
 
   it("holds texts in the provider's quiet hours until 08:00, across New York's daylight-saving changes, or skips them", async () => {
@@ -319,8 +372,10 @@ describe('Appointment reminders', () => {
     const booked = await book(patient, type, start);
     for (const key of [other.testKey, tenant.liveKey]) {
       expect((await api(key).get(`${APPOINTMENTS}/${booked.id}`)).status).toBe(404);
-      expect((await api(key).get(APPOINTMENTS)).body.appointments).toEqual([]);
-      expect((await api(key).get('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
+      const listed = (await api(key).get(`${APPOINTMENTS}?limit=100`)).body.appointments;
+      expect(listed.flatMap((a: Json) => a.reminders.map((r: Json) => r.id))).not.toContain(booked.reminders[0].id);
+      const events = (await api(key).get('/api/v1/events?type=reminder.sent&limit=100')).body.events;
+      expect(events.filter((e: Json) => e.data.appointmentId === booked.id)).toEqual([]);
     }
     // The other tenant's own appointment at the same time sends its own reminder, rendered with its own practice.
     await api(other.testKey).post('/api/v1/settings/practice', { name: 'Globex' });
