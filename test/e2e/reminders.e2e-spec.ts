@@ -10,7 +10,7 @@ import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { sleep } from '../helpers/processes';
-import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { bookAppointment, createProvider, createScheduler, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
 
 const TYPES = `${SCHEDULING}/appointment-types`;
@@ -195,7 +195,7 @@ describe('Appointment reminders', () => {
     const patient = await newPatient();
     const start = nextAfternoon();
     const booked = await book(patient, type, start);
-    const later = start.plus({ days: 1, hours: 1 });
+    const later = nextAfternoon().plus({ hours: 1 });
 
     const moved = await api().patch(`${APPOINTMENTS}/${booked.id}`, { datetime: later.toUTC().toISO() });
     expect(moved.status).toBe(200);
@@ -220,6 +220,45 @@ describe('Appointment reminders', () => {
     await sleep(2_500);
     expect(emailsTo(patient.email)).toHaveLength(0);
     expect((await remindersOf(booked.id)).map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+  });
+
+  it('cancels the ones still to go when an appointment is marked no-show or completed; confirming keeps them', async () => {
+    const type = await createType([emailRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const ends = async (status: string, at: DateTime): Promise<Json[]> => {
+      const booked = await book(patient, type, at);
+      const res = await api().patch(`${APPOINTMENTS}/${booked.id}`, { status });
+      expect(res.status).toBe(200);
+      return res.body.reminders.map((r: Json) => [r.status, r.reason]);
+    };
+    expect(await ends('confirmed', start)).toEqual([['scheduled', null]]);
+    expect(await ends('no_show', start.plus({ hours: 1 }))).toEqual([['cancelled', 'appointment_no_show']]);
+    expect(await ends('completed', start.plus({ hours: 2 }))).toEqual([['cancelled', 'appointment_completed']]);
+  });
+
+  it('plans them for a booking through a public booking page, and re-plans them when the patient moves it through the manage link', async () => {
+    const type = await createType([emailRule(1440)]);
+    const scheduler = await createScheduler(app, tenant.testKey, [provider.id], { duration: undefined, appointmentTypeId: type.id });
+    const start = nextAfternoon();
+    const booked = await call(app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
+      body: { firstName: 'Lin', lastName: 'Page', email: `page${++phones}@reminders.test`, datetime: start.toUTC().toISO() },
+    });
+    expect(booked.status).toBe(201);
+    const appointment = (await api().get(`${APPOINTMENTS}/${booked.body.id}`)).body;
+    expect(appointment.reminders).toEqual([
+      expect.objectContaining({ channel: 'email', sendAt: start.minus({ days: 1 }).toUTC().toISO(), status: 'scheduled' }),
+    ]);
+
+    const later = nextAfternoon();
+    const moved = await call(app, 'POST', `${new URL(appointment.manageUrl).pathname}/reschedule`, {
+      body: { datetime: later.toUTC().toISO() },
+    });
+    expect(moved.status).toBe(200);
+    expect((await remindersOf(appointment.id)).map((r) => [r.sendAt, r.status, r.reason])).toEqual([
+      [start.minus({ days: 1 }).toUTC().toISO(), 'cancelled', 'rescheduled'],
+      [later.minus({ days: 1 }).toUTC().toISO(), 'scheduled', null],
+    ]);
   });
 
   it('skips a reminder whose time has passed at booking, and plans none for an appointment without a type', async () => {
