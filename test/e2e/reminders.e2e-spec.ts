@@ -122,7 +122,7 @@ describe('Appointment reminders', () => {
         id: expect.any(String),
         channel: 'email',
         offsetMinutes: 1440,
-        sendAt: start.minus({ days: 1 }).toUTC().toISO(),
+        sendAt: start.minus({ minutes: 1440 }).toUTC().toISO(),
         status: 'scheduled',
         reason: null,
         messageId: null,
@@ -141,10 +141,10 @@ describe('Appointment reminders', () => {
     expect(list.body.appointments[0].reminders).toEqual(booked.reminders);
 
     // Just before the email's time nothing goes; just after it, the email only.
-    setNow(start.minus({ days: 1, seconds: 5 }).toMillis());
+    setNow(start.minus({ minutes: 1440, seconds: 5 }).toMillis());
     await sleep(2_500);
     expect((await remindersOf(booked.id)).map((r) => r.status)).toEqual(['scheduled', 'scheduled']);
-    setNow(start.minus({ days: 1 }).toMillis() + 500);
+    setNow(start.minus({ minutes: 1440 }).toMillis() + 500);
     const email = await eventually(async () => {
       expect(emailsTo(patient.email)).toHaveLength(1);
       return emailsTo(patient.email)[0];
@@ -247,7 +247,7 @@ describe('Appointment reminders', () => {
     expect(booked.status).toBe(201);
     const appointment = (await api().get(`${APPOINTMENTS}/${booked.body.id}`)).body;
     expect(appointment.reminders).toEqual([
-      expect.objectContaining({ channel: 'email', sendAt: start.minus({ days: 1 }).toUTC().toISO(), status: 'scheduled' }),
+      expect.objectContaining({ channel: 'email', sendAt: start.minus({ minutes: 1440 }).toUTC().toISO(), status: 'scheduled' }),
     ]);
 
     const later = nextAfternoon();
@@ -256,8 +256,8 @@ describe('Appointment reminders', () => {
     });
     expect(moved.status).toBe(200);
     expect((await remindersOf(appointment.id)).map((r) => [r.sendAt, r.status, r.reason])).toEqual([
-      [start.minus({ days: 1 }).toUTC().toISO(), 'cancelled', 'rescheduled'],
-      [later.minus({ days: 1 }).toUTC().toISO(), 'scheduled', null],
+      [start.minus({ minutes: 1440 }).toUTC().toISO(), 'cancelled', 'rescheduled'],
+      [later.minus({ minutes: 1440 }).toUTC().toISO(), 'scheduled', null],
     ]);
   });
 
