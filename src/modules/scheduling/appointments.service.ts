@@ -193,7 +193,7 @@ export class AppointmentsService {
         },
         tx,
       );
-      const type = policy.typeId ? await this.types.find(scope, policy.typeId) : null;
+      const type = policy.typeId ? await this.types.find(scope, policy.typeId, tx) : null;
       const reminders = await this.reminders.plan(scope, row, type?.reminders ?? [], provider.timezone, tx);
       const appointment = this.dto(row, patient, reminders);
       await this.events.record(scope, 'appointment.booked', appointment, tx);
@@ -412,7 +412,7 @@ export class AppointmentsService {
     if (ended && before.status !== after.status) return this.reminders.cancel(scope, after.id, ended, tx);
     if (before.startsAt.getTime() === after.startsAt.getTime() || !isActive(after.status)) return;
     await this.reminders.cancel(scope, after.id, 'rescheduled', tx);
-    const type = after.appointmentTypeId ? await this.types.find(scope, after.appointmentTypeId) : null;
+    const type = after.appointmentTypeId ? await this.types.find(scope, after.appointmentTypeId, tx) : null;
     if (!type?.reminders.length) return;
     const zone = (provider ?? (await this.providers.findById(scope, after.providerId, tx))!).timezone;
     await this.reminders.plan(scope, after, type.reminders, zone, tx);
