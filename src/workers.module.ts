@@ -4,6 +4,7 @@ import { EmailWorkersModule } from './modules/email/email-workers.module';
 import { SequencesWorkersModule } from './modules/email/sequences/sequences-workers.module';
 import { PatientsWorkersModule } from './modules/patients/patients-workers.module';
 import { SmsWorkersModule } from './modules/sms/sms-workers.module';
+import { SchedulingWorkersModule } from './modules/scheduling/scheduling-workers.module';
 import { RetentionWorkersModule } from './modules/retention/retention-workers.module';
 import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.module';
 
@@ -21,6 +22,7 @@ import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.modul
     SequencesWorkersModule,
     RetentionWorkersModule,
     SmsWorkersModule,
+    SchedulingWorkersModule,
   ],
 })
 export class WorkersModule {}

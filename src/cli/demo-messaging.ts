@@ -29,15 +29,17 @@ export const DEMO_EMAIL_TEMPLATES: CreateEmailTemplateDto[] = [
   },
   {
     name: 'Appointment reminder',
-    subject: 'Reminder: your appointment on {{appointmentDate}}',
-    textContent: 'Hi {{patient.firstName}}, this is a reminder of your appointment at {{practice.name}} on {{appointmentDate}}.',
+    subject: 'Reminder: your appointment on {{appointment.localDate}} at {{appointment.localTime}}',
+    textContent:
+      'Hi {{patient.firstName}}, this is a reminder of your {{appointment.typeName}} with {{appointment.providerName}} at {{practice.name}} ' +
+      'on {{appointment.localDate}} at {{appointment.localTime}} ({{appointment.timezone}}). To confirm, cancel or move it: {{appointment.manageUrl}}',
   },
 ];
 
 export const DEMO_SMS_TEMPLATES: CreateSmsTemplateDto[] = [
   {
     name: 'Appointment reminder',
-    body: 'Hi {{patient.firstName}}, a reminder of your appointment at {{practice.name}} on {{appointmentDate}}. Reply C to confirm.',
+    body: 'Hi {{patient.firstName}}, a reminder of your appointment at {{practice.name}} on {{appointment.localDate}} at {{appointment.localTime}}. Reply C to confirm.',
   },
   {
     name: 'Booking confirmation',
@@ -45,6 +47,9 @@ export const DEMO_SMS_TEMPLATES: CreateSmsTemplateDto[] = [
   },
   { name: 'Running late', body: 'Sorry {{patient.firstName}}, we are running about {{minutes}} minutes late today. — {{practice.name}}' },
 ];
+
+/** The email and the SMS template the demo appointment types remind with. */
+export const DEMO_REMINDER_TEMPLATE = 'Appointment reminder';
 
 export const DEMO_SEQUENCE_NAME = 'New patient welcome';
 

@@ -4,7 +4,7 @@ import { SchedulersService } from '../modules/schedulers/schedulers.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
 import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
-import type { CreateAppointmentTypeDto } from '../modules/scheduling/dto/appointment-type.dto';
+import type { CreateAppointmentTypeDto, ReminderRuleDto } from '../modules/scheduling/dto/appointment-type.dto';
 import type { AvailabilityQueryDto } from '../modules/scheduling/dto/availability.dto';
 import type { CreateProviderDto } from '../modules/scheduling/dto/provider.dto';
 import { ProvidersService } from '../modules/scheduling/providers.service';
@@ -49,7 +49,7 @@ const DAY = 86_400_000;
 const dateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * Providers with working hours and time off, two appointment types, appointments of both types in every status spread over the next two
+ * Providers with working hours and time off, two appointment types (each with `reminders`), appointments of both types in every status spread over the next two
  * weeks, and an active scheduler (public booking page) over both providers. Safe to run twice: the
  * scheduler's slug marks a seeded tenant, and a second run adds nothing.
  */
@@ -57,6 +57,7 @@ export async function seedDemoScheduling(
   auth: AuthContext,
   services: DemoSchedulingServices,
   patientIds: string[],
+  reminders: ReminderRuleDto[] = [],
 ): Promise<{ providers: number; appointmentTypes: number; timeOff: number; appointments: Record<string, number>; schedulers: number }> {
   const none = { providers: 0, appointmentTypes: 0, timeOff: 0, appointments: {}, schedulers: 0 };
   if (!patientIds.length || (await services.schedulers.findBySlug(auth, DEMO_SCHEDULER_SLUG))) return none;
@@ -64,7 +65,7 @@ export async function seedDemoScheduling(
   const providers = [];
   for (const dto of DEMO_PROVIDERS) providers.push(await services.providers.create(auth, dto));
   const types = [];
-  for (const dto of DEMO_APPOINTMENT_TYPES) types.push(await services.types.create(auth, dto));
+  for (const dto of DEMO_APPOINTMENT_TYPES) types.push(await services.types.create(auth, { ...dto, reminders }));
 
   // Time off from three weeks on, so that it never hides the seeded appointments: a week's holiday and a training day.
   const start = Math.floor(clock.nowMs() / DAY) * DAY + DAY;

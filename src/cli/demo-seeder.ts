@@ -20,7 +20,7 @@ import { ProvidersService } from '../modules/scheduling/providers.service';
 import { DEMO_INTAKE_FORM, seedDemoForms } from './demo-forms';
 import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from './demo-scheduling';
 import { SmsTemplatesService } from '../modules/sms/sms-templates.service';
-import { DEMO_EMAIL_TEMPLATES, DEMO_SEQUENCE_NAME, DEMO_SMS_TEMPLATES, seedDemoMessaging } from './demo-messaging';
+import { DEMO_EMAIL_TEMPLATES, DEMO_REMINDER_TEMPLATE, DEMO_SEQUENCE_NAME, DEMO_SMS_TEMPLATES, seedDemoMessaging } from './demo-messaging';
 
 const FIRST_NAMES = [
   'Olivia',
@@ -183,6 +183,18 @@ export class DemoSeeder {
 
     const intakePatients = (await this.patients.list(auth, { hasEmail: true }, { limit: WITH_INTAKE_FORM })).patients;
     const forms = await seedDemoForms(auth, this.forms, this.formSubmissions, intakePatients);
+    // Templates first: the appointment types remind by email a day ahead and by text two hours ahead.
+    const messaging = await seedDemoMessaging(auth, this.emailTemplates, this.smsTemplates, this.sequences);
+    const reminderTemplate = async (list: Promise<{ templates: { id: string; name: string }[] }>) =>
+      (await list).templates.find((t) => t.name === DEMO_REMINDER_TEMPLATE)!.id;
+    const reminders = [
+      {
+        offsetMinutes: 1440,
+        channel: 'email' as const,
+        templateId: await reminderTemplate(this.emailTemplates.list(auth, { limit: 100 })),
+      },
+      { offsetMinutes: 120, channel: 'sms' as const, templateId: await reminderTemplate(this.smsTemplates.list(auth, { limit: 100 })) },
+    ];
     const scheduling = await seedDemoScheduling(
       auth,
       {
@@ -193,8 +205,8 @@ export class DemoSeeder {
         schedulers: this.schedulers,
       },
       intakePatients.map((p) => p.id),
+      reminders,
     );
-    const messaging = await seedDemoMessaging(auth, this.emailTemplates, this.smsTemplates, this.sequences);
 
     return {
       tenantId,

@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { utcDate } from '../helpers/dates';
 import { createPatient } from '../helpers/patients';
+import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 
@@ -94,6 +96,39 @@ describe('Tenant and mode isolation', () => {
       const res = await client(app, key).get(log);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('not_found');
+    }
+  });
+
+  it("cannot see another tenant's or mode's appointment reminders, nor their reminder.sent events", async () => {
+    const template = await client(app, globex.testKey).post('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
+    const type = await client(app, globex.testKey).post('/api/v1/scheduling/appointment-types', {
+      name: 'Reminded',
+      durationMinutes: 30,
+      reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
+    });
+    const provider = await createProvider(app, globex.testKey, { timezone: 'UTC', workingHours: everyDay() });
+    const patient = await createPatient(app, globex.testKey, { email: 'iso@reminders.test' });
+    const booked = await bookAppointment(app, globex.testKey, {
+      patientId: patient.id,
+      providerId: provider.id,
+      appointmentTypeId: type.body.id,
+      datetime: `${utcDate(20)}T10:00:00.000Z`,
+    });
+    expect(booked.reminders).toEqual([expect.objectContaining({ channel: 'email', status: 'scheduled' })]);
+    // Another tenant's template cannot be a reminder of a type either.
+    const foreign = await client(app, acme.testKey).post('/api/v1/scheduling/appointment-types', {
+      name: 'Borrowed',
+      durationMinutes: 30,
+      reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
+    });
+    expect([foreign.status, foreign.body.errors?.[0]?.field]).toEqual([400, 'reminders.0.templateId']);
+    for (const key of [acme.testKey, acme.liveKey, globex.liveKey]) {
+      expect((await client(app, key).get(`/api/v1/scheduling/appointments/${booked.id}`)).status).toBe(404);
+      const list = await client(app, key).get('/api/v1/scheduling/appointments?limit=100');
+      expect(list.body.appointments.flatMap((a: { reminders: { id: string }[] }) => a.reminders.map((r) => r.id))).not.toContain(
+        booked.reminders[0].id,
+      );
+      expect((await client(app, key).get('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
     }
   });
 });

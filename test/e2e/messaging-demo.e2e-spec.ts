@@ -34,10 +34,12 @@ describe('seed:demo email and SMS', () => {
     for (const template of sms) {
       const preview = await api.post(`/api/v1/sms/templates/${template.id}/preview`, {
         patientId: patient.id,
-        variables: { appointmentDate: '2 December at 09:30', minutes: 15 },
+        // A preview shows a reminder's appointment from a sample passed as a variable.
+        variables: { appointmentDate: '2 December at 09:30', appointment: { localDate: '2 December', localTime: '09:30' }, minutes: 15 },
       });
       expect([template.name, preview.status, preview.body.encoding]).toEqual([template.name, 200, expect.stringMatching(/GSM-7|UCS-2/)]);
       expect(preview.body.body).not.toMatch(/\{\{/);
+      if (template.name === 'Appointment reminder') expect(preview.body.body).toContain('on 2 December at 09:30');
     }
     const welcome = (await api.get('/api/v1/emails/templates')).body.templates.find((t: { name: string }) => t.name === 'Welcome');
     const preview = await api.post(`/api/v1/emails/templates/${welcome.id}/preview`, { patientId: patient.id });

@@ -66,6 +66,7 @@ describe('Scheduling: booking and appointments', () => {
         confirmedAt: null,
         cancelledAt: null,
         manageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/api\/v1\/public\/appointments\/[\w.-]+$/),
+        reminders: [],
         patient: expect.objectContaining({ id: patient.id, firstName: 'Pat', lastName: 'Ient', email: 'pat@example.com' }),
         createdAt: expect.any(String),
         updatedAt: expect.any(String),

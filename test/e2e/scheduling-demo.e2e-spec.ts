@@ -29,11 +29,14 @@ describe('seed:demo scheduling', () => {
       appointments: app.get(AppointmentsService),
       schedulers: app.get(SchedulersService),
     };
+    const template = await client(app, tenant.testKey).post('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
+    const reminders = [{ offsetMinutes: 1440, channel: 'email' as const, templateId: template.body.id }];
     const seed = () =>
       seedDemoScheduling(
         auth,
         services,
         patients.map((p) => p.id),
+        reminders,
       );
     const all = { scheduled: 2, confirmed: 2, completed: 2, cancelled: 2, no_show: 2 };
     expect(await seed()).toEqual({ providers: 2, appointmentTypes: 2, timeOff: 2, appointments: all, schedulers: 1 });
@@ -54,6 +57,12 @@ describe('seed:demo scheduling', () => {
     const statuses: Record<string, number> = {};
     for (const a of appointments) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     expect(statuses).toEqual(all);
+    // Each type reminds; each appointment has its reminder, still to go only while it is scheduled or confirmed.
+    expect(types.map((t: Json) => t.reminders)).toEqual([reminders, reminders]);
+    for (const a of appointments) {
+      expect(a.reminders).toHaveLength(1);
+      if (!['scheduled', 'confirmed'].includes(a.status)) expect(a.reminders[0].status).not.toBe('scheduled');
+    }
     const [scheduler] = (await api.get(SCHEDULERS)).body.schedulers;
     expect(scheduler).toMatchObject({ slug: DEMO_SCHEDULER_SLUG, isActive: true });
     expect(scheduler.providerIds.sort()).toEqual(providers.map((p: Json) => p.id).sort());

@@ -12,6 +12,7 @@ export enum QueueName {
   EmailSends = 'email-sends',
   EmailSequences = 'email-sequences',
   SmsSends = 'sms-sends',
+  AppointmentReminders = 'appointment-reminders',
 }
 
 /** Job names, unique across queues (a handler is found by its job's name). */
@@ -39,6 +40,12 @@ export enum JobName {
    * each try (see SmsSender): a job that finds it settled sends nothing.
    */
   SmsSend = 'sms-send',
+  /**
+   * Send one appointment reminder that has come due (recorded by ReminderSweep); jobId = the reminder's id.
+   * The reminder is claimed in PostgreSQL in the transaction that queues its message and settles it, so a
+   * duplicated or re-run job sends nothing more.
+   */
+  ReminderSend = 'reminder-send',
 }
 
 /** Each job's payload carries the tenant and mode it works for. */
@@ -78,12 +85,20 @@ export interface SmsSendPayload {
   mode: Mode;
 }
 
+export interface ReminderSendPayload {
+  reminderId: string;
+  appointmentId: string;
+  tenantId: string;
+  mode: Mode;
+}
+
 export interface JobPayloads {
   [JobName.PatientImport]: PatientImportPayload;
   [JobName.WebhookDelivery]: WebhookDeliveryPayload;
   [JobName.EmailSend]: EmailSendPayload;
   [JobName.EmailSequenceStep]: EmailSequenceStepPayload;
   [JobName.SmsSend]: SmsSendPayload;
+  [JobName.ReminderSend]: ReminderSendPayload;
 }
 
 /**
@@ -214,6 +229,29 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
       // SMS_RETRY_BASE_MS override both; SmsSendJobs adds the jobs), then the message ends `failed`.
       attempts: 6,
       backoff: { type: 'exponential', delay: 5_000 },
+      removeOnComplete: true,
+      removeOnFail: { count: 1_000 },
+    },
+  },
+  [QueueName.AppointmentReminders]: {
+    jobs: [JobName.ReminderSend],
+    worker: {
+      // A reminder is one short transaction (claim, render and queue its message, settle); the sending is
+      // the email and SMS queues' work. Many fall due in the same minute (every 09:00 appointment's).
+      concurrency: 16,
+      // Far longer than that transaction; short, so that a crashed worker's reminders go out within
+      // seconds (about lockDuration + stalledInterval) rather than a minute late. A live worker that lost
+      // its lock on a stalled event loop costs nothing: the row claim lets only one run send.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 5,
+    },
+    jobOptions: {
+      // Our own failures (database, Redis) are retried 2, 4, … 64 s apart; after that the reminder ends
+      // `failed` with the reason (ReminderSender.failed).
+      attempts: 7,
+      backoff: { type: 'exponential', delay: 2_000 },
+      // The reminder's row is its record.
       removeOnComplete: true,
       removeOnFail: { count: 1_000 },
     },

@@ -12,6 +12,21 @@ export interface TemplatePatient {
   joiningCode?: string | null;
 }
 
+/**
+ * The appointment a reminder is about (`{{appointment.localTime}}`): its start as an instant and as the
+ * provider's local date (`yyyy-MM-dd`) and time (`HH:mm`) in `timezone`, so a text reads as the practice's clock.
+ */
+export interface TemplateAppointment {
+  datetime: string;
+  localDate: string;
+  localTime: string;
+  timezone: string;
+  durationMinutes: number;
+  providerName: string;
+  typeName: string | null;
+  manageUrl: string;
+}
+
 export interface TemplateContextInput {
   /** The recipient, when the message goes to a patient. */
   patient?: TemplatePatient | null;
@@ -19,21 +34,25 @@ export interface TemplateContextInput {
   practice?: Record<string, unknown> | null;
   /** The caller's variables (`variables` / `templateVariables` in a request body). */
   variables?: Record<string, unknown> | null;
+  /** The appointment a reminder is about. */
+  appointment?: TemplateAppointment | null;
 }
 
 export type TemplateContext = Record<string, unknown> & { patient: Record<string, unknown>; practice: Record<string, unknown> };
 
 /**
- * Caller variables sit at the top level. `practice` always comes from the settings, and a known patient
+ * Caller variables sit at the top level. `practice` always comes from the settings, a reminder's
+ * `appointment` always wins over a caller's variable of that name, and a known patient
  * always wins over a caller's `patient` variable; without one (a send to a bare address, a preview
  * without patientId), `variables.patient` fills the slot so a preview can show a sample name.
  */
-export function buildTemplateContext({ patient, practice, variables }: TemplateContextInput): TemplateContext {
+export function buildTemplateContext({ patient, practice, variables, appointment }: TemplateContextInput): TemplateContext {
   const callerPatient = variables?.patient;
   return {
     ...(variables ?? {}),
     patient: patient ? patientFields(patient) : isPlainObject(callerPatient) ? callerPatient : {},
     practice: { ...(practice ?? {}) },
+    ...(appointment ? { appointment: { ...appointment } } : {}),
   };
 }
 

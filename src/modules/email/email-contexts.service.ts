@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedException } from '../../common/http/problem';
-import type { TemplateContext } from '../../common/templates/template-context';
+import type { TemplateAppointment, TemplateContext } from '../../common/templates/template-context';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { type PatientDto, PatientsService } from '../patients';
 import { TemplateContextService } from '../templates';
@@ -23,8 +23,16 @@ export class EmailContexts {
     return patient;
   }
 
-  /** `{{patient.*}}` from the patient (if any), `{{practice.*}}` from the practice settings, and the caller's variables. */
-  build(scope: TenantScope, patient: PatientDto | null, variables: Record<string, unknown> | undefined): Promise<TemplateContext> {
-    return this.contexts.build(scope, { patient, variables });
+  /**
+   * `{{patient.*}}` from the patient (if any), `{{practice.*}}` from the practice settings, the caller's
+   * variables, and a reminder's `{{appointment.*}}`.
+   */
+  build(
+    scope: TenantScope,
+    patient: PatientDto | null,
+    variables: Record<string, unknown> | undefined,
+    appointment?: TemplateAppointment,
+  ): Promise<TemplateContext> {
+    return this.contexts.build(scope, { patient, variables, appointment });
   }
 }

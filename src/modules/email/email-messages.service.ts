@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import type { TemplateAppointment } from '../../common/templates/template-context';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
@@ -16,11 +17,13 @@ import { EmailTemplatesService } from './email-templates.service';
 import { EmailMessageNotFoundException } from './email.exceptions';
 import { EmailMessageEntity } from './entities/email-message.entity';
 
-/** A sequence step's message (see EmailMessagesService.queue). */
+/** A sequence step's or a reminder's message (see EmailMessagesService.queue). */
 export interface QueueEmailInput {
   patientId: string;
   templateId: string;
   variables?: Record<string, unknown>;
+  /** A reminder's appointment, which its template sees as `{{appointment.*}}`. */
+  appointment?: TemplateAppointment;
   sequenceId?: string;
   enrollmentId?: string;
   step?: number;
@@ -73,7 +76,7 @@ export class EmailMessagesService {
   async queue(scope: TenantScope, input: QueueEmailInput, tx: EntityManager): Promise<{ messageId: string }> {
     const patient = await this.contexts.patient(scope, input.patientId, 'patientId', true);
     const template = await this.templates.named(scope, input.templateId, 'templateId');
-    const rendered = renderEmailParts(template, await this.contexts.build(scope, patient, input.variables), 'variables');
+    const rendered = renderEmailParts(template, await this.contexts.build(scope, patient, input.variables, input.appointment), 'variables');
     const { id } = await this.insert(
       scope,
       { to: patient.email!, patient },

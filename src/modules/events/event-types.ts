@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'sms.delivered',
   'sms.failed',
   'sms.opted_out',
+  'reminder.sent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
@@ -67,9 +68,9 @@ export class AppointmentTypesService {
     return row;
   }
 
-  /** The type a body names, or null. */
-  find(scope: TenantScope, id: string): Promise<AppointmentTypeEntity | null> {
-    return this.types.get(scope, id);
+  /** The type a body names, or null (read in `tx` when given). */
+  find(scope: TenantScope, id: string, tx?: EntityManager): Promise<AppointmentTypeEntity | null> {
+    return this.types.get(scope, id, tx);
   }
 
   /** The type a body's `field` names, active, or 400 naming the field. */

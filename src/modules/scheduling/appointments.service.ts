@@ -18,6 +18,7 @@ import { AvailabilityService, DEFAULT_DURATION, offering, Unbookable } from './a
 import {
   AppointmentDto,
   AppointmentListDto,
+  AppointmentReminderDto,
   BookAppointmentDto,
   ListAppointmentsQueryDto,
   UpdateAppointmentDto,
@@ -28,6 +29,7 @@ import { ProviderEntity } from './entities/provider.entity';
 import { definedOnly } from './defined-only';
 import { ManageTokens } from './manage-tokens';
 import { ProvidersRepository } from './providers.repository';
+import { ReminderCancelReason, RemindersService } from './reminders.service';
 import {
   AppointmentNotFoundException,
   ChangeWindowClosedException,
@@ -95,6 +97,13 @@ const STATUS_EVENTS: Partial<Record<AppointmentStatus, EventType>> = {
   no_show: 'appointment.no_show',
 };
 
+/** The statuses that end an appointment, and why its planned reminders are cancelled then. */
+const CANCELLING_STATUSES: Partial<Record<AppointmentStatus, ReminderCancelReason>> = {
+  cancelled: 'appointment_cancelled',
+  no_show: 'appointment_no_show',
+  completed: 'appointment_completed',
+};
+
 @Injectable()
 export class AppointmentsService {
   constructor(
@@ -107,6 +116,7 @@ export class AppointmentsService {
     private readonly transactions: Transactions,
     private readonly events: EventsService,
     private readonly tokens: ManageTokens,
+    private readonly reminders: RemindersService,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -183,7 +193,9 @@ export class AppointmentsService {
         },
         tx,
       );
-      const appointment = this.dto(row, patient);
+      const type = policy.typeId ? await this.types.find(scope, policy.typeId, tx) : null;
+      const reminders = await this.reminders.plan(scope, row, type?.reminders ?? [], provider.timezone, tx);
+      const appointment = this.dto(row, patient, reminders);
       await this.events.record(scope, 'appointment.booked', appointment, tx);
       await steps.afterInsert?.(appointment, tx);
       return appointment;
@@ -198,22 +210,29 @@ export class AppointmentsService {
     }
     const filters = { status: query.status, providerId: query.providerId, patientId: query.patientId, startsFrom, startsBefore };
     const result = await this.appointments.list(auth, filters, page);
-    // One query for the page's patients, not one per row; a patient deleted meanwhile takes its appointments along.
-    const patients = await this.patients.findMany(
-      auth,
-      result.items.map((a) => a.patientId),
-    );
+    // One query for the page's patients and one for their reminders, not one per row; a patient deleted
+    // meanwhile takes its appointments along.
+    const [patients, reminders] = await Promise.all([
+      this.patients.findMany(
+        auth,
+        result.items.map((a) => a.patientId),
+      ),
+      this.reminders.of(
+        auth,
+        result.items.map((a) => a.id),
+      ),
+    ]);
     const appointments = result.items
       .filter((a) => patients.has(a.patientId))
-      .map((a) => appointmentFor(auth, this.dto(a, patients.get(a.patientId)!)));
+      .map((a) => appointmentFor(auth, this.dto(a, patients.get(a.patientId)!, reminders.get(a.id)!)));
     return { appointments, nextCursor: result.nextCursor };
   }
 
   async get(scope: TenantScope, id: string): Promise<AppointmentDto> {
     const row = await this.appointments.findById(scope, id);
-    const patient = row && (await this.patients.find(scope, row.patientId));
+    const [patient, reminders] = row ? await Promise.all([this.patients.find(scope, row.patientId), this.reminders.of(scope, [id])]) : [];
     if (!row || !patient) throw new AppointmentNotFoundException();
-    return this.dto(row, patient);
+    return this.dto(row, patient, reminders!.get(id)!);
   }
 
   /** GET /scheduling/appointments/{id}: the appointment as the key may see it. */
@@ -361,7 +380,12 @@ export class AppointmentsService {
             await this.clinical.recordAppointmentEncounter(scope, values, tx);
           }
           const updated = (await this.appointments.findById(scope, id, tx))!;
-          const appointment = this.dto(updated, (await this.patients.find(scope, updated.patientId, tx))!);
+          await this.replanReminders(scope, current, updated, moved?.provider, tx);
+          const [patient, reminders] = await Promise.all([
+            this.patients.find(scope, updated.patientId, tx),
+            this.reminders.of(scope, [id], tx),
+          ]);
+          const appointment = this.dto(updated, patient!, reminders.get(id)!);
           await this.recordChange(tx, scope, current, updated, appointment, source);
           return appointment;
         }),
@@ -371,6 +395,27 @@ export class AppointmentsService {
       if (moved && reason) throw await this.unavailable(scope, moved.provider, moved.start, moved.policy, reason, id);
       throw err;
     }
+  }
+
+  /**
+   * A change's effect on the reminders still to go: an appointment that ends (cancelled, no-show,
+   * completed) cancels them; a new start cancels them and plans the type's reminders for the new time.
+   */
+  private async replanReminders(
+    scope: TenantScope,
+    before: AppointmentEntity,
+    after: AppointmentEntity,
+    provider: ProviderEntity | undefined,
+    tx: EntityManager,
+  ): Promise<void> {
+    const ended = CANCELLING_STATUSES[after.status];
+    if (ended && before.status !== after.status) return this.reminders.cancel(scope, after.id, ended, tx);
+    if (before.startsAt.getTime() === after.startsAt.getTime() || !isActive(after.status)) return;
+    await this.reminders.cancel(scope, after.id, 'rescheduled', tx);
+    const type = after.appointmentTypeId ? await this.types.find(scope, after.appointmentTypeId, tx) : null;
+    if (!type?.reminders.length) return;
+    const zone = (provider ?? (await this.providers.findById(scope, after.providerId, tx))!).timezone;
+    await this.reminders.plan(scope, after, type.reminders, zone, tx);
   }
 
   /** 409 change_window_closed once the clock has passed the appointment's change deadline. */
@@ -409,9 +454,9 @@ export class AppointmentsService {
     return new SlotUnavailableException(REASONS[reason], await this.availability.alternatives(scope, [provider], start, policy, exceptId));
   }
 
-  /** The appointment as the API answers it, with its manage link. */
-  dto(row: AppointmentEntity, patient: PatientDto): AppointmentDto {
-    return appointmentDto(row, patient, this.tokens.url({ tenantId: row.tenantId, mode: row.mode, appointmentId: row.id }));
+  /** The appointment as the API answers it, with its manage link and reminders. */
+  dto(row: AppointmentEntity, patient: PatientDto, reminders: AppointmentReminderDto[]): AppointmentDto {
+    return appointmentDto(row, patient, this.tokens.url({ tenantId: row.tenantId, mode: row.mode, appointmentId: row.id }), reminders);
   }
 }
 
@@ -434,7 +479,12 @@ function appointmentFor(auth: AuthContext, appointment: AppointmentDto): Appoint
   return { ...appointment, patient: patientFor(auth, appointment.patient) };
 }
 
-export function appointmentDto(row: AppointmentEntity, patient: PatientDto, manageUrl: string): AppointmentDto {
+export function appointmentDto(
+  row: AppointmentEntity,
+  patient: PatientDto,
+  manageUrl: string,
+  reminders: AppointmentReminderDto[],
+): AppointmentDto {
   return {
     id: row.id,
     patientId: row.patientId,
@@ -449,6 +499,7 @@ export function appointmentDto(row: AppointmentEntity, patient: PatientDto, mana
     confirmedAt: row.confirmedAt?.toISOString() ?? null,
     cancelledAt: row.cancelledAt?.toISOString() ?? null,
     manageUrl,
+    reminders,
     patient,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

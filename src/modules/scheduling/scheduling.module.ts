@@ -16,6 +16,7 @@ import { AppointmentsService } from './appointments.service';
 import { AvailabilityController } from './availability.controller';
 import { AvailabilityService } from './availability.service';
 import { AppointmentTypeEntity } from './entities/appointment-type.entity';
+import { AppointmentReminderEntity } from './entities/appointment-reminder.entity';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from './entities/provider.entity';
 import { TimeOffEntity } from './entities/time-off.entity';
@@ -25,11 +26,13 @@ import { SelfServiceService } from './self-service.service';
 import { ProvidersController } from './providers.controller';
 import { ProvidersRepository } from './providers.repository';
 import { ProvidersService } from './providers.service';
+import { RemindersRepository } from './reminders.repository';
+import { RemindersService } from './reminders.service';
 import { TimeOffRepository } from './time-off.repository';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity, AppointmentTypeEntity]),
+    TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity, AppointmentTypeEntity, AppointmentReminderEntity]),
     PatientsModule,
     EventsModule,
     EmailModule,
@@ -55,8 +58,20 @@ import { TimeOffRepository } from './time-off.repository';
     AppointmentsService,
     ManageTokens,
     SelfServiceService,
+    RemindersRepository,
+    RemindersService,
   ],
-  exports: [ProvidersService, AppointmentTypesService, AvailabilityService, AppointmentsService, ManageTokens],
+  exports: [
+    ProvidersService,
+    AppointmentTypesService,
+    AvailabilityService,
+    AppointmentsService,
+    ManageTokens,
+    // For the reminder job's handler (SchedulingWorkersModule).
+    AppointmentsRepository,
+    ProvidersRepository,
+    RemindersRepository,
+  ],
 })
 export class SchedulingModule implements OnModuleInit {
   constructor(

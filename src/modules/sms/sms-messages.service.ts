@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
+import type { TemplateAppointment } from '../../common/templates/template-context';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
@@ -30,6 +31,8 @@ export interface QueueSmsInput {
   templateId?: string;
   body?: string;
   variables?: Record<string, unknown>;
+  /** A reminder's appointment, which its template sees as `{{appointment.*}}`. */
+  appointment?: TemplateAppointment;
 }
 
 interface Recipient {
@@ -76,7 +79,7 @@ export class SmsMessagesService {
   async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<SmsMessageDto> {
     const patient = await this.patient(scope, input.patientId, 'patientId');
     const { source, templateId } = await this.content(scope, { templateId: input.templateId, body: input.body });
-    const context = await this.contexts.build(scope, { patient, variables: input.variables });
+    const context = await this.contexts.build(scope, { patient, variables: input.variables, appointment: input.appointment });
     const row = await this.insert(scope, { to: patient.phone!, patient }, renderSendableSms(source, context, 'variables'), templateId, tx);
     return toSmsMessageDto(row);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { buildTemplateContext, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
+import { buildTemplateContext, TemplateAppointment, TemplateContext, TemplatePatient } from '../../common/templates/template-context';
 import { PatientsService } from '../patients';
 import { SettingsService } from '../settings';
 
@@ -8,6 +8,8 @@ export interface TemplateContextRequest {
   /** A loaded patient, a patient id of the caller's tenant and mode, or none. */
   patient?: TemplatePatient | string | null;
   variables?: Record<string, unknown> | null;
+  /** The appointment a reminder is about (`{{appointment.*}}`). */
+  appointment?: TemplateAppointment | null;
   /** The body field that carried the patient id, named in the 400 when it names no patient. */
   patientField?: string;
 }
@@ -30,6 +32,6 @@ export class TemplateContextService {
         : request.patient,
       this.settings.get(scope, 'practice'),
     ]);
-    return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables });
+    return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables, appointment: request.appointment });
   }
 }

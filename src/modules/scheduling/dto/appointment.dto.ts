@@ -2,6 +2,10 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../common/http/pagination';
 import { PatientDto, PatientSummaryDto } from '../../patients';
+import { REMINDER_CHANNELS } from '../appointment-policies';
+import type { ReminderChannel } from '../appointment-policies';
+import { REMINDER_STATUSES } from '../entities/appointment-reminder.entity';
+import type { ReminderStatus } from '../entities/appointment-reminder.entity';
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from './is-instant';
@@ -129,6 +133,40 @@ export class ListAppointmentsQueryDto extends PageQueryDto {
   endDate?: string;
 }
 
+/** One reminder of an appointment (see docs/reminders.md). */
+export class AppointmentReminderDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ enum: REMINDER_CHANNELS, example: 'sms' })
+  channel!: ReminderChannel;
+
+  /** Minutes before the start, from the appointment type's rule. */
+  @ApiProperty({ type: 'integer', example: 1440 })
+  offsetMinutes!: number;
+
+  /** When it goes (or went) out: start − offsetMinutes, or 08:00 in the provider's zone for a text due in quiet hours (21:00–08:00). */
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(-1, '15:00') })
+  sendAt!: string;
+
+  /**
+   * `scheduled` until its time; then `sent` (its message was queued, see messageId), `suppressed` (the patient opted
+   * out, or has no address or phone) or `failed` (its template is gone, or it cannot be rendered). `skipped`: its
+   * time had passed at booking, or quiet hours would push it past the start. `cancelled`: the appointment was
+   * cancelled, completed, marked no-show or rescheduled (a reschedule plans new ones).
+   */
+  @ApiProperty({ enum: REMINDER_STATUSES, example: 'scheduled' })
+  status!: ReminderStatus;
+
+  /** Why it was skipped, suppressed, cancelled or failed: `past`, `quiet_hours`, `opted_out`, `no_email`, `no_phone`, `template_missing`, `rescheduled`, `appointment_cancelled`, … */
+  @ApiProperty({ nullable: true, type: String, example: null })
+  reason!: string | null;
+
+  /** The email or SMS message it queued (GET /emails/messages/{id} or /sms/messages/{id} by channel). */
+  @ApiProperty({ nullable: true, type: String, format: 'uuid', example: null })
+  messageId!: string | null;
+}
+
 @ApiExtraModels(PatientDto, PatientSummaryDto)
 export class AppointmentDto {
   @ApiProperty({ format: 'uuid' })
@@ -174,6 +212,10 @@ export class AppointmentDto {
   /** The patient's self-service link (no key): view, confirm, cancel, reschedule. */
   @ApiProperty({ example: 'https://clinic.example/api/v1/public/appointments/eyJ0Ijoi…' })
   manageUrl!: string;
+
+  /** Planned from the appointment type's reminders when it is booked (none without a type), in the order they go out. */
+  @ApiProperty({ type: [AppointmentReminderDto] })
+  reminders!: AppointmentReminderDto[];
 
   /** The whole patient for a key with the `patients:read` scope; otherwise only `{ id, firstName, lastName, email, phone }`. */
   @ApiProperty({ anyOf: [{ $ref: getSchemaPath(PatientDto) }, { $ref: getSchemaPath(PatientSummaryDto) }] })

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { DateTime } from 'luxon';
+import { EntityManager } from 'typeorm';
+import { ValidationFailedException } from '../../common/http/problem';
+import { OnJob, OnJobFailed } from '../../common/queue/job-handler';
+import { JobName, ReminderSendPayload } from '../../common/queue/queues';
+import type { TemplateAppointment } from '../../common/templates/template-context';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
+import { EmailMessagesService } from '../email';
+import { EventsService } from '../events';
+import type { PatientDto } from '../patients';
+import { PatientsService } from '../patients';
+import { SmsMessagesService } from '../sms';
+import { AppointmentsRepository } from './appointments.repository';
+import { AppointmentReminderEntity, ReminderStatus } from './entities/appointment-reminder.entity';
+import { AppointmentEntity } from './entities/appointment.entity';
+import { ManageTokens } from './manage-tokens';
+import { ProvidersRepository } from './providers.repository';
+import { RemindersRepository } from './reminders.repository';
+import { reminderDto } from './reminders.service';
+import { isActive } from './transitions';
+
+interface Outcome {
+  status: ReminderStatus;
+  reason: string | null;
+  messageId: string | null;
+}
+
+/**
+ * Sends a reminder when its delayed job comes due, exactly once: one transaction locks the appointment
+ * (shared, so a concurrent reschedule or cancel waits or is waited for, never crosses it), claims the
+ * reminder row (`scheduled`, SKIP LOCKED), queues its message through the email or SMS module's `queue(…, tx)`
+ * and settles the reminder with the message's id. A crash anywhere rolls all of it back and the job runs
+ * again; a job that finds its reminder settled or cancelled does nothing. Logs nothing of the patient.
+ */
+@Injectable()
+export class ReminderSender {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly reminders: RemindersRepository,
+    private readonly appointments: AppointmentsRepository,
+    private readonly providers: ProvidersRepository,
+    private readonly patients: PatientsService,
+    private readonly email: EmailMessagesService,
+    private readonly sms: SmsMessagesService,
+    private readonly events: EventsService,
+    private readonly tokens: ManageTokens,
+  ) {}
+
+  @OnJob(JobName.ReminderSend)
+  async run(job: Job<ReminderSendPayload>): Promise<ReminderStatus | 'settled'> {
+    const { reminderId, appointmentId, tenantId, mode } = job.data;
+    const scope: TenantScope = { tenantId, mode };
+    return this.transactions.run(async (tx) => {
+      // The appointment first, as every change of it locks it before its reminders: no deadlock.
+      const appointment = await this.appointments.findByIdLocked(scope, appointmentId, tx, 'FOR SHARE');
+      const reminder = appointment && (await this.reminders.claim(scope, reminderId, tx));
+      if (!appointment || !reminder) return 'settled';
+      const outcome = await this.outcome(scope, reminder, appointment, tx);
+      const settled = await this.reminders.settle(scope, reminder, outcome, tx);
+      if (settled.status === 'sent') {
+        await this.events.record(scope, 'reminder.sent', { ...reminderDto(settled), appointmentId, patientId: appointment.patientId }, tx);
+      }
+      return settled.status;
+    });
+  }
+
+  /** BullMQ gave up on the job (our own failures, retried with backoff): the reminder ends failed. */
+  @OnJobFailed(JobName.ReminderSend)
+  async failed({ reminderId, tenantId, mode }: ReminderSendPayload, _jobId: string, reason: string): Promise<void> {
+    await this.reminders.failScheduled({ tenantId, mode }, reminderId, reason);
+  }
+
+  private async outcome(
+    scope: TenantScope,
+    reminder: AppointmentReminderEntity,
+    appointment: AppointmentEntity,
+    tx: EntityManager,
+  ): Promise<Outcome> {
+    // Ending an appointment cancels its reminders in the same transaction; this only guards that rule.
+    if (!isActive(appointment.status)) return { status: 'cancelled', reason: `appointment_${appointment.status}`, messageId: null };
+    const patient = (await this.patients.find(scope, appointment.patientId, tx))!;
+    const email = reminder.channel === 'email';
+    if (!(email ? patient.email : patient.phone)) return { status: 'suppressed', reason: email ? 'no_email' : 'no_phone', messageId: null };
+    const input = { patientId: patient.id, templateId: reminder.templateId, appointment: await this.context(scope, appointment, tx) };
+    let messageId: string;
+    try {
+      messageId = email ? (await this.email.queue(scope, input, tx)).messageId : (await this.sms.queue(scope, input, tx)).id;
+    } catch (err) {
+      // Refused before anything was written: the template is gone, or it cannot be rendered for this patient.
+      if (!(err instanceof ValidationFailedException)) throw err;
+      const errors = err.extensions.errors ?? [];
+      const reason = errors.some((e) => e.field === 'templateId')
+        ? 'template_missing'
+        : `render_failed: ${errors[0]?.message ?? err.message}`;
+      return { status: 'failed', reason, messageId: null };
+    }
+    // The message pipelines record an opted-out patient's message as suppressed; the reminder says so too.
+    return optedOut(patient, reminder.channel)
+      ? { status: 'suppressed', reason: 'opted_out', messageId }
+      : { status: 'sent', reason: null, messageId };
+  }
+
+  /** `{{appointment.*}}`: local times in the provider's zone. */
+  private async context(scope: TenantScope, appointment: AppointmentEntity, tx: EntityManager): Promise<TemplateAppointment> {
+    const provider = (await this.providers.findById(scope, appointment.providerId, tx))!;
+    const local = DateTime.fromJSDate(appointment.startsAt, { zone: provider.timezone });
+    return {
+      datetime: appointment.startsAt.toISOString(),
+      localDate: local.toISODate()!,
+      localTime: local.toFormat('HH:mm'),
+      timezone: provider.timezone,
+      durationMinutes: appointment.duration,
+      providerName: provider.name,
+      typeName: appointment.type,
+      manageUrl: this.tokens.url({ tenantId: appointment.tenantId, mode: appointment.mode, appointmentId: appointment.id }),
+    };
+  }
+}
+
+function optedOut(patient: PatientDto, channel: 'email' | 'sms'): boolean {
+  return channel === 'email' ? patient.emailOptOut : patient.smsOptOut;
+}

@@ -1,0 +1,67 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { JobOutbox } from '../../common/queue/job-outbox';
+import { PeriodicTask } from '../../common/queue/periodic-task';
+import { JobName } from '../../common/queue/queues';
+import { Transactions } from '../../database/transactions';
+import { ReminderDueRepository } from './reminder-due.repository';
+
+/** How often each worker process looks for reminders that have come due: the bound on their lateness. */
+const INTERVAL_MS = 1_000;
+/** Reminders leased per transaction. */
+const BATCH = 500;
+/**
+ * How long a leased reminder is left to its job before a sweep records the job again: longer than a
+ * queue backlog normally lasts, and a job recorded again while the first exists is a no-op (its jobId).
+ */
+const LEASE_MS = 30_000;
+
+/**
+ * Finds the reminders that have come due by the clock (so a test that moves the clock moves them too) in
+ * every worker process, every second, and records one send job per reminder (jobId = its id) in the
+ * transaction that leases it: ReminderSender then claims, queues and settles it exactly once. A reminder
+ * whose job was lost with its worker is leased and recorded again once its lease lapses.
+ */
+@Injectable()
+export class ReminderSweep implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ReminderSweep.name);
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly due: ReminderDueRepository,
+    private readonly outbox: JobOutbox,
+  ) {
+    this.task = new PeriodicTask(
+      INTERVAL_MS,
+      () => this.runOnce(),
+      (err) => this.logger.warn(`reminder sweep failed: ${(err as Error).name}`),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** One pass: records a send job for every reminder due now. */
+  async runOnce(): Promise<void> {
+    for (;;) {
+      const leased = await this.transactions.run(async (tx) => {
+        const rows = await this.due.lease(BATCH, LEASE_MS, tx);
+        await this.outbox.addMany(
+          rows.map(({ id, appointmentId, tenantId, mode }) => ({
+            name: JobName.ReminderSend,
+            payload: { reminderId: id, appointmentId, tenantId, mode },
+            options: { jobId: id },
+          })),
+          tx,
+        );
+        return rows.length;
+      });
+      if (leased < BATCH) break;
+    }
+  }
+}

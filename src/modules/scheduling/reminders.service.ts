@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { clock } from '../../common/time/clock';
+import { TenantScope } from '../../database/tenant-owned.entity';
+import { AppointmentReminderDto } from './dto/appointment.dto';
+import { AppointmentReminderEntity } from './entities/appointment-reminder.entity';
+import type { ReminderRule } from './entities/appointment-type.entity';
+import { planReminder } from './reminder-plan';
+import { RemindersRepository } from './reminders.repository';
+
+/** Why an appointment's planned reminders were cancelled, by what happened to it. */
+export type ReminderCancelReason = 'rescheduled' | 'appointment_cancelled' | 'appointment_no_show' | 'appointment_completed';
+
+/**
+ * Plans and cancels an appointment's reminders inside the transaction that books, moves or ends it, so a
+ * rolled-back change plans nothing. ReminderSweep finds each scheduled reminder once its time has come
+ * and has ReminderSender send it.
+ */
+@Injectable()
+export class RemindersService {
+  constructor(private readonly reminders: RemindersRepository) {}
+
+  /**
+   * One reminder per rule of the appointment's type, at start − offset (see planReminder), in the provider's
+   * `zone`; answers them as the API does.
+   */
+  async plan(
+    scope: TenantScope,
+    appointment: { id: string; startsAt: Date },
+    rules: readonly ReminderRule[],
+    zone: string,
+    tx: EntityManager,
+  ): Promise<AppointmentReminderDto[]> {
+    if (!rules.length) return [];
+    const now = clock.nowMs();
+    const rows = await this.reminders.insertMany(
+      scope,
+      rules.map((rule) => {
+        const planned = planReminder(rule, appointment.startsAt.getTime(), now, zone);
+        return {
+          appointmentId: appointment.id,
+          channel: rule.channel,
+          offsetMinutes: rule.offsetMinutes,
+          templateId: rule.templateId,
+          ...planned,
+          messageId: null,
+        };
+      }),
+      tx,
+    );
+    return rows.sort((a, b) => a.sendAt.getTime() - b.sendAt.getTime() || (a.id < b.id ? -1 : 1)).map(reminderDto);
+  }
+
+  /** Cancels the appointment's reminders that have not gone out; their jobs find them cancelled and do nothing. */
+  cancel(scope: TenantScope, appointmentId: string, reason: ReminderCancelReason, tx: EntityManager): Promise<void> {
+    return this.reminders.cancelScheduled(scope, appointmentId, reason, tx);
+  }
+
+  /** The reminders of each of these appointments, as the API answers them. */
+  async of(scope: TenantScope, appointmentIds: string[], tx?: EntityManager): Promise<Map<string, AppointmentReminderDto[]>> {
+    const byAppointment = new Map<string, AppointmentReminderDto[]>(appointmentIds.map((id) => [id, []]));
+    for (const row of await this.reminders.forAppointments(scope, appointmentIds, tx))
+      byAppointment.get(row.appointmentId)?.push(reminderDto(row));
+    return byAppointment;
+  }
+}
+
+export function reminderDto(row: AppointmentReminderEntity): AppointmentReminderDto {
+  return {
+    id: row.id,
+    channel: row.channel,
+    offsetMinutes: row.offsetMinutes,
+    sendAt: row.sendAt.toISOString(),
+    status: row.status,
+    reason: row.reason,
+    messageId: row.messageId,
+  };
+}

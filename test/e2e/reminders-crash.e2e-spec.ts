@@ -1,0 +1,127 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DateTime } from 'luxon';
+import { clock } from '../../src/common/time/clock';
+import { client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { BuiltProcess, sleep } from '../helpers/processes';
+import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+
+/**
+ * The reminder worker as its own process (`node dist/worker.js`, as deployed), killed with SIGKILL while
+ * its reminders are being sent, then restarted: every reminder ends `sent` with exactly one message. The
+ * worker runs with its clock weeks ahead of the API's, so every reminder the API planned is due for it at
+ * once. The run's set-up builds `dist/`.
+ */
+const PROVIDERS = 4;
+/** Appointments per provider: 10:00 to 19:30 UTC (texts outside quiet hours), day after day. */
+const PER_PROVIDER = 100;
+const TOTAL = PROVIDERS * PER_PROVIDER;
+const DAY = 86_400_000;
+
+describe('Reminders survive their worker being killed while they are due (dist/worker.js)', () => {
+  const prefix = `${process.env.REDIS_PREFIX}:reminders-crash`;
+  let api: NestFastifyApplication;
+  let tenant: TestTenant;
+  const workers: BuiltProcess[] = [];
+
+  beforeAll(async () => {
+    // The API books and plans; only the child processes send.
+    api = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: prefix });
+    tenant = await createTenant(api);
+  });
+  afterAll(async () => {
+    for (const w of workers) if (w.running) await w.stop('SIGKILL');
+    await api.close();
+  });
+
+  const startWorker = (): BuiltProcess => {
+    const worker = BuiltProcess.start('worker.js', {
+      REDIS_PREFIX: prefix,
+      CLOCK_OFFSET_MS: String(clock.offsetMs() + 60 * DAY),
+      QUEUE_LOCK_SECONDS: '2',
+      QUEUE_STALLED_CHECK_SECONDS: '1',
+    });
+    workers.push(worker);
+    return worker;
+  };
+
+  it('sends each reminder exactly once across a SIGKILL', async () => {
+    const key = tenant.testKey;
+    // The manage link makes each text unique to its appointment.
+    const template = await client(api, key).post('/api/v1/sms/templates', { name: 'R', body: 'See you {{appointment.manageUrl}}' });
+    const type = await client(api, key).post(`${SCHEDULING}/appointment-types`, {
+      name: 'Visit',
+      durationMinutes: 30,
+      reminders: [{ offsetMinutes: 60, channel: 'sms', templateId: template.body.id }],
+    });
+    expect(type.status).toBe(201);
+    const patient = await createPatient(api, key, { phone: '+12025550177' });
+    const providers = await Promise.all(
+      Array.from({ length: PROVIDERS }, () => createProvider(api, key, { timezone: 'UTC', workingHours: everyDay() })),
+    );
+    const firstDay = DateTime.fromMillis(clock.nowMs(), { zone: 'utc' }).startOf('day').plus({ days: 10 });
+    const slots = Array.from({ length: PER_PROVIDER }, (_, i) =>
+      firstDay.plus({ days: Math.floor(i / 20), hours: 10, minutes: 30 * (i % 20) }),
+    );
+    // One booking at a time per provider (they take turns at its schedule anyway), the providers side by side.
+    const appointments: Json[] = [];
+    for (const start of slots) {
+      appointments.push(
+        ...(await Promise.all(
+          providers.map((provider) =>
+            bookAppointment(api, key, {
+              patientId: patient.id,
+              providerId: provider.id,
+              appointmentTypeId: type.body.id,
+              datetime: start.toISO()!,
+            }),
+          ),
+        )),
+      );
+    }
+    expect(appointments.flatMap((a) => a.reminders.map((r: Json) => r.status))).toEqual(Array(TOTAL).fill('scheduled'));
+
+    const counts = async (): Promise<Record<string, number>> => {
+      const rows: { status: string; n: string }[] = await dataSource(api).query(
+        `SELECT status, count(*) AS n FROM appointment_reminders WHERE tenant_id = $1 GROUP BY status`,
+        [tenant.id],
+      );
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    };
+
+    const first = startWorker();
+    await eventually(async () => expect((await counts()).sent ?? 0).toBeGreaterThan(0), 90_000, 20).catch((err) => {
+      throw new Error(`${String(err)}\nworker output: ${first.output}`);
+    });
+    await sleep(100);
+    await first.stop('SIGKILL');
+    const atKill = (await counts()).sent ?? 0;
+
+    const second = startWorker();
+    await eventually(async () => expect(await counts()).toEqual({ sent: TOTAL }), 120_000).catch((err) => {
+      throw new Error(`${String(err)}\nworker output: ${second.output}`);
+    });
+    expect((await second.stop('SIGTERM')).code).toBe(0);
+
+    // One message per reminder, the one it names, and every message sent.
+    const messages: { body: string; n: string; status: string }[] = await dataSource(api).query(
+      `SELECT body, count(*) AS n, min(status) AS status FROM sms_messages WHERE tenant_id = $1 GROUP BY body`,
+      [tenant.id],
+    );
+    const duplicated = messages.filter((m) => Number(m.n) > 1);
+    const named: { n: string }[] = await dataSource(api).query(
+      `SELECT count(DISTINCT r.message_id) AS n FROM appointment_reminders r JOIN sms_messages m ON m.id = r.message_id WHERE r.tenant_id = $1`,
+      [tenant.id],
+    );
+    process.stdout.write(
+      `reminders-crash: ${TOTAL} reminders due at once, worker SIGKILLed with ${atKill} sent: ` +
+        `lost ${TOTAL - messages.length}, duplicated ${duplicated.length}\n`,
+    );
+    expect(atKill).toBeLessThan(TOTAL);
+    expect(duplicated).toEqual([]);
+    expect(messages).toHaveLength(TOTAL);
+    expect(Number(named[0].n)).toBe(TOTAL);
+    expect(messages.map((m) => m.status)).toEqual(Array(TOTAL).fill('sent'));
+  }, 300_000);
+});

@@ -1,0 +1,439 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DateTime } from 'luxon';
+import twilio from 'twilio';
+import { clock } from '../../src/common/time/clock';
+import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
+import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
+import { call, client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
+import { nextOffsetChange } from '../helpers/dates';
+import { eventually } from '../helpers/eventually';
+import { FakeTwilio } from '../helpers/fake-twilio';
+import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import { sleep } from '../helpers/processes';
+import { bookAppointment, createProvider, createScheduler, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { SmtpReceiver } from '../helpers/smtp-receiver';
+
+const TYPES = `${SCHEDULING}/appointment-types`;
+const APPOINTMENTS = `${SCHEDULING}/appointments`;
+const NY = 'America/New_York';
+const MINUTE = 60_000;
+const PUBLIC_URL = 'https://api.clinic.test';
+const FROM = '+15005550006';
+
+/**
+ * Appointment reminders through the real app, its real workers (the reminder sweep, the reminder, email
+ * and SMS queues), a real SMTP receiver and the SMS test transport. "Now" is moved by the clock the app
+ * reads, so reminders come due within the test without waiting for their day.
+ */
+describe('Appointment reminders', () => {
+  let receiver: SmtpReceiver;
+  let fake: FakeTwilio;
+  let app: NestFastifyApplication;
+  let tenant: TestTenant;
+  let other: TestTenant;
+  let provider: Json;
+  let emailTemplate: Json;
+  let smsTemplate: Json;
+  const baseOffset = clock.offsetMs();
+
+  beforeAll(async () => {
+    receiver = await new SmtpReceiver().start();
+    // Live-mode texts go to a local fake of Twilio's API; test-mode ones take the test transport.
+    fake = await new FakeTwilio().start();
+    app = await startApp({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL, ...fake.env(FROM) });
+    tenant = await createTenant(app);
+    other = await createTenant(app);
+    expect((await api().post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
+    provider = await createProvider(app, tenant.testKey, { name: 'Dr. Ada Lovelace', timezone: NY, workingHours: everyDay() });
+    emailTemplate = (
+      await api().post('/api/v1/emails/templates', {
+        name: 'Reminder',
+        subject: 'Your {{appointment.typeName}} at {{appointment.localTime}}',
+        textContent:
+          'Hi {{patient.firstName}}: {{appointment.typeName}} with {{appointment.providerName}} on {{appointment.localDate}} at ' +
+          '{{appointment.localTime}} ({{appointment.timezone}}, {{appointment.durationMinutes}} min), {{practice.name}}. {{appointment.manageUrl}}',
+      })
+    ).body;
+    smsTemplate = (
+      await api().post('/api/v1/sms/templates', {
+        name: 'Reminder',
+        body: '{{practice.name}}: {{appointment.localDate}} {{appointment.localTime}}',
+      })
+    ).body;
+  });
+  afterAll(async () => {
+    clock.setOffsetMs(baseOffset);
+    await app.close();
+    await receiver.stop();
+    await fake.stop();
+  });
+  afterEach(() => clock.setOffsetMs(baseOffset));
+
+  const api = (key?: string) => client(app, key ?? tenant.testKey);
+  /** Moves the clock the app and this test read to `instant`. */
+  const setNow = (instant: number): void => clock.setOffsetMs(instant - Date.now());
+
+  async function createType(reminders: Json[], key?: string): Promise<Json> {
+    const res = await api(key).post(TYPES, { name: 'Check-up', durationMinutes: 30, reminders });
+    if (res.status !== 201) throw new Error(`type creation failed: ${res.status} ${res.text}`);
+    return res.body;
+  }
+  const emailRule = (offsetMinutes: number) => ({ offsetMinutes, channel: 'email', templateId: emailTemplate.id });
+  const smsRule = (offsetMinutes: number) => ({ offsetMinutes, channel: 'sms', templateId: smsTemplate.id });
+
+  /** 15:00 in New York (no quiet hours near it), a day of its own per call, weeks ahead. */
+  let days = 30;
+  const nextAfternoon = (): DateTime =>
+    DateTime.fromMillis(clock.nowMs(), { zone: NY }).startOf('day').plus({ days: days++ }).set({ hour: 15 });
+
+  let phones = 0;
+  const newPatient = (body: Record<string, unknown> = {}) =>
+    createPatient(app, tenant.testKey, {
+      firstName: 'Grace',
+      email: `patient${++phones}@reminders.test`,
+      phone: `+1202555${String(3000 + phones)}`,
+      ...body,
+    });
+
+  const book = (patient: Json, type: Json, start: DateTime, key?: string, providerId = provider.id) =>
+    bookAppointment(app, key ?? tenant.testKey, {
+      patientId: patient.id,
+      providerId,
+      appointmentTypeId: type.id,
+      datetime: start.toUTC().toISO()!,
+    });
+  const remindersOf = async (id: string, key?: string): Promise<Json[]> => (await api(key).get(`${APPOINTMENTS}/${id}`)).body.reminders;
+  /** Waits until no reminder of the appointment is `scheduled` any more, and answers them. */
+  const settled = (id: string, key?: string): Promise<Json[]> =>
+    eventually(async () => {
+      const reminders = await remindersOf(id, key);
+      expect(reminders.map((r) => r.status)).not.toContain('scheduled');
+      return reminders;
+    }, 20_000);
+  const emailsTo = (address: string) => receiver.received.filter((m) => m.to.includes(address));
+
+  it('plans one reminder per rule and sends each at its time, email over SMTP and SMS through its pipeline, rendered with the appointment', async () => {
+    const type = await createType([emailRule(1440), smsRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    expect(booked.reminders).toEqual([
+      {
+        id: expect.any(String),
+        channel: 'email',
+        offsetMinutes: 1440,
+        sendAt: start.minus({ minutes: 1440 }).toUTC().toISO(),
+        status: 'scheduled',
+        reason: null,
+        messageId: null,
+      },
+      {
+        id: expect.any(String),
+        channel: 'sms',
+        offsetMinutes: 60,
+        sendAt: start.minus({ hours: 1 }).toUTC().toISO(),
+        status: 'scheduled',
+        reason: null,
+        messageId: null,
+      },
+    ]);
+    const list = await api().get(`${APPOINTMENTS}?patientId=${patient.id}`);
+    expect(list.body.appointments[0].reminders).toEqual(booked.reminders);
+
+    // Just before the email's time nothing goes; just after it, the email only.
+    setNow(start.minus({ minutes: 1440, seconds: 5 }).toMillis());
+    await sleep(2_500);
+    expect((await remindersOf(booked.id)).map((r) => r.status)).toEqual(['scheduled', 'scheduled']);
+    setNow(start.minus({ minutes: 1440 }).toMillis() + 500);
+    const email = await eventually(async () => {
+      expect(emailsTo(patient.email)).toHaveLength(1);
+      return emailsTo(patient.email)[0];
+    }, 20_000);
+    const local = start.setZone(NY);
+    expect(email.headers.subject).toBe(`Your Check-up at 15:00`);
+    expect(email.text).toContain(
+      `Hi Grace: Check-up with Dr. Ada Lovelace on ${local.toISODate()} at 15:00 (${NY}, 30 min), Acme Clinic. ${booked.manageUrl}`,
+    );
+    const afterEmail = await eventually(async () => {
+      const reminders = await remindersOf(booked.id);
+      expect(reminders[0]).toMatchObject({ status: 'sent', reason: null, messageId: expect.any(String) });
+      return reminders;
+    });
+    expect(afterEmail[1].status).toBe('scheduled');
+
+    setNow(start.minus({ hours: 1 }).toMillis() + 500);
+    const [sentEmail, sentSms] = await settled(booked.id);
+    expect(sentSms).toMatchObject({ status: 'sent', messageId: expect.any(String) });
+    const sms = await eventually(async () => {
+      const res = await api().get(`/api/v1/sms/messages/${sentSms.messageId}`);
+      expect(res.body.status).toBe('sent');
+      return res.body;
+    });
+    expect(sms).toMatchObject({
+      patientId: patient.id,
+      to: patient.phone,
+      body: `Acme Clinic: ${local.toISODate()} 15:00`,
+      transport: 'test',
+    });
+
+    // reminder.sent, once per reminder; nothing is sent twice by later sweeps.
+    const events = await api().get('/api/v1/events?type=reminder.sent&limit=100');
+    const mine = events.body.events.filter((e: Json) => e.data.appointmentId === booked.id);
+    expect(mine.map((e: Json) => e.data)).toEqual(
+      expect.arrayContaining([
+        { ...sentEmail, appointmentId: booked.id, patientId: patient.id },
+        { ...sentSms, appointmentId: booked.id, patientId: patient.id },
+      ]),
+    );
+    expect(mine).toHaveLength(2);
+    await sleep(2_500);
+    expect(emailsTo(patient.email)).toHaveLength(1);
+  });
+
+  it('re-plans them when the appointment moves, and a cancel cancels the ones still to go', async () => {
+    const type = await createType([emailRule(120), smsRule(30)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    const later = nextAfternoon().plus({ hours: 1 });
+
+    const moved = await api().patch(`${APPOINTMENTS}/${booked.id}`, { datetime: later.toUTC().toISO() });
+    expect(moved.status).toBe(200);
+    const old = booked.reminders.map((r: Json) => ({ ...r, status: 'cancelled', reason: 'rescheduled' }));
+    expect(moved.body.reminders).toEqual([
+      ...old,
+      expect.objectContaining({ channel: 'email', sendAt: later.minus({ minutes: 120 }).toUTC().toISO(), status: 'scheduled' }),
+      expect.objectContaining({ channel: 'sms', sendAt: later.minus({ minutes: 30 }).toUTC().toISO(), status: 'scheduled' }),
+    ]);
+
+    // The old times pass: nothing goes.
+    setNow(start.toMillis());
+    await sleep(2_500);
+    expect(emailsTo(patient.email)).toHaveLength(0);
+
+    const cancelled = await api().patch(`${APPOINTMENTS}/${booked.id}`, { status: 'cancelled' });
+    expect(cancelled.body.reminders.slice(2).map((r: Json) => [r.status, r.reason])).toEqual([
+      ['cancelled', 'appointment_cancelled'],
+      ['cancelled', 'appointment_cancelled'],
+    ]);
+    setNow(later.toMillis());
+    await sleep(2_500);
+    expect(emailsTo(patient.email)).toHaveLength(0);
+    expect((await remindersOf(booked.id)).map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+  });
+
+  it('cancels the ones still to go when an appointment is marked no-show or completed; confirming keeps them', async () => {
+    const type = await createType([emailRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const ends = async (status: string, at: DateTime): Promise<Json[]> => {
+      const booked = await book(patient, type, at);
+      const res = await api().patch(`${APPOINTMENTS}/${booked.id}`, { status });
+      expect(res.status).toBe(200);
+      return res.body.reminders.map((r: Json) => [r.status, r.reason]);
+    };
+    expect(await ends('confirmed', start)).toEqual([['scheduled', null]]);
+    expect(await ends('no_show', start.plus({ hours: 1 }))).toEqual([['cancelled', 'appointment_no_show']]);
+    expect(await ends('completed', start.plus({ hours: 2 }))).toEqual([['cancelled', 'appointment_completed']]);
+  });
+
+  it('plans them for a booking through a public booking page, and re-plans them when the patient moves it through the manage link', async () => {
+    const type = await createType([emailRule(1440)]);
+    const scheduler = await createScheduler(app, tenant.testKey, [provider.id], { duration: undefined, appointmentTypeId: type.id });
+    const start = nextAfternoon();
+    const booked = await call(app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
+      body: { firstName: 'Lin', lastName: 'Page', email: `page${++phones}@reminders.test`, datetime: start.toUTC().toISO() },
+    });
+    expect(booked.status).toBe(201);
+    const appointment = (await api().get(`${APPOINTMENTS}/${booked.body.id}`)).body;
+    expect(appointment.reminders).toEqual([
+      expect.objectContaining({ channel: 'email', sendAt: start.minus({ minutes: 1440 }).toUTC().toISO(), status: 'scheduled' }),
+    ]);
+
+    const later = nextAfternoon();
+    const moved = await call(app, 'POST', `${new URL(appointment.manageUrl).pathname}/reschedule`, {
+      body: { datetime: later.toUTC().toISO() },
+    });
+    expect(moved.status).toBe(200);
+    expect((await remindersOf(appointment.id)).map((r) => [r.sendAt, r.status, r.reason])).toEqual([
+      [start.minus({ minutes: 1440 }).toUTC().toISO(), 'cancelled', 'rescheduled'],
+      [later.minus({ minutes: 1440 }).toUTC().toISO(), 'scheduled', null],
+    ]);
+  });
+
+  it('skips a reminder whose time has passed at booking, and plans none for an appointment without a type', async () => {
+    const type = await createType([emailRule(1440), emailRule(30)]);
+    const patient = await newPatient();
+    // Two hours from now, on a 15-minute boundary: the day-before reminder is already past.
+    const start = DateTime.fromMillis(Math.ceil((clock.nowMs() + 120 * MINUTE) / (15 * MINUTE)) * 15 * MINUTE, { zone: NY });
+    const booked = await book(patient, type, start);
+    expect(booked.reminders.map((r: Json) => [r.offsetMinutes, r.status, r.reason])).toEqual([
+      [1440, 'skipped', 'past'],
+      [30, 'scheduled', null],
+    ]);
+    const bare = await bookAppointment(app, tenant.testKey, {
+      patientId: patient.id,
+      providerId: provider.id,
+      datetime: nextAfternoon().toUTC().toISO()!,
+    });
+    expect(bare.reminders).toEqual([]);
+  });
+
+  it("suppresses a patient's reminders after their unsubscribe link and their STOP reply (live mode, texts at the fake Twilio)", async () => {
+    const live = tenant.liveKey;
+    expect((await api(live).post('/api/v1/settings/practice', { name: 'Acme Live' })).status).toBe(200);
+    const liveEmail = (await api(live).post('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' }))
+      .body;
+    const liveSms = (await api(live).post('/api/v1/sms/templates', { name: 'R', body: '{{practice.name}} at {{appointment.localTime}}' }))
+      .body;
+    const type = await createType(
+      [
+        { offsetMinutes: 60, channel: 'email', templateId: liveEmail.id },
+        { offsetMinutes: 60, channel: 'sms', templateId: liveSms.id },
+      ],
+      live,
+    );
+    const liveProvider = await createProvider(app, live, { timezone: NY, workingHours: everyDay() });
+    const newLivePatient = () =>
+      createPatient(app, live, { email: `live${++phones}@reminders.test`, phone: `+1202555${String(3000 + phones)}` });
+    const [optedOut, control] = [await newLivePatient(), await newLivePatient()];
+    const start = nextAfternoon();
+    const first = await book(optedOut, type, start, live, liveProvider.id);
+    const second = await book(control, type, start.plus({ hours: 1 }), live, liveProvider.id);
+
+    // The patient's own unsubscribe link, and a STOP texted to the practice's number.
+    const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'live', patientId: optedOut.id });
+    expect((await call(app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
+    const inbound = '/api/v1/public/sms/twilio/inbound';
+    const fields = { From: optedOut.phone, To: FROM, Body: 'STOP', MessageSid: 'SMreminderstop1' };
+    const stop = await call(app, 'POST', inbound, {
+      rawBody: new URLSearchParams(fields).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature(fake.authToken, `${PUBLIC_URL}${inbound}`, fields),
+      },
+    });
+    expect(stop.status).toBe(200);
+    expect((await api(live).get(`/api/v1/patients/${optedOut.id}`)).body).toMatchObject({ emailOptOut: true, smsOptOut: true });
+
+    setNow(start.plus({ hours: 1, minutes: 1 }).toMillis());
+    const reminders = await settled(first.id, live);
+    expect(reminders.map((r) => [r.channel, r.status, r.reason])).toEqual([
+      ['email', 'suppressed', 'opted_out'],
+      ['sms', 'suppressed', 'opted_out'],
+    ]);
+    expect((await api(live).get(`/api/v1/sms/messages/${reminders[1].messageId}`)).body.status).toBe('suppressed');
+    expect((await settled(second.id, live)).map((r) => [r.channel, r.status])).toEqual([
+      ['email', 'sent'],
+      ['sms', 'sent'],
+    ]);
+    await eventually(async () => {
+      expect(fake.to(control.phone).map((m) => m.fields.Body)).toEqual(['Acme Live at 16:00']);
+      expect(emailsTo(control.email)).toHaveLength(1);
+    });
+    await sleep(1_500);
+    expect(fake.to(optedOut.phone)).toEqual([]);
+    expect(emailsTo(optedOut.email)).toHaveLength(0);
+    expect(fake.to(control.phone)).toHaveLength(1);
+  });
+
+  it('suppresses reminders to a patient without an email address or phone number', async () => {
+    const type = await createType([emailRule(60), smsRule(60)]);
+    const noContact = await newPatient({ email: undefined, phone: undefined });
+    const start = nextAfternoon();
+    const booked = await book(noContact, type, start);
+    setNow(start.minus({ minutes: 59 }).toMillis());
+    expect((await settled(booked.id)).map((r) => [r.status, r.reason, r.messageId])).toEqual([
+      ['suppressed', 'no_email', null],
+      ['suppressed', 'no_phone', null],
+    ]);
+  });
+
+  it("holds texts in the provider's quiet hours until 08:00, across New York's daylight-saving changes, or skips them", async () => {
+    for (const direction of ['forward', 'back'] as const) {
+      // The clocks change at 02:00 on `day`; the appointment is at 10:00 and 08:30 that day.
+      const day = nextOffsetChange(NY, direction, 3);
+      const type = await createType([
+        smsRule((day.set({ hour: 10 }).toMillis() - day.minus({ days: 1 }).set({ hour: 21 }).toMillis()) / MINUTE),
+        smsRule(60),
+      ]);
+      const patient = await newPatient();
+      const at10 = await book(patient, type, day.set({ hour: 10 }));
+      expect(at10.reminders.map((r: Json) => [DateTime.fromISO(r.sendAt, { zone: NY }).toFormat('yyyy-MM-dd HH:mm'), r.status])).toEqual([
+        [`${day.toISODate()} 08:00`, 'scheduled'],
+        [`${day.toISODate()} 09:00`, 'scheduled'],
+      ]);
+      // Due at 20:30 and at 08:00, outside quiet hours: both go then.
+      const early = await createType([smsRule(12 * 60), smsRule(30)]);
+      const at8 = await book(patient, early, day.set({ hour: 8, minute: 30 }).plus({ days: 1 }));
+      expect(at8.reminders.map((r: Json) => [DateTime.fromISO(r.sendAt, { zone: NY }).toFormat('HH:mm'), r.status, r.reason])).toEqual([
+        ['20:30', 'scheduled', null],
+        ['08:00', 'scheduled', null],
+      ]);
+      // Due at 20:00, and at 07:30, which would wait until 08:00, the start: skipped.
+      const at0800 = await book(patient, early, day.set({ hour: 8 }).plus({ days: 2 }));
+      expect(at0800.reminders.map((r: Json) => [r.status, r.reason])).toEqual([
+        ['scheduled', null],
+        ['skipped', 'quiet_hours'],
+      ]);
+    }
+  });
+
+  it('plans nothing for a booking that rolls back', async () => {
+    const type = await createType([emailRule(60)]);
+    const patient = await newPatient();
+    const scope = { tenantId: tenant.id, mode: 'test' as const };
+    // The booking's own path, with a step after the insert that fails (as a public booking's counter might).
+    const entity = await app.get(ProvidersService).require({ ...scope } as Json, provider.id);
+    const count = async () =>
+      Number((await dataSource(app).query(`SELECT count(*) FROM appointment_reminders WHERE tenant_id = $1`, [tenant.id]))[0].count);
+    const before = await count();
+    const booking = app.get(AppointmentsService).insert(
+      scope,
+      entity,
+      { start: nextAfternoon().toMillis(), policy: { ...durationPolicy(30), typeId: type.id }, type: 'Check-up', notes: null },
+      {
+        patientOf: () => Promise.resolve(patient),
+        afterInsert: (appointment) => {
+          expect(appointment.reminders).toHaveLength(1);
+          return Promise.reject(new Error('the rest of the booking failed'));
+        },
+      },
+    );
+    await expect(booking).rejects.toThrow('the rest of the booking failed');
+    expect(await count()).toBe(before);
+  });
+
+  it("never shows nor sends another tenant's or mode's reminders", async () => {
+    const type = await createType([emailRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    for (const key of [other.testKey, tenant.liveKey]) {
+      expect((await api(key).get(`${APPOINTMENTS}/${booked.id}`)).status).toBe(404);
+      const listed = (await api(key).get(`${APPOINTMENTS}?limit=100`)).body.appointments;
+      expect(listed.flatMap((a: Json) => a.reminders.map((r: Json) => r.id))).not.toContain(booked.reminders[0].id);
+      const events = (await api(key).get('/api/v1/events?type=reminder.sent&limit=100')).body.events;
+      expect(events.filter((e: Json) => e.data.appointmentId === booked.id)).toEqual([]);
+    }
+    // The other tenant's own appointment at the same time sends its own reminder, rendered with its own practice.
+    await api(other.testKey).post('/api/v1/settings/practice', { name: 'Globex' });
+    const otherTemplate = (
+      await api(other.testKey).post('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' })
+    ).body;
+    const otherType = await createType([{ offsetMinutes: 60, channel: 'email', templateId: otherTemplate.id }], other.testKey);
+    const otherProvider = await createProvider(app, other.testKey, { timezone: NY, workingHours: everyDay() });
+    const otherPatient = await createPatient(app, other.testKey, { email: 'globex@reminders.test' });
+    const otherBooked = await book(otherPatient, otherType, start, other.testKey, otherProvider.id);
+
+    setNow(start.minus({ minutes: 59 }).toMillis());
+    await settled(booked.id);
+    await settled(otherBooked.id, other.testKey);
+    await eventually(async () => {
+      expect(emailsTo(patient.email).map((m) => m.headers.subject)).toEqual(['Your Check-up at 15:00']);
+      expect(emailsTo('globex@reminders.test').map((m) => m.headers.subject)).toEqual(['Globex']);
+    });
+    const events = (await api(other.testKey).get('/api/v1/events?type=reminder.sent')).body.events;
+    expect(events.map((e: Json) => e.data.appointmentId)).toEqual([otherBooked.id]);
+  });
+});
