@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DependencyStatus } from '../observability/dependency-status';
 import { describeError } from './job-handler';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
@@ -15,16 +16,20 @@ const BATCH = 500;
 @Injectable()
 export class JobOutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(JobOutboxRelay.name);
-  private readonly task = new PeriodicTask(
-    INTERVAL_MS,
-    async () => void (await this.runOnce()),
-    (err) => this.logger.warn(`job outbox relay pass failed: ${describeError(err)}`),
-  );
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly outbox: JobOutbox,
     private readonly queue: JobQueue,
-  ) {}
+    dependencies: DependencyStatus,
+  ) {
+    this.task = new PeriodicTask(
+      INTERVAL_MS,
+      async () => void (await this.runOnce()),
+      (err) => this.logger.warn(`job outbox relay pass failed: ${describeError(err)}`),
+      dependencies,
+    );
+  }
 
   onApplicationBootstrap(): void {
     this.task.start();

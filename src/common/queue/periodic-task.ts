@@ -1,4 +1,4 @@
-import { isUnavailable } from '../observability/dependency-status';
+import { DependencyStatus } from '../observability/dependency-status';
 
 /**
  * Runs `pass` every `intervalMs` (measured from the end of the previous pass, so passes never overlap)
@@ -9,14 +9,13 @@ export class PeriodicTask {
   private timer?: NodeJS.Timeout;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
-  /** The last pass failed for want of PostgreSQL or Redis: the next such failure is not told again. */
-  private waitingForDependency = false;
-
   constructor(
     private readonly intervalMs: number,
     private readonly pass: () => Promise<void>,
-    /** Told of a pass that threw; the next pass runs as planned. */
+    /** Told of a pass that threw for any reason but an outage; the next pass runs as planned. */
     private readonly onError: (err: unknown) => void,
+    /** Told of a pass that failed for want of PostgreSQL or Redis: it logs the outage once per role. */
+    private readonly dependencies: DependencyStatus,
   ) {}
 
   start(): void {
@@ -33,12 +32,9 @@ export class PeriodicTask {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.pass()
-        .then(() => void (this.waitingForDependency = false))
         .catch((err: unknown) => {
-          // An outage fails every pass until it ends: it is told once here (and by DependencyStatus), not every interval.
-          const unavailable = isUnavailable(err) || isUnavailable((err as { driverError?: unknown })?.driverError);
-          if (!(unavailable && this.waitingForDependency)) this.onError(err);
-          this.waitingForDependency = unavailable;
+          // An outage fails every pass until it ends: DependencyStatus tells it once, not each task every interval.
+          if (!this.dependencies.reportFailure(err)) this.onError(err);
         })
         .finally(() => this.schedule());
     }, this.intervalMs);

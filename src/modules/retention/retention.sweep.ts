@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DependencyStatus } from '../../common/observability/dependency-status';
 import { describeError } from '../../common/queue/job-handler';
 import { PeriodicTask } from '../../common/queue/periodic-task';
 import { clock } from '../../common/time/clock';
@@ -30,18 +31,22 @@ export interface RetentionPass {
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RetentionSweeper.name);
-  private readonly task = new PeriodicTask(
-    INTERVAL_MS,
-    async () => void (await this.runOnce()),
-    (err) => this.logger.warn(`retention sweep failed: ${describeError(err)}`),
-  );
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly config: AppConfig,
     private readonly partitions: AuditPartitions,
     private readonly events: EventsRetention,
     private readonly emailBodies: EmailBodyRetention,
-  ) {}
+    dependencies: DependencyStatus,
+  ) {
+    this.task = new PeriodicTask(
+      INTERVAL_MS,
+      async () => void (await this.runOnce()),
+      (err) => this.logger.warn(`retention sweep failed: ${describeError(err)}`),
+      dependencies,
+    );
+  }
 
   onApplicationBootstrap(): void {
     this.task.start();

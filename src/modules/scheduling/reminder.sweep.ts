@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DependencyStatus } from '../../common/observability/dependency-status';
 import { JobOutbox } from '../../common/queue/job-outbox';
 import { PeriodicTask } from '../../common/queue/periodic-task';
 import { JobName } from '../../common/queue/queues';
@@ -30,11 +31,13 @@ export class ReminderSweep implements OnApplicationBootstrap, OnApplicationShutd
     private readonly transactions: Transactions,
     private readonly due: ReminderDueRepository,
     private readonly outbox: JobOutbox,
+    dependencies: DependencyStatus,
   ) {
     this.task = new PeriodicTask(
       INTERVAL_MS,
       () => this.runOnce(),
       (err) => this.logger.warn(`reminder sweep failed: ${(err as Error).name}`),
+      dependencies,
     );
   }
 

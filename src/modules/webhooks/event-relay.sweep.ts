@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DependencyStatus } from '../../common/observability/dependency-status';
 import { PeriodicTask } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
@@ -24,11 +25,13 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly transactions: Transactions,
     private readonly relay: OutboxRelayRepository,
     private readonly jobs: WebhookDeliveryJobs,
+    dependencies: DependencyStatus,
   ) {
     this.task = new PeriodicTask(
       config.webhooks.relayIntervalMs,
       () => this.runOnce(),
       (err) => this.logger.warn(`event relay pass failed: ${(err as Error).name}`),
+      dependencies,
     );
   }
 
