@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from '../../src/cli/demo-scheduling';
 import type { AuthContext } from '../../src/common/auth/auth.types';
-import { SchedulersService } from '../../src/modules/schedulers/schedulers.service';
+import { BookingPagesService } from '../../src/modules/booking-pages/booking-pages.service';
 import { AppointmentTypesService } from '../../src/modules/scheduling/appointment-types.service';
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { AvailabilityService } from '../../src/modules/scheduling/availability.service';
@@ -27,7 +27,7 @@ describe('seed:demo scheduling', () => {
       types: app.get(AppointmentTypesService),
       availability: app.get(AvailabilityService),
       appointments: app.get(AppointmentsService),
-      schedulers: app.get(SchedulersService),
+      schedulers: app.get(BookingPagesService),
     };
     const seed = () =>
       seedDemoScheduling(

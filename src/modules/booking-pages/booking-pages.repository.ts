@@ -28,7 +28,7 @@ const COLUMNS = `id, tenant_id AS "tenantId", mode, name, slug, description, pro
   is_active AS "isActive", views_count AS "viewsCount", bookings_count AS "bookingsCount", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 @Injectable()
-export class SchedulersRepository extends TenantEntityRepository<SchedulerEntity> {
+export class BookingPagesRepository extends TenantEntityRepository<SchedulerEntity> {
   constructor(@InjectRepository(SchedulerEntity) repository: Repository<SchedulerEntity>) {
     super(repository);
   }
