@@ -1,30 +1,26 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEMO_EMAIL_TEMPLATES, DEMO_SEQUENCE_NAME, DEMO_SMS_TEMPLATES, seedDemoMessaging } from '../../src/cli/demo-messaging';
 import type { AuthContext } from '../../src/common/auth/auth.types';
 import { EmailTemplatesService } from '../../src/modules/email/email-templates.service';
 import { SequencesService } from '../../src/modules/email/sequences/sequences.service';
 import { SmsTemplatesService } from '../../src/modules/sms/sms-templates.service';
-import { client, createTenant, startApp } from '../helpers/app';
+import { createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
 describe('seed:demo email and SMS', () => {
-  let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
-  });
-  afterAll(() => app.close());
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
 
   it('adds email and SMS templates and an active sequence, once, that render for a patient', async () => {
-    const tenant = await createTenant(app);
+    const tenant = await createTenant(suite.app);
     const auth = { tenantId: tenant.id, mode: 'test', role: 'OWNER', scopes: null } as AuthContext;
-    const seed = () => seedDemoMessaging(auth, app.get(EmailTemplatesService), app.get(SmsTemplatesService), app.get(SequencesService));
+    const seed = () =>
+      seedDemoMessaging(auth, suite.app.get(EmailTemplatesService), suite.app.get(SmsTemplatesService), suite.app.get(SequencesService));
     expect(await seed()).toEqual({ emailTemplates: DEMO_EMAIL_TEMPLATES.length, smsTemplates: DEMO_SMS_TEMPLATES.length, sequences: 1 });
     expect(await seed()).toEqual({ emailTemplates: 0, smsTemplates: 0, sequences: 0 });
 
-    const api = client(app, tenant.testKey);
+    const api = suite.api(tenant.testKey);
     await api.post('/api/v1/settings/practice', { name: 'Riverside', phone: '+442079460000' });
-    const patient = await createPatient(app, tenant.testKey, { firstName: 'Ada', email: 'ada@example.com' });
+    const patient = await createPatient(suite.app, tenant.testKey, { firstName: 'Ada', email: 'ada@example.com' });
     const [sequence] = (await api.get('/api/v1/emails/sequences')).body.sequences;
     expect(sequence).toMatchObject({ name: DEMO_SEQUENCE_NAME, status: 'active', enrollmentCount: 0 });
     expect(sequence.steps.map((s: { delayMinutes: number }) => s.delayMinutes)).toEqual([0, 1440, 10080]);

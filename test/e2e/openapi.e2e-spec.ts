@@ -1,7 +1,6 @@
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { generateOpenApiDocument, OPENAPI_FILE, REGENERATE_COMMAND, serialise } from '../../src/export-openapi';
 import { OPENAPI_TAGS } from '../../src/openapi';
@@ -9,7 +8,8 @@ import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
 import { withExamplesFromNow } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor';
-import { call, startApp, type Json } from '../helpers/app';
+import { call, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { listRoutes } from '../helpers/routes';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -126,16 +126,11 @@ describe('OpenAPI document', () => {
   });
 
   describe('served at /api/docs-json', () => {
-    let app: NestFastifyApplication;
-
-    beforeAll(async () => {
-      app = await startApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.example.test/' });
-    });
-    afterAll(() => app.close());
+    const suite = useApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.example.test/' });
 
     it('is the same document, with this deployment’s PUBLIC_URL as its server and its example dates computed now', async () => {
       const before = clock.now();
-      const served = (await call<OpenAPIObject>(app, 'GET', '/api/docs-json')).body;
+      const served = (await call<OpenAPIObject>(suite.app, 'GET', '/api/docs-json')).body;
       const after = clock.now();
       expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
       // The examples change each Monday (UTC): the one of the request's moment, whichever side of it.
@@ -146,7 +141,7 @@ describe('OpenAPI document', () => {
     });
 
     it('documents the Idempotency-Key header on exactly the routes its interceptor wraps', () => {
-      const wrapped = listRoutes(app)
+      const wrapped = listRoutes(suite.app)
         .filter(({ handler }) =>
           ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).some((i) => i === IdempotencyInterceptor),
         )

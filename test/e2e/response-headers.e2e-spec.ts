@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp } from '../helpers/app';
+import { client, createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
@@ -9,16 +9,14 @@ const KEYS = '/api/v1/settings/portal-access-keys';
  * same way in every module; responses with patient data or a key's secret are never stored by caches.
  */
 describe('Response headers: Location, ETag, Cache-Control: no-store', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp(NO_RATE_LIMITS);
   let key: string;
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    key = (await createTenant(app)).testKey;
-    api = client(app, key);
+    key = (await createTenant(suite.app)).testKey;
+    api = suite.api(key);
   });
-  afterAll(() => app.close());
 
   it('patients: Location and ETag on create, ETag on read and update, no-store on every answer (errors included)', async () => {
     const created = await api.post(PATIENTS, { firstName: 'Ada', lastName: 'Lovelace' });
@@ -57,7 +55,7 @@ describe('Response headers: Location, ETag, Cache-Control: no-store', () => {
     const accepted = await api.post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'Bulk', lastName: 'One' }] });
     expect(accepted.status).toBe(202);
     expect(accepted.headers.location).toBe(`${PATIENTS}/bulk-import/${accepted.body.jobId}`);
-    await waitForImport(app, key, accepted.body.jobId);
+    await waitForImport(suite.app, key, accepted.body.jobId);
     const status = await api.get(`${PATIENTS}/bulk-import/${accepted.body.jobId}`);
     expect(status.headers['cache-control']).toBe('no-store');
     const dry = await api.post(`${PATIENTS}/bulk-import?dryRun=true`, { patients: [{ firstName: 'Dry', lastName: 'Run' }] });
