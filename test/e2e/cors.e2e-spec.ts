@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LightMyRequestResponse } from 'fastify';
-import { call, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { call, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay } from '../helpers/scheduling';
 
@@ -31,7 +31,7 @@ describe('CORS and the security headers browsers act on', () => {
       remoteAddress,
       headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
     });
-  const json = (res: LightMyRequestResponse): Json => JSON.parse(res.body);
+  const json = (res: LightMyRequestResponse): Problem => JSON.parse(res.body) as Problem;
 
   beforeAll(async () => {
     app = await startApp({
@@ -75,13 +75,13 @@ describe('CORS and the security headers browsers act on', () => {
     expect(page.headers).toMatchObject({ 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
     expect(String(page.headers['access-control-expose-headers'])).toContain('Retry-After');
     expect(String(page.headers['access-control-expose-headers'])).toContain('X-Request-Id');
-    const bad = await call(app, 'POST', `/api/v1/public/schedulers/${schedulerId}/book`, {
+    const bad = await call<Problem>(app, 'POST', `/api/v1/public/schedulers/${schedulerId}/book`, {
       body: { firstName: 'Ada' },
       headers: { origin: OTHER },
       remoteAddress: from,
     });
     expect([bad.status, bad.body.code, bad.headers['access-control-allow-origin']]).toEqual([400, 'validation_failed', '*']);
-    const unknown = await call(app, 'GET', '/api/v1/public/schedulers/00000000-0000-4000-8000-000000000000', {
+    const unknown = await call<Problem>(app, 'GET', '/api/v1/public/schedulers/00000000-0000-4000-8000-000000000000', {
       headers: { origin: OTHER },
       remoteAddress: from,
     });

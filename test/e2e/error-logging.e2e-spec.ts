@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, dataSource, type Problem, startApp, TestTenant } from '../helpers/app';
 import { LogCapture } from '../helpers/log-capture';
 
 /*
@@ -27,7 +27,7 @@ describe('Errors are logged once, requests once, probes never', () => {
     await db.query('ALTER TABLE settings RENAME TO settings_hidden');
     let res;
     try {
-      res = await client(app, tenant.testKey).get('/api/v1/settings/practice');
+      res = await client(app, tenant.testKey).get<Problem>('/api/v1/settings/practice');
     } finally {
       await db.query('ALTER TABLE settings_hidden RENAME TO settings');
     }
@@ -45,7 +45,7 @@ describe('Errors are logged once, requests once, probes never', () => {
   });
 
   it('a client error (class 22) is a 400 and logs no error', async () => {
-    const res = await client(app, tenant.testKey).get('/api/v1/patients?updatedSince=0000-01-01T00:00:00Z');
+    const res = await client(app, tenant.testKey).get<Problem>('/api/v1/patients?updatedSince=0000-01-01T00:00:00Z');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
     const mine = lines.filter((l) => l.includes(res.body.requestId)).map((l) => JSON.parse(l) as { level: number });
