@@ -109,6 +109,22 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
     return rows[0] ? this.fromRow(rows[0]) : null;
   }
 
+  /**
+   * Adds one to a counter column of an active row (`is_active`), in one statement that takes the row's lock,
+   * so concurrent counts add up exactly. False when the row is inactive or gone; in `tx`, the caller's work
+   * then rolls back with it.
+   */
+  protected async incrementIfActive(scope: TenantScope, id: string, column: string, tx?: EntityManager): Promise<boolean> {
+    const [rows] = await this.sql<[unknown[], number]>(
+      scope,
+      `UPDATE ${this.repository.metadata.tableName} SET ${column} = ${column} + 1
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND is_active RETURNING 1`,
+      [id],
+      tx,
+    );
+    return rows.length === 1;
+  }
+
   /** The entity of a row as raw SQL answers it (column names, `RETURNING *`). */
   protected fromRow(raw: Record<string, unknown>): T {
     const values: Record<string, unknown> = {};
