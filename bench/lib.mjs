@@ -2,7 +2,7 @@
 // tenants), starting and stopping servers, realistic patients, autocannon runs, and what a run is measured
 // with besides req/s (load average, peak RSS, CPU time). Loopback only; every run is bounded in time.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
@@ -48,6 +48,8 @@ export async function openBench(name, env = {}, options = {}) {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       MIGRATIONS_RUN: 'false',
+      // The servers run with the image's Node options, as deployed (the floor too).
+      NODE_OPTIONS: process.env.NODE_OPTIONS ?? imageNodeOptions(),
       ...rateLimitEnv('0'),
       ...env,
     },
@@ -358,6 +360,12 @@ export function onPath(binary) {
 /** The CPUs other than CPU 0, where a pinned layout puts everything but the API. */
 export const OTHER_CPUS = cpus().length > 2 ? `1-${cpus().length - 1}` : '1';
 
+/** The NODE_OPTIONS the Dockerfile gives the API and worker processes. */
+function imageNodeOptions() {
+  const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
+  return /^ENV NODE_OPTIONS=(.*)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
+}
+
 /** The pids of the machine's PostgreSQL processes. */
 export const postgresPids = () =>
   readdirSync('/proc').filter((pid) => {
@@ -375,26 +383,32 @@ export const postgresPids = () =>
  */
 function pinPostgres() {
   const previous = new Map();
+  const setMask = (pid, mask) => {
+    try {
+      execFileSync('taskset', ['-p', mask, pid], { stdio: 'ignore' });
+    } catch {
+      // exited meanwhile
+    }
+  };
   try {
     for (const pid of postgresPids()) {
-      const mask = /: (\S+)$/.exec(execFileSync('taskset', ['-p', pid]).toString().trim())?.[1];
-      execFileSync('taskset', ['-p', '-c', OTHER_CPUS, pid], { stdio: 'ignore' });
-      if (mask) previous.set(pid, mask);
+      try {
+        const mask = /: (\S+)$/.exec(execFileSync('taskset', ['-p', pid], { stdio: 'pipe' }).toString().trim())?.[1];
+        execFileSync('taskset', ['-p', '-c', OTHER_CPUS, pid], { stdio: 'ignore' });
+        if (mask) previous.set(pid, mask);
+      } catch (err) {
+        // A backend that ended meanwhile (another client's connection closing) is no reason to give up.
+        if (existsSync(`/proc/${pid}`)) throw err;
+      }
     }
   } catch {
-    for (const [pid, mask] of previous) execFileSync('taskset', ['-p', mask, pid], { stdio: 'ignore' });
+    for (const [pid, mask] of previous) setMask(pid, mask);
     return null;
   }
   return () => {
     const all = [...new Set([...postgresPids(), ...previous.keys()])];
     const mask = previous.values().next().value ?? 'ffffffff';
-    for (const pid of all) {
-      try {
-        execFileSync('taskset', ['-p', previous.get(pid) ?? mask, pid], { stdio: 'ignore' });
-      } catch {
-        // exited meanwhile
-      }
-    }
+    for (const pid of all) setMask(pid, previous.get(pid) ?? mask);
   };
 }
 

@@ -78,7 +78,8 @@ describe('Events outbox', () => {
     expect(updated).toHaveLength(1);
     expect(updated[0].data).toMatchObject({ id: existing.id, firstName: 'Changed', lastName: 'Name', externalId: 'bulk-existing' });
     const read = await suite.api().get(`${PATIENTS}/${existing.id}`);
-    expect(updated[0].data).toEqual(read.body);
+    // As a PUT's: the patient as written, and in previous the members the row replaced.
+    expect(updated[0].data).toEqual({ ...read.body, previous: { firstName: existing.firstName, lastName: existing.lastName } });
   });
 
   it('lists newest first with cursor pagination and type and time filters', async () => {

@@ -17,7 +17,7 @@ import { PatientImportsRepository } from './patient-imports.repository';
 import { CustomFieldDefinition, generateJoiningCode } from './patient-rules';
 import { ImportNotFoundException } from './patients.exceptions';
 import { ImportRow, PatientConstraint, PatientsRepository } from './patients.repository';
-import { toDto as toPatientDto } from './patients.service';
+import { toDto as toPatientDto, updatedEvent } from './patients.service';
 
 /** Rows per transaction: large enough for few round trips, small enough to keep locks and WAL bursts short. */
 export const IMPORT_BATCH_SIZE = 500;
@@ -172,7 +172,8 @@ export class PatientImportsService {
         await this.transactions.run(async (tx) => {
           const { created, updated } = await this.patients.upsertBatch(scope, checked.valid, tx);
           await this.events.recordMany(scope, 'patient.created', created.map(toPatientDto), tx);
-          await this.events.recordMany(scope, 'patient.updated', updated.map(toPatientDto), tx);
+          const changes = updated.map((u) => updatedEvent(u.before && toPatientDto(u.before), toPatientDto(u.after)));
+          await this.events.recordMany(scope, 'patient.updated', changes, tx);
           const progress = {
             processed: size,
             created: created.length,

@@ -152,6 +152,7 @@ const UPSERT_PATIENTS = (() => {
 })();
 
 const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`;
+const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`;
 
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -384,8 +385,14 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     scope: TenantScope,
     rows: ImportRow[],
     tx?: EntityManager,
-  ): Promise<{ created: PatientEntity[]; updated: PatientEntity[] }> {
+  ): Promise<{ created: PatientEntity[]; updated: { before?: PatientEntity; after: PatientEntity }[] }> {
     if (!rows.length) return { created: [], updated: [] };
+    // The patients the batch will update, locked until the transaction ends, for their events' `previous`.
+    const externalIds = rows.map((r) => r.values.externalId).filter((id): id is string => typeof id === 'string');
+    const existing = externalIds.length
+      ? await this.sql<PatientEntity[]>(scope, `${GET_PATIENTS_BY_EXTERNAL_ID} FOR UPDATE`, [externalIds], tx)
+      : [];
+    const before = new Map(existing.map((p) => [p.id, p]));
     const input = rows.map((r) => {
       const row: Record<string, unknown> = {
         id: r.id,
@@ -404,6 +411,9 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
       tx,
     );
     const written = result.map(({ inserted, ...row }) => ({ inserted, row }));
-    return { created: written.filter((w) => w.inserted).map((w) => w.row), updated: written.filter((w) => !w.inserted).map((w) => w.row) };
+    return {
+      created: written.filter((w) => w.inserted).map((w) => w.row),
+      updated: written.filter((w) => !w.inserted).map((w) => ({ before: before.get(w.row.id), after: w.row })),
+    };
   }
 }

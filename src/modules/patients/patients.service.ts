@@ -251,7 +251,9 @@ function toFilters(query: ListPatientsQueryDto): PatientFilters {
   };
 }
 
-function updatedEvent(before: PatientDto, after: PatientDto): PatientUpdatedEvent {
+/** `patient.updated`'s payload for a change from `before` to `after`; without `before` (a row another writer inserted meanwhile), `previous` is empty. */
+export function updatedEvent(before: PatientDto | undefined, after: PatientDto): PatientUpdatedEvent {
+  if (!before) return { ...after, previous: {} };
   const previous: Partial<Record<keyof PatientDto, unknown>> = {};
   for (const key of Object.keys(after) as (keyof PatientDto)[]) {
     if (key !== 'updatedAt' && JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key];
