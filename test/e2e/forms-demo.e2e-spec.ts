@@ -24,10 +24,10 @@ describe('seed:demo forms', () => {
     expect(await seed()).toEqual({ forms: 1, submissions: 0 });
 
     const api = suite.api(tenant.testKey);
-    const [form] = (await api.get(FORMS)).body.forms;
+    const [form] = (await api.get<{ forms: { id: string; fields: { type: string }[] }[] }>(FORMS)).body.forms;
     expect(form).toMatchObject({ slug: DEMO_INTAKE_FORM.slug, submissionsCount: 3 });
-    expect(new Set(form.fields.map((f: { type: string }) => f.type))).toEqual(new Set(FIELD_TYPES));
-    const listed = (await api.get(`${FORMS}/${form.id}/submissions`)).body.submissions;
-    expect(listed.map((s: { patientId: string }) => s.patientId).sort()).toEqual(patients.map((p) => p.id).sort());
+    expect(new Set(form.fields.map((f) => f.type))).toEqual(new Set(FIELD_TYPES));
+    const listed = (await api.get<{ submissions: { patientId: string }[] }>(`${FORMS}/${form.id}/submissions`)).body.submissions;
+    expect(listed.map((s) => s.patientId).sort()).toEqual(patients.map((p) => p.id).sort());
   });
 });

@@ -1,4 +1,4 @@
-import { createTenant, dataSource, TestTenant } from '../helpers/app';
+import { createTenant, dataSource, type Problem, TestTenant } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { clock } from '../../src/common/time/clock';
 
@@ -8,14 +8,14 @@ const KEYS = '/api/v1/settings/portal-access-keys';
 describe("API keys: a mode's last active OWNER key cannot be revoked", () => {
   const suite = useApp();
 
-  const idOf = async (key: string): Promise<string> => (await suite.api(key).get('/api/v1/me')).body.key.id;
+  const idOf = async (key: string): Promise<string> => (await suite.api(key).get<{ key: { id: string } }>('/api/v1/me')).body.key.id;
   const createOwner = async (callerKey: string): Promise<{ id: string; key: string }> => {
-    const res = await suite.api(callerKey).post(KEYS, { name: 'second owner', role: 'OWNER' });
+    const res = await suite.api(callerKey).post<{ id: string; key: string }>(KEYS, { name: 'second owner', role: 'OWNER' });
     expect(res.status).toBe(201);
     return { id: res.body.id, key: res.body.key };
   };
   const activeOwners = async (tenant: TestTenant, mode: string): Promise<number> => {
-    const [{ n }] = await dataSource(suite.app).query(
+    const [{ n }] = await dataSource(suite.app).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND mode = $2 AND role = 'OWNER' AND revoked_at IS NULL`,
       [tenant.id, mode],
     );
@@ -30,15 +30,15 @@ describe("API keys: a mode's last active OWNER key cannot be revoked", () => {
     expect(res.body).toMatchObject({ status: 409, code: 'last_owner_key' });
     expect((await suite.api(tenant.testKey).get(KEYS)).status).toBe(200);
     // The other mode's OWNER key does not count: each mode needs its own.
-    expect((await suite.api(tenant.liveKey).delete(`${KEYS}/${await idOf(tenant.liveKey)}`)).body.code).toBe('last_owner_key');
+    expect((await suite.api(tenant.liveKey).delete<Problem>(`${KEYS}/${await idOf(tenant.liveKey)}`)).body.code).toBe('last_owner_key');
   });
 
   it('revokes an OWNER key while another stays, then refuses the last; ADMIN keys are not affected', async () => {
     const tenant = await createTenant(suite.app);
     const second = await createOwner(tenant.testKey);
-    const admin = await suite.api(tenant.testKey).post(KEYS, { name: 'admin', role: 'ADMIN' });
+    const admin = await suite.api(tenant.testKey).post<{ id: string }>(KEYS, { name: 'admin', role: 'ADMIN' });
     expect((await suite.api(second.key).delete(`${KEYS}/${await idOf(tenant.testKey)}`)).status).toBe(204);
-    expect((await suite.api(second.key).delete(`${KEYS}/${second.id}`)).body.code).toBe('last_owner_key');
+    expect((await suite.api(second.key).delete<Problem>(`${KEYS}/${second.id}`)).body.code).toBe('last_owner_key');
     expect((await suite.api(second.key).delete(`${KEYS}/${admin.body.id}`)).status).toBe(204);
     expect(await activeOwners(tenant, 'test')).toBe(1);
   });
@@ -50,7 +50,7 @@ describe("API keys: a mode's last active OWNER key cannot be revoked", () => {
       second.id,
       clock.now(),
     ]);
-    const res = await suite.api(tenant.testKey).delete(`${KEYS}/${await idOf(tenant.testKey)}`);
+    const res = await suite.api(tenant.testKey).delete<Problem>(`${KEYS}/${await idOf(tenant.testKey)}`);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('last_owner_key');
   });

@@ -21,21 +21,23 @@ describe('seed:demo email and SMS', () => {
     const api = suite.api(tenant.testKey);
     await api.post('/api/v1/settings/practice', { name: 'Riverside', phone: '+442079460000' });
     const patient = await createPatient(suite.app, tenant.testKey, { firstName: 'Ada', email: 'ada@example.com' });
-    const [sequence] = (await api.get('/api/v1/emails/sequences')).body.sequences;
+    const [sequence] = (await api.get<{ sequences: { steps: { delayMinutes: number }[] }[] }>('/api/v1/emails/sequences')).body.sequences;
     expect(sequence).toMatchObject({ name: DEMO_SEQUENCE_NAME, status: 'active', enrollmentCount: 0 });
-    expect(sequence.steps.map((s: { delayMinutes: number }) => s.delayMinutes)).toEqual([0, 1440, 10080]);
+    expect(sequence.steps.map((s) => s.delayMinutes)).toEqual([0, 1440, 10080]);
 
-    const sms = (await api.get('/api/v1/sms/templates')).body.templates;
+    const sms = (await api.get<{ templates: { id: string; name: string }[] }>('/api/v1/sms/templates')).body.templates;
     expect(sms).toHaveLength(DEMO_SMS_TEMPLATES.length);
     for (const template of sms) {
-      const preview = await api.post(`/api/v1/sms/templates/${template.id}/preview`, {
+      const preview = await api.post<{ encoding: string; body: string }>(`/api/v1/sms/templates/${template.id}/preview`, {
         patientId: patient.id,
         variables: { appointmentDate: '2 December at 09:30', minutes: 15 },
       });
       expect([template.name, preview.status, preview.body.encoding]).toEqual([template.name, 200, expect.stringMatching(/GSM-7|UCS-2/)]);
       expect(preview.body.body).not.toMatch(/\{\{/);
     }
-    const welcome = (await api.get('/api/v1/emails/templates')).body.templates.find((t: { name: string }) => t.name === 'Welcome');
+    const welcome = (await api.get<{ templates: { id: string; name: string }[] }>('/api/v1/emails/templates')).body.templates.find(
+      (t) => t.name === 'Welcome',
+    )!;
     const preview = await api.post(`/api/v1/emails/templates/${welcome.id}/preview`, { patientId: patient.id });
     expect(preview.status).toBe(200);
     expect(JSON.stringify(preview.body)).toContain('Welcome to Riverside, Ada');
