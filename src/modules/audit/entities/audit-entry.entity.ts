@@ -16,7 +16,8 @@ import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';
 @Entity('audit_log')
 @Check(`"mode" IN ('test', 'live')`)
 @Index('IDX_AUDIT_LOG_TENANT_MODE_RESOURCE', ['tenantId', 'mode', 'resourceId', 'at'], { where: 'resource_id IS NOT NULL' })
-@Index('IDX_AUDIT_LOG_TENANT_MODE_KEY', ['tenantId', 'mode', 'apiKeyId', 'at'])
+@Index('IDX_AUDIT_LOG_TENANT_MODE_KEY', ['tenantId', 'mode', 'apiKeyId', 'at', 'id'])
+@Index('IDX_AUDIT_LOG_TENANT_MODE_ACTION', ['tenantId', 'mode', 'action', 'at', 'id'])
 export class AuditEntryEntity implements TenantScope {
   @PrimaryColumn('uuid')
   tenantId!: string;
