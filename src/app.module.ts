@@ -14,7 +14,7 @@ import { AuditModule } from './modules/audit/audit.module';
 import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { PatientsModule } from './modules/patients/patients.module';
-import { SchedulersModule } from './modules/schedulers/schedulers.module';
+import { BookingPagesModule } from './modules/booking-pages/booking-pages.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { SmsModule } from './modules/sms/sms.module';
@@ -38,7 +38,7 @@ export class AppModule {
         SettingsModule,
         PatientsModule,
         SchedulingModule,
-        SchedulersModule,
+        BookingPagesModule,
         FormsModule,
         SmsModule,
         EventsModule,

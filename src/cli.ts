@@ -13,7 +13,7 @@ import { TenantsService } from './modules/tenants/tenants.service';
 import { SettingsModule } from './modules/settings/settings.module';
 import { PatientsModule } from './modules/patients/patients.module';
 import { FormsModule } from './modules/forms/forms.module';
-import { SchedulersModule } from './modules/schedulers/schedulers.module';
+import { BookingPagesModule } from './modules/booking-pages/booking-pages.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { EmailModule } from './modules/email/email.module';
 import { SequencesModule } from './modules/email/sequences/sequences.module';
@@ -31,7 +31,7 @@ class CliModule {
         PatientsModule,
         FormsModule,
         SchedulingModule,
-        SchedulersModule,
+        BookingPagesModule,
         EmailModule,
         SequencesModule,
         SmsModule,

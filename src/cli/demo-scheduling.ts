@@ -1,6 +1,6 @@
 import type { AuthContext } from '../common/auth/auth.types';
 import { clock } from '../common/time/clock';
-import { SchedulersService } from '../modules/schedulers/schedulers.service';
+import { BookingPagesService } from '../modules/booking-pages/booking-pages.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
 import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
@@ -42,7 +42,7 @@ export interface DemoSchedulingServices {
   types: AppointmentTypesService;
   availability: AvailabilityService;
   appointments: AppointmentsService;
-  schedulers: SchedulersService;
+  schedulers: BookingPagesService;
 }
 
 const DAY = 86_400_000;

@@ -12,7 +12,7 @@ import type { CreateCustomFieldDto } from '../modules/patients/dto/custom-field.
 import { PatientImportsService } from '../modules/patients/patient-imports.service';
 import { PatientsService } from '../modules/patients/patients.service';
 import { SettingsService } from '../modules/settings/settings.service';
-import { SchedulersService } from '../modules/schedulers/schedulers.service';
+import { BookingPagesService } from '../modules/booking-pages/booking-pages.service';
 import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
 import { AvailabilityService } from '../modules/scheduling/availability.service';
@@ -135,7 +135,7 @@ export class DemoSeeder {
     private readonly appointmentTypes: AppointmentTypesService,
     private readonly availability: AvailabilityService,
     private readonly appointments: AppointmentsService,
-    private readonly schedulers: SchedulersService,
+    private readonly schedulers: BookingPagesService,
     private readonly emailTemplates: EmailTemplatesService,
     private readonly smsTemplates: SmsTemplatesService,
     private readonly sequences: SequencesService,

@@ -88,26 +88,48 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
   /**
    * A status change that happens only from the statuses it expects (`from`), in one statement, so that two
    * writers (workers, callbacks) can never both move one row on: `set` may use $5 onwards for `params`.
-   * Answers the changed row as the database has it (column names), or null when the row was elsewhere.
+   * Answers the changed row, or null when the row was elsewhere.
    */
   protected async updateFromStatus(
     scope: TenantScope,
-    table: string,
     id: string,
     from: readonly string[],
     set: string,
     params: unknown[],
     tx?: EntityManager,
-  ): Promise<Record<string, unknown> | null> {
+  ): Promise<T | null> {
     const [rows] = await this.sql<[Record<string, unknown>[], number]>(
       scope,
-      `UPDATE ${table} SET ${set}, updated_at = $${params.length + 5}
+      `UPDATE ${this.repository.metadata.tableName} SET ${set}, updated_at = $${params.length + 5}
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = ANY($4::text[])
         RETURNING *`,
       [id, from, ...params, clock.now()],
       tx,
     );
-    return rows[0] ?? null;
+    return rows[0] ? this.fromRow(rows[0]) : null;
+  }
+
+  /**
+   * Adds one to a counter column of an active row (`is_active`), in one statement that takes the row's lock,
+   * so concurrent counts add up exactly. False when the row is inactive or gone; in `tx`, the caller's work
+   * then rolls back with it.
+   */
+  protected async incrementIfActive(scope: TenantScope, id: string, column: string, tx?: EntityManager): Promise<boolean> {
+    const [rows] = await this.sql<[unknown[], number]>(
+      scope,
+      `UPDATE ${this.repository.metadata.tableName} SET ${column} = ${column} + 1
+        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND is_active RETURNING 1`,
+      [id],
+      tx,
+    );
+    return rows.length === 1;
+  }
+
+  /** The entity of a row as raw SQL answers it (column names, `RETURNING *`). */
+  protected fromRow(raw: Record<string, unknown>): T {
+    const values: Record<string, unknown> = {};
+    for (const column of this.repository.metadata.columns) values[column.propertyName] = raw[column.databaseName];
+    return this.repository.create(values as DeepPartial<T>);
   }
 
   /** A query builder that already filters on the scope. */

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { exampleDate } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { freePort, serveSite, useBrowser } from '../helpers/browser';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay } from '../helpers/scheduling';
@@ -133,9 +133,9 @@ describe('In a browser', () => {
         const tomorrow = new Date(clock.nowMs() + 86_400_000).toISOString().slice(0, 10);
         const result = await page.evaluate(
           async ({ base, id, day }) => {
-            const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Json });
+            const json = async <T = unknown>(res: Response) => ({ status: res.status, body: (await res.json()) as T });
             const scheduler = await json(await fetch(`${base}/api/v1/public/schedulers/${id}`));
-            const availability = await json(
+            const availability = await json<{ slots: { start: string }[] }>(
               await fetch(`${base}/api/v1/public/schedulers/${id}/availability?startDate=${day}&endDate=${day}`),
             );
             const booked = await fetch(`${base}/api/v1/public/schedulers/${id}/book`, {
@@ -167,7 +167,7 @@ describe('In a browser', () => {
           async ({ base, key }) => {
             try {
               const res = await fetch(`${base}/api/v1/me`, { headers: { Authorization: `Bearer ${key}` } });
-              return { status: res.status, tenant: ((await res.json()) as Json).tenant.name as string };
+              return { status: res.status, tenant: ((await res.json()) as { tenant: { name: string } }).tenant.name };
             } catch (err) {
               return { blocked: String(err) };
             }
@@ -191,7 +191,7 @@ describe('In a browser', () => {
       const patient = await createPatient(app, tenant.testKey, { email: 'click@example.test' });
       const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'test', patientId: patient.id });
       const optedOut = async (): Promise<boolean> =>
-        (await client(app, tenant.testKey).get(`/api/v1/patients/${patient.id}`)).body.emailOptOut as boolean;
+        (await client(app, tenant.testKey).get<{ emailOptOut: boolean }>(`/api/v1/patients/${patient.id}`)).body.emailOptOut;
       const { page, failures } = await open();
       try {
         await page.goto(`${api}/api/v1/public/unsubscribe/${token}`);

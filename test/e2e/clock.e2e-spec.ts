@@ -1,5 +1,5 @@
 import { clock } from '../../src/common/time/clock';
-import { dataSource } from '../helpers/app';
+import { dataSource, type Problem } from '../helpers/app';
 import { utcDate } from '../helpers/dates';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
@@ -25,11 +25,16 @@ describe('The clock: CLOCK_OFFSET_MS moves every business "now" of the app and t
     const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
     const patient = await createPatient(suite.app, suite.tenant.testKey);
     const slotsOn = async (day: string) =>
-      (await suite.api().get(`${SCHEDULING}/availability?providerId=${provider.id}&startDate=${day}&endDate=${day}`)).body.slots;
+      (await suite.api().get<{ slots: unknown[] }>(`${SCHEDULING}/availability?providerId=${provider.id}&startDate=${day}&endDate=${day}`))
+        .body.slots;
     expect(await slotsOn(unmovedDate(30))).toEqual([]);
     expect(await slotsOn(utcDate(30))).not.toEqual([]);
     const book = (day: string) =>
-      suite.api().post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, datetime: `${day}T10:00:00Z` });
+      suite.api().post<Problem & { alternatives: { start: string }[] }>(`${SCHEDULING}/book`, {
+        patientId: patient.id,
+        providerId: provider.id,
+        datetime: `${day}T10:00:00Z`,
+      });
     const refused = await book(unmovedDate(30));
     expect([refused.status, refused.body.code]).toEqual([409, 'slot_unavailable']);
     expect(Date.parse(refused.body.alternatives[0].start)).toBeGreaterThan(clock.nowMs());
@@ -38,7 +43,7 @@ describe('The clock: CLOCK_OFFSET_MS moves every business "now" of the app and t
 
   it('expiry and dates of birth are judged by the moved clock', async () => {
     const keys = '/api/v1/settings/portal-access-keys';
-    const stale = await suite.api().post(keys, { name: 'stale', expiresAt: `${unmovedDate(30)}T00:00:00.000Z` });
+    const stale = await suite.api().post<Problem>(keys, { name: 'stale', expiresAt: `${unmovedDate(30)}T00:00:00.000Z` });
     expect([stale.status, stale.body.errors]).toEqual([400, [{ field: 'expiresAt', message: 'must be in the future' }]]);
     expect((await suite.api().post(keys, { name: 'fresh', expiresAt: `${utcDate(30)}T00:00:00.000Z` })).status).toBe(201);
     // Born "next month" on the unmoved clock: long ago on the moved one.

@@ -1,6 +1,6 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LightMyRequestResponse } from 'fastify';
-import { call, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { call, type Problem, startApp } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay } from '../helpers/scheduling';
 
@@ -17,35 +17,31 @@ const corsHeaders = (res: { headers: Record<string, unknown> }): string[] =>
  * rules is in browser.e2e-spec.ts.
  */
 describe('CORS and the security headers browsers act on', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let schedulerId: string;
   let address = 0;
   /** Each test's requests come from an address of their own, so per-IP counts do not mix. */
   const nextAddress = (): string => `198.51.100.${++address}`;
 
   const preflight = (url: string, origin: string, method: string, headers = 'content-type', remoteAddress = nextAddress()) =>
-    app.inject({
+    suite.app.inject({
       method: 'OPTIONS',
       url,
       remoteAddress,
       headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
     });
-  const json = (res: LightMyRequestResponse): Json => JSON.parse(res.body);
+  const json = (res: LightMyRequestResponse): Problem => JSON.parse(res.body) as Problem;
 
-  beforeAll(async () => {
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      RATE_LIMIT_IP_PER_SECOND: '3',
-      RATE_LIMIT_IP_PER_HOUR: '0',
-      WORKERS: 'off',
-      CORS_ORIGINS: LISTED,
-    });
-    tenant = await createTenant(app);
-    const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
-    schedulerId = (await createScheduler(app, tenant.testKey, [provider.id])).id;
+  const suite = useApp({
+    ...NO_RATE_LIMITS,
+    RATE_LIMIT_IP_PER_SECOND: '3',
+    RATE_LIMIT_IP_PER_HOUR: '0',
+    WORKERS: 'off',
+    CORS_ORIGINS: LISTED,
   });
-  afterAll(() => app.close());
+  beforeAll(async () => {
+    const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
+    schedulerId = (await createScheduler(suite.app, suite.tenant.testKey, [provider.id])).id;
+  });
 
   it('public routes answer a preflight from any origin: no credentials, the request headers a page sends, cached an hour', async () => {
     for (const [path, method] of [
@@ -70,18 +66,21 @@ describe('CORS and the security headers browsers act on', () => {
 
   it('public answers, errors included, allow any origin and expose the headers a page needs; CORP does not block them', async () => {
     const from = nextAddress();
-    const page = await call(app, 'GET', `/api/v1/public/schedulers/${schedulerId}`, { headers: { origin: OTHER }, remoteAddress: from });
+    const page = await call(suite.app, 'GET', `/api/v1/public/schedulers/${schedulerId}`, {
+      headers: { origin: OTHER },
+      remoteAddress: from,
+    });
     expect(page.status).toBe(200);
     expect(page.headers).toMatchObject({ 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
     expect(String(page.headers['access-control-expose-headers'])).toContain('Retry-After');
     expect(String(page.headers['access-control-expose-headers'])).toContain('X-Request-Id');
-    const bad = await call(app, 'POST', `/api/v1/public/schedulers/${schedulerId}/book`, {
+    const bad = await call<Problem>(suite.app, 'POST', `/api/v1/public/schedulers/${schedulerId}/book`, {
       body: { firstName: 'Ada' },
       headers: { origin: OTHER },
       remoteAddress: from,
     });
     expect([bad.status, bad.body.code, bad.headers['access-control-allow-origin']]).toEqual([400, 'validation_failed', '*']);
-    const unknown = await call(app, 'GET', '/api/v1/public/schedulers/00000000-0000-4000-8000-000000000000', {
+    const unknown = await call<Problem>(suite.app, 'GET', '/api/v1/public/schedulers/00000000-0000-4000-8000-000000000000', {
       headers: { origin: OTHER },
       remoteAddress: from,
     });
@@ -89,7 +88,7 @@ describe('CORS and the security headers browsers act on', () => {
   });
 
   it('keyed routes send no CORS headers to an origin CORS_ORIGINS does not list, and refuse its preflight with a 404', async () => {
-    const res = await call(app, 'GET', '/api/v1/me', { key: tenant.testKey, headers: { origin: OTHER } });
+    const res = await call(suite.app, 'GET', '/api/v1/me', { key: suite.tenant.testKey, headers: { origin: OTHER } });
     expect(res.status).toBe(200);
     expect(corsHeaders(res)).toEqual([]);
     expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
@@ -112,7 +111,7 @@ describe('CORS and the security headers browsers act on', () => {
     });
     expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
     expect(String(pre.headers.vary)).toContain('Origin');
-    const res = await call(app, 'GET', '/api/v1/me', { key: tenant.testKey, headers: { origin: LISTED } });
+    const res = await call(suite.app, 'GET', '/api/v1/me', { key: suite.tenant.testKey, headers: { origin: LISTED } });
     expect([res.status, res.headers['access-control-allow-origin']]).toEqual([200, LISTED]);
     expect(String(res.headers['access-control-expose-headers'])).toContain('ETag');
   });
@@ -128,7 +127,11 @@ describe('CORS and the security headers browsers act on', () => {
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(corsHeaders(res)).toEqual([]);
     }
-    const bare = await app.inject({ method: 'OPTIONS', url: `/api/v1/public/schedulers/${schedulerId}`, remoteAddress: nextAddress() });
+    const bare = await suite.app.inject({
+      method: 'OPTIONS',
+      url: `/api/v1/public/schedulers/${schedulerId}`,
+      remoteAddress: nextAddress(),
+    });
     expect([bare.statusCode, json(bare).code]).toEqual([404, 'not_found']);
   });
 
@@ -144,7 +147,7 @@ describe('CORS and the security headers browsers act on', () => {
 
   it('lets Swagger UI load over plain http: no upgrade-insecure-requests, no HSTS while PUBLIC_URL is http', async () => {
     for (const url of ['/api/docs', '/api/v1/me', `/api/v1/public/schedulers/${schedulerId}`]) {
-      const res = await call(app, 'GET', url);
+      const res = await call(suite.app, 'GET', url);
       expect([url, String(res.headers['content-security-policy'])]).toEqual([url, expect.stringContaining("default-src 'self'")]);
       expect([url, String(res.headers['content-security-policy'])]).toEqual([
         url,

@@ -134,7 +134,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
     for (let i = 0; i < MESSAGES; i += 10) {
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, j) =>
-          client(api, tenant.testKey).post('/api/v1/emails/send', {
+          client(api, tenant.testKey).post<{ messageId: string }>('/api/v1/emails/send', {
             patientId: patient.id,
             subject: `Batch ${i + j}`,
             textContent: `Message ${i + j}`,

@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { EmailMessagesService } from '../../src/modules/email/email-messages.service';
 import { JobOutboxRelay } from '../../src/common/queue/job-outbox-relay';
 import { clock } from '../../src/common/time/clock';
-import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createTenant, startApp, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
@@ -25,25 +26,21 @@ async function settled(app: NestFastifyApplication, key: string, id: string, sta
 
 describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver)', () => {
   let receiver: SmtpReceiver;
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
 
   beforeAll(async () => {
     // It ends sessions idle for a second, as relays do after a while: the worker's pooled connections die.
     receiver = await new SmtpReceiver().start(0, { idleTimeoutMs: IDLE_CLOSE_MS });
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      SMTP_URL: receiver.url,
-      EMAIL_FROM: 'Acme Clinic <clinic@acme.test>',
-      EMAIL_MAX_ATTEMPTS: '3',
-      EMAIL_RETRY_BASE_MS: '50',
-      // Its own queues: no other app of this run takes these jobs.
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-sending`,
-    });
-    tenant = await createTenant(app);
   });
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    SMTP_URL: receiver.url,
+    EMAIL_FROM: 'Acme Clinic <clinic@acme.test>',
+    EMAIL_MAX_ATTEMPTS: '3',
+    EMAIL_RETRY_BASE_MS: '50',
+    // Its own queues: no other app of this run takes these jobs.
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-sending`,
+  }));
   afterAll(async () => {
-    await app.close();
     await receiver.stop();
   });
 
@@ -52,9 +49,9 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   });
 
   it('delivers a templated send to the patient exactly once, placeholders rendered and HTML-escaped, and records it sent', async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     expect((await api.post('/api/v1/settings/practice', { name: 'Acme "Clinic"' })).status).toBe(200);
-    const patient = await createPatient(app, tenant.testKey, {
+    const patient = await createPatient(suite.app, suite.tenant.testKey, {
       firstName: 'Ada <b>',
       lastName: 'Lovelace & Co',
       email: 'ada@example.test',
@@ -77,7 +74,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     expect(sent.body).toEqual({ messageId: expect.any(String), status: 'queued' });
     expect(sent.headers.location).toBe(`${MESSAGES}/${sent.body.messageId}`);
 
-    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({
       status: 'sent',
       transport: 'smtp',
@@ -106,7 +103,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   });
 
   it("sends every message of a burst after the pool sat idle past the server's idle close, each once and at the first try", async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const burst = async (label: string): Promise<string[]> => {
       const ids: string[] = [];
       for (let i = 0; i < 48; i++) {
@@ -118,7 +115,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     };
     const allSent = (ids: string[]): Promise<void> =>
       eventually(async () => {
-        const rows: { status: string; attempts: number }[] = await app
+        const rows: { status: string; attempts: number }[] = await suite.app
           .get(DataSource)
           .query(`SELECT status, attempts FROM email_messages WHERE id = ANY($1::uuid[])`, [ids]);
         expect(rows.filter((r) => r.status !== 'sent' || r.attempts !== 1)).toEqual([]);
@@ -137,10 +134,10 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   });
 
   it('sends a one-off message to a bare address, and lists it by status', async () => {
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const sent = await api.post(SEND, { to: 'someone@example.test', subject: 'Plain', textContent: 'Just text' });
     expect(sent.status).toBe(202);
-    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'sent', patientId: null, templateId: null, textContent: 'Just text', htmlContent: null });
     expect(receiver.byMessageId(sent.body.messageId)[0].text).toBe('Just text');
 
@@ -155,8 +152,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     let refusals = 0;
     receiver.answer = (email) =>
       email.headers.subject === 'Flaky' && refusals++ < 2 ? { accept: false, code: 451, message: 'Try again later' } : { accept: true };
-    const sent = await client(app, tenant.testKey).post(SEND, { to: 'flaky@example.test', subject: 'Flaky', textContent: 'x' });
-    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    const sent = await suite.api().post(SEND, { to: 'flaky@example.test', subject: 'Flaky', textContent: 'x' });
+    const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'sent', attempts: 3 });
     // Two refused (and discarded by a real relay) plus the accepted one.
     expect(receiver.byMessageId(sent.body.messageId)).toHaveLength(3);
@@ -165,9 +162,9 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   it('ends failed with the error recorded when every try fails, and emits email.failed', async () => {
     receiver.answer = (email) =>
       email.headers.subject === 'Doomed' ? { accept: false, code: 452, message: 'Mailbox full' } : { accept: true };
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const sent = await api.post(SEND, { to: 'full@example.test', subject: 'Doomed', textContent: 'x' });
-    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'failed', attempts: 3, lastError: expect.stringContaining('Mailbox full') });
     const events = await api.get(`/api/v1/events?type=email.failed`);
     expect(events.body.events.map((e: Json) => e.data.id)).toContain(sent.body.messageId);
@@ -176,8 +173,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   it('fails at once, without retrying, when the server refuses with 5xx', async () => {
     receiver.answer = (email) =>
       email.headers.subject === 'Refused' ? { accept: false, code: 554, message: 'Rejected' } : { accept: true };
-    const sent = await client(app, tenant.testKey).post(SEND, { to: 'no@example.test', subject: 'Refused', textContent: 'x' });
-    const message = await settled(app, tenant.testKey, sent.body.messageId);
+    const sent = await suite.api().post(SEND, { to: 'no@example.test', subject: 'Refused', textContent: 'x' });
+    const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining('Rejected') });
   });
 
@@ -217,11 +214,11 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   });
 
   it('queues a message written in a rolled-back transaction never, and one in a committed transaction once', async () => {
-    const service = app.get(EmailMessagesService);
-    const patient = await createPatient(app, tenant.testKey, { email: 'tx@example.test' });
-    const template = await client(app, tenant.testKey).post(TEMPLATES, { name: 'T', subject: 'Tx', textContent: 'x' });
-    const auth = { tenantId: tenant.id, mode: 'test' } as Json;
-    const db = app.get(DataSource);
+    const service = suite.app.get(EmailMessagesService);
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'tx@example.test' });
+    const template = await suite.api().post(TEMPLATES, { name: 'T', subject: 'Tx', textContent: 'x' });
+    const auth = { tenantId: suite.tenant.id, mode: 'test' } as Json;
+    const db = suite.app.get(DataSource);
     let rolledBack = '';
     await db
       .transaction(async (tx) => {
@@ -236,30 +233,30 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
       expect(await service.queue(auth, input, tx)).toEqual(first);
       return first.messageId;
     });
-    const message = await settled(app, tenant.testKey, committed);
+    const message = await settled(suite.app, suite.tenant.testKey, committed);
     expect(message).toMatchObject({ status: 'sent', enrollmentId: '0193a5a8-0000-7000-8000-000000000001', step: 1 });
     expect(receiver.byMessageId(committed)).toHaveLength(1);
-    expect((await client(app, tenant.testKey).get(`${MESSAGES}/${rolledBack}`)).status).toBe(404);
+    expect((await suite.api().get(`${MESSAGES}/${rolledBack}`)).status).toBe(404);
     expect(receiver.byMessageId(rolledBack)).toHaveLength(0);
   });
 
   it('the job outbox relay adds the job of a committed message whose own process never did, which then sends it once', async () => {
-    const db = app.get(DataSource);
+    const db = suite.app.get(DataSource);
     // As a process that died right after its COMMIT leaves them: the message and its recorded job.
     const [{ id }] = await db.query(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, next_attempt_at, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, $2, $2, $2)
        RETURNING id`,
-      [tenant.id, clock.now()],
+      [suite.tenant.id, clock.now()],
     );
     await db.query(
       `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
        VALUES (gen_random_uuid(), $1, 'email-send', $2, $3, NULL, now() - interval '1 second')`,
-      [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: tenant.id, mode: 'test' }, { jobId: id }],
+      [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: suite.tenant.id, mode: 'test' }, { jobId: id }],
     );
-    const relay = app.get(JobOutboxRelay);
+    const relay = suite.app.get(JobOutboxRelay);
     await eventually(async () => expect(receiver.byMessageId(id)).toHaveLength(1), 20_000);
-    const message = await settled(app, tenant.testKey, id);
+    const message = await settled(suite.app, suite.tenant.testKey, id);
     expect(message).toMatchObject({ status: 'sent', attempts: 1 });
     // Added once: the row is gone, and another pass adds nothing.
     expect(await db.query(`SELECT 1 FROM job_outbox WHERE payload->>'messageId' = $1`, [id])).toHaveLength(0);
@@ -268,23 +265,23 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   });
 
   it('sends again, with the same Message-ID, a message left sending by a worker that died before recording the answer', async () => {
-    const db = app.get(DataSource);
+    const db = suite.app.get(DataSource);
     const [{ id }] = await db.query(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, handed_over_at,
                                    next_attempt_at, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, 'test', 'orphan@example.test', 'Orphaned', 'x', 'sending', 1, $2::timestamptz - interval '2 minutes',
                $2::timestamptz - interval '2 minutes', $2, $2)
        RETURNING id`,
-      [tenant.id, clock.now()],
+      [suite.tenant.id, clock.now()],
     );
     // Its job runs again, as BullMQ re-runs the stalled job of a worker that died.
     await db.query(
       `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
        VALUES (gen_random_uuid(), $1, 'email-send', $2, $3, NULL, now() - interval '1 second')`,
-      [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: tenant.id, mode: 'test' }, { jobId: `${id}_rerun` }],
+      [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: suite.tenant.id, mode: 'test' }, { jobId: `${id}_rerun` }],
     );
     await eventually(async () => expect(receiver.byMessageId(id)).toHaveLength(1), 20_000);
-    const message = await settled(app, tenant.testKey, id);
+    const message = await settled(suite.app, suite.tenant.testKey, id);
     expect(message).toMatchObject({ status: 'sent', attempts: 2, lastError: null, smtpMessageId: expect.stringMatching(/^TEST\d+$/) });
     expect(receiver.byMessageId(id)).toHaveLength(1);
   });

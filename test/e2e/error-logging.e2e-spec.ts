@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { client, dataSource, type Problem } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { LogCapture } from '../helpers/log-capture';
 
 /*
@@ -7,27 +7,23 @@ import { LogCapture } from '../helpers/log-capture';
  * Nest's start-up lines are written too.
  */
 describe('Errors are logged once, requests once, probes never', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   const capture = new LogCapture();
   const lines = capture.lines;
 
   beforeAll(async () => {
     capture.start();
-    app = await startApp({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
-    tenant = await createTenant(app);
   });
+  const suite = useApp(() => ({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' }));
   afterAll(async () => {
-    await app.close();
     capture.stop();
   });
 
   it('a 500 is logged once, with its class and SQL state, and no second "failed with status code" line', async () => {
-    const db = dataSource(app);
+    const db = dataSource(suite.app);
     await db.query('ALTER TABLE settings RENAME TO settings_hidden');
     let res;
     try {
-      res = await client(app, tenant.testKey).get('/api/v1/settings/practice');
+      res = await suite.api().get<Problem>('/api/v1/settings/practice');
     } finally {
       await db.query('ALTER TABLE settings_hidden RENAME TO settings');
     }
@@ -45,7 +41,7 @@ describe('Errors are logged once, requests once, probes never', () => {
   });
 
   it('a client error (class 22) is a 400 and logs no error', async () => {
-    const res = await client(app, tenant.testKey).get('/api/v1/patients?updatedSince=0000-01-01T00:00:00Z');
+    const res = await suite.api().get<Problem>('/api/v1/patients?updatedSince=0000-01-01T00:00:00Z');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
     const mine = lines.filter((l) => l.includes(res.body.requestId)).map((l) => JSON.parse(l) as { level: number });
@@ -55,10 +51,10 @@ describe('Errors are logged once, requests once, probes never', () => {
 
   it('an API request is one line (info, no query string); health probes and metrics are not logged', async () => {
     const ids = { read: 'log-read-1', live: 'log-live-1', ready: 'log-ready-1', metrics: 'log-metrics-1' };
-    const read = await client(app, tenant.testKey).get('/api/v1/patients?search=Jane', { 'x-request-id': ids.read });
-    const live = await client(app).get('/health/live', { 'x-request-id': ids.live });
-    const ready = await client(app).get('/health/ready', { 'x-request-id': ids.ready });
-    const metrics = await client(app).get('/metrics', { 'x-request-id': ids.metrics });
+    const read = await suite.api().get('/api/v1/patients?search=Jane', { 'x-request-id': ids.read });
+    const live = await client(suite.app).get('/health/live', { 'x-request-id': ids.live });
+    const ready = await client(suite.app).get('/health/ready', { 'x-request-id': ids.ready });
+    const metrics = await client(suite.app).get('/metrics', { 'x-request-id': ids.metrics });
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     expect([read.status, live.status, ready.status, metrics.status]).toEqual([200, 200, 200, 200]);

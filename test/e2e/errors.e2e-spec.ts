@@ -1,15 +1,16 @@
-import { call, type Json } from '../helpers/app';
+import { call, type Json, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 
 describe('Errors: problem+json for every case of the error table', () => {
   const suite = useApp();
 
   const expectProblem = (res: { status: number; headers: Record<string, unknown>; body: Json }, status: number, code: string): void => {
+    const body = res.body as Problem;
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ type: 'about:blank', status, code });
-    expect(typeof res.body.title).toBe('string');
-    expect(res.body.requestId).toBe(res.headers['x-request-id']);
+    expect(body).toMatchObject({ type: 'about:blank', status, code });
+    expect(typeof body.title).toBe('string');
+    expect(body.requestId).toBe(res.headers['x-request-id']);
   };
 
   it('400 invalid_json when the body does not parse', async () => {
@@ -22,26 +23,26 @@ describe('Errors: problem+json for every case of the error table', () => {
   });
 
   it('400 validation_failed names every bad field with a dotted path, unknown properties included', async () => {
-    const res = await suite.api().post('/api/v1/settings/portal-access-keys', {
+    const res = await suite.api().post<Problem>('/api/v1/settings/portal-access-keys', {
       role: 'GOD',
       scopes: ['patients:read', 'nope'],
       expiresAt: 'tomorrow',
       color: 'blue',
     });
     expectProblem(res, 400, 'validation_failed');
-    const fields = (res.body.errors as { field: string }[]).map((e) => e.field).sort();
+    const fields = res.body.errors!.map((e) => e.field).sort();
     expect(fields).toEqual(['color', 'expiresAt', 'name', 'role', 'scopes']);
-    expect(res.body.errors.find((e: { field: string }) => e.field === 'color').message).toBe('is not a known property');
+    expect(res.body.errors!.find((e) => e.field === 'color')!.message).toBe('is not a known property');
   });
 
   it('400 validation_failed for a bad query value', async () => {
-    const res = await suite.api().get('/api/v1/settings/portal-access-keys?limit=500');
+    const res = await suite.api().get<Problem>('/api/v1/settings/portal-access-keys?limit=500');
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([expect.objectContaining({ field: 'limit' })]);
   });
 
   it('400 validation_failed for a cursor the API did not issue', async () => {
-    const res = await suite.api().get('/api/v1/settings/portal-access-keys?cursor=garbage');
+    const res = await suite.api().get<Problem>('/api/v1/settings/portal-access-keys?cursor=garbage');
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([{ field: 'cursor', message: 'is not a cursor this API issued' }]);
   });

@@ -16,7 +16,7 @@ describe('Forms: form.submitted events and the audit of submissions', () => {
   it('emits form.submitted with the submission for each accepted submission, and none for a refused one', async () => {
     const form = await createForm(suite.app, suite.tenant.testKey);
     const patient = await createPatient(suite.app, suite.tenant.testKey);
-    const accepted = await submit(
+    const accepted = await submit<{ submissionId: string }>(
       suite.app,
       suite.tenant.testKey,
       form.id,
@@ -27,7 +27,7 @@ describe('Forms: form.submitted events and the audit of submissions', () => {
     await api.patch(`${FORMS}/${form.id}`, { isActive: false });
     expect((await submit(suite.app, suite.tenant.testKey, form.id, { pain: 4 })).status).toBe(409);
 
-    const events = (await api.get('/api/v1/events?type=form.submitted')).body.events;
+    const events = (await api.get<{ events: unknown[] }>('/api/v1/events?type=form.submitted')).body.events;
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: 'form.submitted',
@@ -40,13 +40,15 @@ describe('Forms: form.submitted events and the audit of submissions', () => {
       },
     });
     const other = await createTenant(suite.app);
-    expect((await client(suite.app, other.testKey).get('/api/v1/events?type=form.submitted')).body.events).toEqual([]);
+    expect((await client(suite.app, other.testKey).get<{ events: unknown[] }>('/api/v1/events?type=form.submitted')).body.events).toEqual(
+      [],
+    );
   });
 
   it('audits submitting, listing and reading submissions, never their answers', async () => {
     const form = await createForm(suite.app, suite.tenant.testKey);
-    const sent = await submit(suite.app, suite.tenant.testKey, form.id, { name: 'Ada Lovelace' });
-    const submissionId = sent.body.submissionId as string;
+    const sent = await submit<{ submissionId: string }>(suite.app, suite.tenant.testKey, form.id, { name: 'Ada Lovelace' });
+    const submissionId = sent.body.submissionId;
     await api.get(`${FORMS}/${form.id}/submissions`);
     await api.get(sent.headers.location as string);
 

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
 import { createForm, FORMS, submit } from '../helpers/forms';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -29,8 +29,8 @@ describe('Forms: tenant and mode isolation', () => {
   it("cannot see another tenant's forms, nor the other mode's", async () => {
     for (const [, key] of outsiders()) {
       const api = client(app, key);
-      expect((await api.get(FORMS)).body.forms.map((f: { id: string }) => f.id)).not.toContain(form.id);
-      const one = await api.get(`${FORMS}/${form.id}`);
+      expect((await api.get<{ forms: { id: string }[] }>(FORMS)).body.forms.map((f) => f.id)).not.toContain(form.id);
+      const one = await api.get<Problem>(`${FORMS}/${form.id}`);
       expect([one.status, one.body.code]).toEqual([404, 'not_found']);
     }
   });
@@ -54,7 +54,9 @@ describe('Forms: tenant and mode isolation', () => {
     const globexForm = await createForm(app, globex.testKey);
     const submissionId = submissionUrl.split('/').pop();
     expect((await client(app, globex.testKey).get(`${FORMS}/${globexForm.id}/submissions/${submissionId}`)).status).toBe(404);
-    expect((await client(app, globex.testKey).get(`${FORMS}/${globexForm.id}/submissions`)).body.submissions).toEqual([]);
+    expect(
+      (await client(app, globex.testKey).get<{ submissions: unknown[] }>(`${FORMS}/${globexForm.id}/submissions`)).body.submissions,
+    ).toEqual([]);
   });
 
   it('keeps slugs unique per tenant and mode only', async () => {

@@ -1,4 +1,3 @@
-import type { Json } from '../helpers/app';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,21 +51,21 @@ describe('Ctrl-C under the zero-config start', () => {
     let api = await startApi();
     const created = await runCli(['tenants:create', '--name', 'Interrupt Clinic'], env);
     expect(created.code).toBe(0);
-    const key: string = JSON.parse(created.stdout).apiKeys[0].key;
-    const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; requestId: string }> => {
+    const key = (JSON.parse(created.stdout) as { apiKeys: { key: string }[] }).apiKeys[0].key;
+    const request = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; requestId: string }> => {
       const res = await fetch(`${base}/api/v1${path}`, {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
-      return { status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id')! };
+      return { status: res.status, body: (await res.json()) as T, requestId: res.headers.get('x-request-id')! };
     };
 
     const audited: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const patient = await request('POST', '/patients', { firstName: 'Ada', lastName: `Interrupt ${i}` });
+      const patient = await request<{ id: string }>('POST', '/patients', { firstName: 'Ada', lastName: `Interrupt ${i}` });
       expect(patient.status).toBe(201);
-      const read = await request('GET', `/patients/${patient.body.id}`);
+      const read = await request<unknown>('GET', `/patients/${patient.body.id}`);
       expect(read.status).toBe(200);
       audited.push(patient.requestId, read.requestId);
     }
@@ -75,9 +74,9 @@ describe('Ctrl-C under the zero-config start', () => {
     expect(api.output).not.toMatch(/could not write/);
 
     api = await startApi();
-    const log = await request('GET', '/settings/audit-log?resourceType=patient&limit=100');
+    const log = await request<{ entries: { requestId: string }[] }>('GET', '/settings/audit-log?resourceType=patient&limit=100');
     expect(log.status).toBe(200);
-    expect(log.body.entries.map((e: { requestId: string }) => e.requestId).sort()).toEqual([...audited].sort());
+    expect(log.body.entries.map((e) => e.requestId).sort()).toEqual([...audited].sort());
     expect(await api.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 420_000);
 });

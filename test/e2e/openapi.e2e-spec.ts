@@ -1,7 +1,6 @@
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { generateOpenApiDocument, OPENAPI_FILE, REGENERATE_COMMAND, serialise } from '../../src/export-openapi';
 import { OPENAPI_TAGS } from '../../src/openapi';
@@ -9,7 +8,8 @@ import { ERROR_CODES, ErrorCode } from '../../src/common/http/error-codes';
 import { withExamplesFromNow } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor';
-import { call, startApp, type Json } from '../helpers/app';
+import { call } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { listRoutes } from '../helpers/routes';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -24,6 +24,14 @@ function operations(doc: OpenAPIObject): { where: string; path: string; method: 
  * The document as outside tools read it: generated clients name their functions after operationIds
  * and their base URL after `servers`; the committed openapi.json is what integrators download.
  */
+/** The error codes a problem response of the document declares (its schema's `code` enum). */
+function problemCodes(response: unknown): string[] {
+  const problem = response as {
+    content: { 'application/problem+json': { schema: { allOf: { properties: { code: { enum: string[] } } }[] } } };
+  };
+  return problem.content['application/problem+json'].schema.allOf[1].properties.code.enum;
+}
+
 describe('OpenAPI document', () => {
   let doc: OpenAPIObject;
 
@@ -98,8 +106,7 @@ describe('OpenAPI document', () => {
       const codes = Object.entries(op.responses)
         .filter(([status]) => Number(status) >= 400)
         .flatMap(([status, response]) => {
-          const schema = (response as Json).content['application/problem+json'].schema;
-          const enumCodes: string[] = schema.allOf[1].properties.code.enum;
+          const enumCodes = problemCodes(response);
           for (const code of enumCodes)
             expect([where, code, ERROR_CODES[code as ErrorCode]?.status]).toEqual([where, code, Number(status)]);
           return enumCodes;
@@ -115,38 +122,35 @@ describe('OpenAPI document', () => {
     }
     const put = doc.paths['/api/v1/patients/{id}'].put!;
     expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503']);
-    expect((put.responses['409'] as Json).content['application/problem+json'].schema.allOf[1].properties.code.enum).toEqual([
-      'external_id_taken',
-    ]);
+    expect(problemCodes(put.responses['409'])).toEqual(['external_id_taken']);
   });
 
   it('names an absolute server (default PUBLIC_URL) that /api/v1 paths resolve against', () => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any) as any
     expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:3000', description: expect.any(String) }]);
     expect(new URL('/api/v1/patients', doc.servers![0].url).href).toBe('http://127.0.0.1:3000/api/v1/patients');
   });
 
   describe('served at /api/docs-json', () => {
-    let app: NestFastifyApplication;
-
-    beforeAll(async () => {
-      app = await startApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.example.test/' });
-    });
-    afterAll(() => app.close());
+    const suite = useApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.example.test/' });
 
     it('is the same document, with this deployment’s PUBLIC_URL as its server and its example dates computed now', async () => {
       const before = clock.now();
-      const served = (await call<OpenAPIObject>(app, 'GET', '/api/docs-json')).body;
+      const served = (await call<OpenAPIObject>(suite.app, 'GET', '/api/docs-json')).body;
       const after = clock.now();
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any) as any
       expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
       // The examples change each Monday (UTC): the one of the request's moment, whichever side of it.
-      expect([withExamplesFromNow(doc, before), withExamplesFromNow(doc, after)].map((d) => JSON.parse(serialise(d)))).toContainEqual({
+      expect(
+        [withExamplesFromNow(doc, before), withExamplesFromNow(doc, after)].map((d) => JSON.parse(serialise(d)) as unknown),
+      ).toContainEqual({
         ...served,
         servers: doc.servers,
       });
     });
 
     it('documents the Idempotency-Key header on exactly the routes its interceptor wraps', () => {
-      const wrapped = listRoutes(app)
+      const wrapped = listRoutes(suite.app)
         .filter(({ handler }) =>
           ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).some((i) => i === IdempotencyInterceptor),
         )

@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { call, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { dayByDay } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
 import { createForm, FORMS } from '../helpers/forms';
@@ -14,30 +14,26 @@ const accessLog = (patientId: string, query = ''): string => `${PATIENTS}/${pati
  * (and only there), never another tenant's or mode's reads; the log itself is OWNER/ADMIN with settings:read.
  */
 describe('Patient access log', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:access-log` });
   let other: TestTenant;
   let ownerKeyId: string;
   const nextDay = dayByDay();
 
   beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:access-log` });
-    tenant = await createTenant(app);
-    other = await createTenant(app);
-    ownerKeyId = (await client(app, tenant.testKey).get('/api/v1/me')).body.key.id;
+    other = await createTenant(suite.app);
+    ownerKeyId = (await suite.api().get('/api/v1/me')).body.key.id;
   });
-  afterAll(() => app.close());
 
   /** The patient's log once the writer has flushed, with at least `atLeast` entries (every page followed). */
-  async function logOf(patientId: string, atLeast: number, key = tenant.testKey): Promise<Json[]> {
+  async function logOf(patientId: string, atLeast: number, key = suite.tenant.testKey): Promise<Json[]> {
     return eventually(async () => {
-      await app.get(AuditWriter).flush();
+      await suite.app.get(AuditWriter).flush();
       const all: Json[] = [];
       let cursor: string | null = null;
       do {
-        const res: { status: number; body: Json } = await client(app, key).get(
-          accessLog(patientId, `?limit=100${cursor ? `&cursor=${cursor}` : ''}`),
-        );
+        const res: { status: number; body: Json } = await suite
+          .api(key)
+          .get(accessLog(patientId, `?limit=100${cursor ? `&cursor=${cursor}` : ''}`));
         expect(res.status).toBe(200);
         all.push(...res.body.entries);
         cursor = res.body.nextCursor;
@@ -48,11 +44,11 @@ describe('Patient access log', () => {
   }
 
   it("lists every answer that carried the patient's data, and only those, newest first", async () => {
-    const api = client(app, tenant.testKey);
-    const ada = await createPatient(app, tenant.testKey, { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.test' });
-    const bob = await createPatient(app, tenant.testKey, { firstName: 'Bob', lastName: 'Bystander' });
-    const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
-    const form = await createForm(app, tenant.testKey);
+    const api = suite.api();
+    const ada = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.test' });
+    const bob = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Bob', lastName: 'Bystander' });
+    const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
+    const form = await createForm(suite.app, suite.tenant.testKey);
     const template = (await api.post('/api/v1/emails/templates', { name: 'Hi', subject: 'Hi {{patient.firstName}}', textContent: 'Hi' }))
       .body;
 
@@ -100,9 +96,9 @@ describe('Patient access log', () => {
     // Answers that did not carry Ada: Bob's read, a failed read, another tenant's and another mode's.
     expect((await api.get(`${PATIENTS}/${bob.id}`)).status).toBe(200);
     expect((await api.put(`${PATIENTS}/${ada.id}`, { email: 'not-an-email' })).status).toBe(400);
-    expect((await client(app, other.testKey).get(`${PATIENTS}/${ada.id}`)).status).toBe(404);
-    expect((await client(app, tenant.liveKey).get(`${PATIENTS}/${ada.id}`)).status).toBe(404);
-    expect((await client(app, tenant.liveKey).get(`${PATIENTS}?limit=100`)).status).toBe(200);
+    expect((await suite.api(other.testKey).get(`${PATIENTS}/${ada.id}`)).status).toBe(404);
+    expect((await suite.api(suite.tenant.liveKey).get(`${PATIENTS}/${ada.id}`)).status).toBe(404);
+    expect((await suite.api(suite.tenant.liveKey).get(`${PATIENTS}?limit=100`)).status).toBe(200);
 
     const log = await logOf(ada.id, expected.length);
     expect(log.map((e) => e.action).sort()).toEqual([...expected].sort());
@@ -117,9 +113,9 @@ describe('Patient access log', () => {
   });
 
   it('records the patient summary a key without patients:read reads in events', async () => {
-    const patient = await createPatient(app, tenant.testKey, { firstName: 'Summarised' });
-    const webhooksOnly = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });
-    const events = await client(app, webhooksOnly).get('/api/v1/events?type=patient.created&limit=100');
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Summarised' });
+    const webhooksOnly = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });
+    const events = await suite.api(webhooksOnly).get('/api/v1/events?type=patient.created&limit=100');
     expect(events.status).toBe(200);
     const shown = events.body.events.find((e: Json) => e.data.id === patient.id);
     expect(shown.data.joiningCode).toBeUndefined(); // the summary, not the whole patient
@@ -128,17 +124,17 @@ describe('Patient access log', () => {
   });
 
   it('records the request id and IP of the answer, and pages with a cursor', async () => {
-    const patient = await createPatient(app, tenant.testKey, { firstName: 'Paged' });
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Paged' });
     for (let i = 0; i < 5; i++) {
-      const res = await call(app, 'GET', `${PATIENTS}/${patient.id}`, {
-        key: tenant.testKey,
+      const res = await call(suite.app, 'GET', `${PATIENTS}/${patient.id}`, {
+        key: suite.tenant.testKey,
         remoteAddress: '203.0.113.9',
         headers: { 'x-request-id': `access-${i}` },
       });
       expect(res.status).toBe(200);
     }
     await logOf(patient.id, 6);
-    const api = client(app, tenant.testKey);
+    const api = suite.api();
     const first = await api.get(accessLog(patient.id, '?limit=2'));
     expect(first.body.entries.map((e: Json) => e.requestId)).toEqual(['access-4', 'access-3']);
     expect(first.body.entries[0]).toMatchObject({ ip: '203.0.113.9', action: 'patient.read' });
@@ -151,12 +147,12 @@ describe('Patient access log', () => {
   });
 
   it("keeps tenants and modes apart: another tenant's or mode's key gets 404, and their reads of their own patients never show", async () => {
-    const mine = await createPatient(app, tenant.testKey, { firstName: 'Mine' });
-    const theirs = await createPatient(app, other.testKey, { firstName: 'Theirs' });
-    expect((await client(app, other.testKey).get(accessLog(mine.id))).status).toBe(404);
-    expect((await client(app, tenant.liveKey).get(accessLog(mine.id))).status).toBe(404);
-    expect((await client(app, tenant.testKey).get(accessLog(theirs.id))).status).toBe(404);
-    expect((await client(app, other.testKey).get(`${PATIENTS}/${theirs.id}`)).status).toBe(200);
+    const mine = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Mine' });
+    const theirs = await createPatient(suite.app, other.testKey, { firstName: 'Theirs' });
+    expect((await suite.api(other.testKey).get(accessLog(mine.id))).status).toBe(404);
+    expect((await suite.api(suite.tenant.liveKey).get(accessLog(mine.id))).status).toBe(404);
+    expect((await suite.api().get(accessLog(theirs.id))).status).toBe(404);
+    expect((await suite.api(other.testKey).get(`${PATIENTS}/${theirs.id}`)).status).toBe(200);
     const theirLog = await logOf(theirs.id, 2, other.testKey);
     expect(theirLog.map((e) => e.action).sort()).toEqual(['patient.create', 'patient.read']);
     const myLog = await logOf(mine.id, 1);
@@ -164,20 +160,20 @@ describe('Patient access log', () => {
   });
 
   it('needs OWNER or ADMIN and settings:read (403), and a real patient id (404)', async () => {
-    const patient = await createPatient(app, tenant.testKey, { firstName: 'Guarded' });
-    const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-    const noScope = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
-    const admin = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['settings:read'] });
-    const staffAnswer = await client(app, staff).get(accessLog(patient.id));
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Guarded' });
+    const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+    const noScope = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
+    const admin = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['settings:read'] });
+    const staffAnswer = await suite.api(staff).get(accessLog(patient.id));
     expect(staffAnswer.status).toBe(403);
     expect(staffAnswer.body.code).toBe('insufficient_role');
-    const scopeAnswer = await client(app, noScope).get(accessLog(patient.id));
+    const scopeAnswer = await suite.api(noScope).get(accessLog(patient.id));
     expect(scopeAnswer.status).toBe(403);
     expect(scopeAnswer.body.code).toBe('insufficient_scope');
-    expect((await client(app, admin).get(accessLog(patient.id))).status).toBe(200);
-    expect((await client(app, admin).get(accessLog('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
-    expect((await client(app, admin).get(accessLog('not-an-id'))).status).toBe(404);
-    expect((await client(app, admin).get(accessLog(patient.id, '?cursor=forged'))).status).toBe(400);
+    expect((await suite.api(admin).get(accessLog(patient.id))).status).toBe(200);
+    expect((await suite.api(admin).get(accessLog('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+    expect((await suite.api(admin).get(accessLog('not-an-id'))).status).toBe(404);
+    expect((await suite.api(admin).get(accessLog(patient.id, '?cursor=forged'))).status).toBe(400);
     // Reading the log is audited, but it carries no patient data: it is not an access of the patient.
     const log = await logOf(patient.id, 1);
     expect(log.map((e) => e.action)).toEqual(['patient.create']);

@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp } from '../helpers/app';
+import { client, createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 
 const IMPORT = `${PATIENTS}/bulk-import`;
@@ -14,18 +14,16 @@ const identityless = ({ id: _id, joiningCode: _code, externalId: _ext, createdAt
  * not stored on a new one); a key that is not a defined custom field is refused, null or not.
  */
 describe('Patient input: one normalisation for POST, PUT and bulk rows', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
   let key: string;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    key = (await createTenant(app)).testKey;
-    api = client(app, key);
+    key = (await createTenant(suite.app)).testKey;
+    api = suite.api(key);
     await api.post(`${PATIENTS}/custom-fields`, { key: 'plan', label: 'Plan', type: 'select', options: ['basic', 'plus'] });
     await api.post(`${PATIENTS}/custom-fields`, { key: 'insurer', label: 'Insurer', type: 'text' });
   });
-  afterAll(() => app.close());
 
   const messy = {
     firstName: '  Ada ',
@@ -50,7 +48,7 @@ describe('Patient input: one normalisation for POST, PUT and bulk rows', () => {
       customFields: { plan: 'basic' },
     });
     const submitted = await api.post(IMPORT, { patients: [{ ...messy, externalId: 'same-bulk' }] });
-    expect(await waitForImport(app, key, submitted.body.jobId)).toMatchObject({ created: 1, failed: 0 });
+    expect(await waitForImport(suite.app, key, submitted.body.jobId)).toMatchObject({ created: 1, failed: 0 });
     const imported = (await api.get(`${PATIENTS}?externalId=same-bulk`)).body.patients[0];
     expect(identityless(imported)).toEqual(identityless(posted.body));
   });
@@ -92,14 +90,14 @@ describe('Patient input: one normalisation for POST, PUT and bulk rows', () => {
     ];
     const dry = await api.post(`${IMPORT}?dryRun=true`, { patients: rows });
     expect(dry.body).toMatchObject({ failed: 0, errors: [] });
-    const job = await waitForImport(app, key, (await api.post(IMPORT, { patients: rows })).body.jobId);
+    const job = await waitForImport(suite.app, key, (await api.post(IMPORT, { patients: rows })).body.jobId);
     expect(job).toMatchObject({ created: 1, updated: 1, failed: 0 });
     expect((await api.get(`${PATIENTS}/${created.body.id}`)).body.customFields).toEqual({ insurer: 'Bupa' });
     expect((await api.get(`${PATIENTS}?externalId=null-new`)).body.patients[0].customFields).toEqual({ insurer: 'AXA' });
 
     // customFields: null removes every key, as on PUT
     const cleared = await waitForImport(
-      app,
+      suite.app,
       key,
       (await api.post(IMPORT, { patients: [{ firstName: 'Null', lastName: 'Rule', externalId: 'null-rule', customFields: null }] })).body
         .jobId,

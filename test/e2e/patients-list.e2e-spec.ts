@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { clock } from '../../src/common/time/clock';
 
@@ -14,8 +14,7 @@ function bornYearsAgo(years: number, days = 10): string {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Patients: list, filters, pagination, tags', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
   const ids: Record<string, string> = {};
   let betweenCreates: string;
@@ -28,12 +27,10 @@ describe('Patients: list, filters, pagination, tags', () => {
   };
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
-    const k = tenant.testKey;
+    api = suite.api();
+    const k = suite.tenant.testKey;
     ids.alice = (
-      await createPatient(app, k, {
+      await createPatient(suite.app, k, {
         firstName: 'Alice',
         lastName: 'Anders',
         email: 'Alice.Anders@Example.com',
@@ -46,7 +43,7 @@ describe('Patients: list, filters, pagination, tags', () => {
       })
     ).id;
     ids.bob = (
-      await createPatient(app, k, {
+      await createPatient(suite.app, k, {
         firstName: 'Bob',
         lastName: 'Brown',
         email: 'bob@example.org',
@@ -60,13 +57,18 @@ describe('Patients: list, filters, pagination, tags', () => {
     betweenCreates = clock.now().toISOString();
     await sleep(20);
     ids.carol = (
-      await createPatient(app, k, { firstName: 'Carol', lastName: 'Clark', phone: '+14155552671', tags: ['paris'], patientType: 'lead' })
+      await createPatient(suite.app, k, {
+        firstName: 'Carol',
+        lastName: 'Clark',
+        phone: '+14155552671',
+        tags: ['paris'],
+        patientType: 'lead',
+      })
     ).id;
-    ids.dan = (await createPatient(app, k, { firstName: 'Dan', lastName: 'Dawson', dateOfBirth: bornYearsAgo(12) })).id;
+    ids.dan = (await createPatient(suite.app, k, { firstName: 'Dan', lastName: 'Dawson', dateOfBirth: bornYearsAgo(12) })).id;
     await sleep(20);
     afterCreates = clock.now().toISOString();
   });
-  afterAll(() => app.close());
 
   it('lists newest first', async () => {
     const res = await api.get(PATIENTS);
@@ -159,10 +161,10 @@ describe('Patients: list, filters, pagination, tags', () => {
   });
 
   it('pages through every patient with no gaps or duplicates while patients are being inserted', async () => {
-    const t = await createTenant(app);
-    const c = client(app, t.testKey);
+    const t = await createTenant(suite.app);
+    const c = suite.api(t.testKey);
     const initial: string[] = [];
-    for (let i = 0; i < 23; i++) initial.push((await createPatient(app, t.testKey)).id);
+    for (let i = 0; i < 23; i++) initial.push((await createPatient(suite.app, t.testKey)).id);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -173,8 +175,8 @@ describe('Patients: list, filters, pagination, tags', () => {
       cursor = res.body.nextCursor;
       pages++;
       // New patients arrive between pages; they are newer than the cursor, so they never shift the pages.
-      await createPatient(app, t.testKey);
-      await createPatient(app, t.testKey);
+      await createPatient(suite.app, t.testKey);
+      await createPatient(suite.app, t.testKey);
     } while (cursor);
     expect(pages).toBe(5);
     expect(seen).toEqual([...initial].reverse());

@@ -1,20 +1,16 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
 
 describe('Patients: custom fields, clinical data, isolation', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
+    api = suite.api();
   });
-  afterAll(() => app.close());
 
   describe('custom field definitions', () => {
     it('creates and lists definitions of every type', async () => {
@@ -41,7 +37,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       expect(res.body.code).toBe('custom_field_key_taken');
       // the other mode has its own definitions
       expect(
-        (await client(app, tenant.liveKey).post(`${PATIENTS}/custom-fields`, { key: 'insurer', label: 'L', type: 'text' })).status,
+        (await suite.api(suite.tenant.liveKey).post(`${PATIENTS}/custom-fields`, { key: 'insurer', label: 'L', type: 'text' })).status,
       ).toBe(201);
     });
 
@@ -58,14 +54,14 @@ describe('Patients: custom fields, clinical data, isolation', () => {
     });
 
     it('requires OWNER or ADMIN to define a field', async () => {
-      const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-      const res = await client(app, staff).post(`${PATIENTS}/custom-fields`, { key: 'z', label: 'Z', type: 'text' });
+      const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+      const res = await suite.api(staff).post(`${PATIENTS}/custom-fields`, { key: 'z', label: 'Z', type: 'text' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_role');
     });
 
     it('accepts values that fit their definitions', async () => {
-      const p = await createPatient(app, tenant.testKey, {
+      const p = await createPatient(suite.app, suite.tenant.testKey, {
         customFields: { insurer: 'Bupa', visits: 2.5, smoker: false, last_review: '2025-02-28', plan: 'plus' },
       });
       expect(p.customFields).toEqual({ insurer: 'Bupa', visits: 2.5, smoker: false, last_review: '2025-02-28', plan: 'plus' });
@@ -87,12 +83,12 @@ describe('Patients: custom fields, clinical data, isolation', () => {
 
   describe('clinical data', () => {
     it('records conditions, medications and encounters and reads them back', async () => {
-      const p = await createPatient(app, tenant.testKey);
+      const p = await createPatient(suite.app, suite.tenant.testKey);
       const base = `${PATIENTS}/${p.id}/clinical`;
-      const staff = client(app, await createKey(app, tenant.testKey, { role: 'STAFF' }));
+      const staff = suite.api(await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' }));
       // An encounter's appointment must be one of the patient's (checked by Scheduling).
-      const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
-      const booked = await bookAppointment(app, tenant.testKey, {
+      const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
+      const booked = await bookAppointment(suite.app, suite.tenant.testKey, {
         patientId: p.id,
         providerId: provider.id,
         datetime: `${nextWeekday(1)}T09:00:00.000Z`,
@@ -172,7 +168,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       ['encounters', { type: 'x' }, 'datetime'],
       ['encounters', { datetime: '2026-01-01T00:00:00Z', providerId: 'nope' }, 'providerId'],
     ])('rejects a bad %s body: %j', async (kind, body, field) => {
-      const p = await createPatient(app, tenant.testKey);
+      const p = await createPatient(suite.app, suite.tenant.testKey);
       const res = await api.post(`${PATIENTS}/${p.id}/clinical/${kind}`, body);
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -185,8 +181,8 @@ describe('Patients: custom fields, clinical data, isolation', () => {
     });
 
     it('requires patients:write to record', async () => {
-      const p = await createPatient(app, tenant.testKey);
-      const reader = client(app, await createKey(app, tenant.testKey, { scopes: ['patients:read'] }));
+      const p = await createPatient(suite.app, suite.tenant.testKey);
+      const reader = suite.api(await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'] }));
       const res = await reader.post(`${PATIENTS}/${p.id}/clinical/conditions`, { display: 'x' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
@@ -195,19 +191,19 @@ describe('Patients: custom fields, clinical data, isolation', () => {
 
   describe('isolation', () => {
     it("cannot see another tenant's patients", async () => {
-      const other = await createTenant(app);
-      const theirs = await createPatient(app, other.testKey, {
+      const other = await createTenant(suite.app);
+      const theirs = await createPatient(suite.app, other.testKey, {
         firstName: 'Secret',
         lastName: 'Other',
         tags: ['theirs'],
         externalId: 'ext-iso',
       });
-      await client(app, other.testKey).post(`${PATIENTS}/${theirs.id}/clinical/conditions`, { display: 'x' });
+      await suite.api(other.testKey).post(`${PATIENTS}/${theirs.id}/clinical/conditions`, { display: 'x' });
       await expectInvisible(api, theirs.id, 'Secret');
     });
 
     it("cannot see the other mode's patients", async () => {
-      const live = await createPatient(app, tenant.liveKey, {
+      const live = await createPatient(suite.app, suite.tenant.liveKey, {
         firstName: 'Livemode',
         lastName: 'Only',
         tags: ['live-only'],
@@ -215,15 +211,15 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       });
       await expectInvisible(api, live.id, 'Livemode');
       // and the live key cannot see test patients either
-      const test = await createPatient(app, tenant.testKey, { firstName: 'Testmode', lastName: 'Only' });
-      expect((await client(app, tenant.liveKey).get(`${PATIENTS}/${test.id}`)).status).toBe(404);
+      const test = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Testmode', lastName: 'Only' });
+      expect((await suite.api(suite.tenant.liveKey).get(`${PATIENTS}/${test.id}`)).status).toBe(404);
     });
 
     it("cannot see another tenant's import job", async () => {
-      const other = await createTenant(app);
-      const res = await client(app, other.testKey).post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
+      const other = await createTenant(suite.app);
+      const res = await suite.api(other.testKey).post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
       expect(res.status).toBe(202);
-      await waitForImport(app, other.testKey, res.body.jobId);
+      await waitForImport(suite.app, other.testKey, res.body.jobId);
       expect((await api.get(`${PATIENTS}/bulk-import/${res.body.jobId}`)).status).toBe(404);
     });
   });

@@ -1,20 +1,16 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
 describe('Patients: create, read, update', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
+    api = suite.api();
     await api.post(`${PATIENTS}/custom-fields`, { key: 'insurer', label: 'Insurer', type: 'text' });
     await api.post(`${PATIENTS}/custom-fields`, { key: 'visits', label: 'Visits', type: 'number' });
   });
-  afterAll(() => app.close());
 
   it('creates a patient with defaults, answering 201 with Location and ETag', async () => {
     const res = await api.post(PATIENTS, { firstName: 'Ada', lastName: 'Lovelace' });
@@ -86,7 +82,7 @@ describe('Patients: create, read, update', () => {
 
   it('assigns distinct joining codes', async () => {
     const codes = new Set<string>();
-    for (let i = 0; i < 20; i++) codes.add((await createPatient(app, tenant.testKey)).joiningCode);
+    for (let i = 0; i < 20; i++) codes.add((await createPatient(suite.app, suite.tenant.testKey)).joiningCode);
     expect(codes.size).toBe(20);
   });
 
@@ -149,7 +145,7 @@ describe('Patients: create, read, update', () => {
   describe('PUT merges', () => {
     let patient: Json;
     beforeEach(async () => {
-      patient = await createPatient(app, tenant.testKey, {
+      patient = await createPatient(suite.app, suite.tenant.testKey, {
         email: 'm@example.com',
         phone: '+14155552671',
         gender: 'male',
@@ -218,7 +214,7 @@ describe('Patients: create, read, update', () => {
     });
 
     it("does not accept another patient's ETag", async () => {
-      const other = await createPatient(app, tenant.testKey);
+      const other = await createPatient(suite.app, suite.tenant.testKey);
       const otherTag = String((await api.get(`${PATIENTS}/${other.id}`)).headers.etag);
       expect((await api.put(`${PATIENTS}/${patient.id}`, { gender: 'q' }, { 'if-match': otherTag })).status).toBe(412);
     });
@@ -226,13 +222,13 @@ describe('Patients: create, read, update', () => {
 
   describe('externalId', () => {
     it('is unique per tenant and mode (409 external_id_taken) but free in the other mode', async () => {
-      await createPatient(app, tenant.testKey, { externalId: 'ext-dup' });
+      await createPatient(suite.app, suite.tenant.testKey, { externalId: 'ext-dup' });
       const dup = await api.post(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
       expect(dup.status).toBe(409);
       expect(dup.body.code).toBe('external_id_taken');
-      const live = await client(app, tenant.liveKey).post(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
+      const live = await suite.api(suite.tenant.liveKey).post(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
       expect(live.status).toBe(201);
-      const other = await createPatient(app, tenant.testKey);
+      const other = await createPatient(suite.app, suite.tenant.testKey);
       expect((await api.put(`${PATIENTS}/${other.id}`, { externalId: 'ext-dup' })).body.code).toBe('external_id_taken');
     });
 
@@ -249,30 +245,30 @@ describe('Patients: create, read, update', () => {
 
   describe('roles and scopes', () => {
     it('refuses create to a STAFF key (403 insufficient_role)', async () => {
-      const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-      const res = await client(app, staff).post(PATIENTS, { firstName: 'A', lastName: 'B' });
+      const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+      const res = await suite.api(staff).post(PATIENTS, { firstName: 'A', lastName: 'B' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_role');
     });
 
     it('lets a STAFF key update (PUT is any role)', async () => {
-      const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-      const p = await createPatient(app, tenant.testKey);
-      expect((await client(app, staff).put(`${PATIENTS}/${p.id}`, { gender: 'f' })).status).toBe(200);
+      const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+      const p = await createPatient(suite.app, suite.tenant.testKey);
+      expect((await suite.api(staff).put(`${PATIENTS}/${p.id}`, { gender: 'f' })).status).toBe(200);
     });
 
     it('refuses PUT to a key without patients:write (403 insufficient_scope), but lets it read', async () => {
-      const reader = await createKey(app, tenant.testKey, { scopes: ['patients:read'] });
-      const p = await createPatient(app, tenant.testKey);
-      const res = await client(app, reader).put(`${PATIENTS}/${p.id}`, { gender: 'f' });
+      const reader = await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'] });
+      const p = await createPatient(suite.app, suite.tenant.testKey);
+      const res = await suite.api(reader).put(`${PATIENTS}/${p.id}`, { gender: 'f' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
-      expect((await client(app, reader).get(`${PATIENTS}/${p.id}`)).status).toBe(200);
+      expect((await suite.api(reader).get(`${PATIENTS}/${p.id}`)).status).toBe(200);
     });
 
     it('refuses reads to a key without patients:read', async () => {
-      const other = await createKey(app, tenant.testKey, { scopes: ['forms:read'] });
-      const res = await client(app, other).get(PATIENTS);
+      const other = await createKey(suite.app, suite.tenant.testKey, { scopes: ['forms:read'] });
+      const res = await suite.api(other).get(PATIENTS);
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
     });

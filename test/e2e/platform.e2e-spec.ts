@@ -1,26 +1,21 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createTenant, startApp, type Json } from '../helpers/app';
+import { call, createTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 
 describe('Platform: health, metrics, OpenAPI, security headers', () => {
-  let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    app = await startApp();
-  });
-  afterAll(() => app.close());
+  const suite = useApp();
 
   it('GET /health/live and /health/ready answer 200 without a key', async () => {
-    expect((await call(app, 'GET', '/health/live')).body).toEqual({ status: 'ok' });
-    const ready = await call(app, 'GET', '/health/ready');
+    expect((await call(suite.app, 'GET', '/health/live')).body).toEqual({ status: 'ok' });
+    const ready = await call(suite.app, 'GET', '/health/ready');
     expect(ready.status).toBe(200);
     expect(ready.body.details).toMatchObject({ database: { status: 'up' }, redis: { status: 'up' } });
   });
 
   it('GET /metrics exposes request counts and latency by route template and status, without ids', async () => {
-    const tenant = await createTenant(app);
-    await client(app, tenant.testKey).delete('/api/v1/settings/portal-access-keys/0190c1c5-0000-7000-8000-000000000001');
-    const res = await call(app, 'GET', '/metrics');
+    const tenant = await createTenant(suite.app);
+    await suite.api(tenant.testKey).delete('/api/v1/settings/portal-access-keys/0190c1c5-0000-7000-8000-000000000001');
+    const res = await call(suite.app, 'GET', '/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(
@@ -31,13 +26,13 @@ describe('Platform: health, metrics, OpenAPI, security headers', () => {
   });
 
   it('serves Swagger UI at /api/docs', async () => {
-    const res = await call(app, 'GET', '/api/docs');
+    const res = await call(suite.app, 'GET', '/api/docs');
     expect(res.status).toBe(200);
     expect(res.text).toContain('swagger-ui');
   });
 
   it('serves a valid OpenAPI 3 document with bearer security and problem responses on every keyed route', async () => {
-    const res = await call(app, 'GET', '/api/docs-json');
+    const res = await call(suite.app, 'GET', '/api/docs-json');
     expect(res.status).toBe(200);
     const doc = res.body;
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
@@ -62,7 +57,7 @@ describe('Platform: health, metrics, OpenAPI, security headers', () => {
   });
 
   it('sends security headers', async () => {
-    const res = await call(app, 'GET', '/health/live');
+    const res = await call(suite.app, 'GET', '/health/live');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     // HSTS only when PUBLIC_URL is https (cors.e2e-spec.ts); the rest of helmet's headers always.
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");

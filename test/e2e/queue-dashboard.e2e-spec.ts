@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, startApp } from '../helpers/app';
+import { call, type Problem, startApp } from '../helpers/app';
 import { launchChromium } from '../helpers/browser';
 import { QueueName } from '../../src/common/queue/queues';
 
@@ -11,7 +11,7 @@ describe('Queue dashboard (/admin/queues)', () => {
     const app = await startApp({ WORKERS: 'off' });
     try {
       for (const url of ['/admin/queues', '/admin/queues/api/queues']) {
-        const res = await call(app, 'GET', url, { headers: { authorization: basic('admin', PASSWORD) } });
+        const res = await call<Problem>(app, 'GET', url, { headers: { authorization: basic('admin', PASSWORD) } });
         expect([url, res.status, res.body.code]).toEqual([url, 404, 'not_found']);
       }
     } finally {
@@ -45,7 +45,7 @@ describe('Queue dashboard (/admin/queues)', () => {
       ];
       for (const [what, headers] of attempts) {
         for (const url of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/js/main.js']) {
-          const res = await call(app, 'GET', url, { headers });
+          const res = await call<Problem | undefined>(app, 'GET', url, { headers });
           expect([what, url, res.status, res.body?.code, res.headers['www-authenticate']]).toEqual([
             what,
             url,
@@ -62,12 +62,12 @@ describe('Queue dashboard (/admin/queues)', () => {
       const page = await call(app, 'GET', '/admin/queues', { headers });
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toMatch(/text\/html/);
-      const api = await call(app, 'GET', '/admin/queues/api/queues', { headers });
+      const api = await call<{ queues: { name: string }[] }>(app, 'GET', '/admin/queues/api/queues', { headers });
       expect(api.status).toBe(200);
-      expect(api.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(Object.values(QueueName).sort());
+      expect(api.body.queues.map((q) => q.name).sort()).toEqual(Object.values(QueueName).sort());
       // The hook lives in the dashboard's plugin scope: the API's own routes do not ask for Basic auth.
       expect((await call(app, 'GET', '/health/live')).status).toBe(200);
-      expect((await call(app, 'GET', '/api/v1/me')).body.code).toBe('missing_api_key');
+      expect((await call<Problem>(app, 'GET', '/api/v1/me')).body.code).toBe('missing_api_key');
     });
 
     it('renders every queue name in a real headless Chromium', async () => {

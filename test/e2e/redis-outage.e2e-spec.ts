@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
@@ -15,7 +15,8 @@ interface Timed {
   what: string;
   status: number;
   ms: number;
-  body: Json;
+  /** The sends' bodies are what these tests read. */
+  body: { messageId: string } | null;
 }
 
 /**
@@ -69,7 +70,7 @@ describe('Redis outage', () => {
       signal: AbortSignal.timeout(60_000),
     });
     const text = await res.text();
-    return { what, status: res.status, ms: performance.now() - started, body: text ? JSON.parse(text) : null };
+    return { what, status: res.status, ms: performance.now() - started, body: text ? (JSON.parse(text) as Timed['body']) : null };
   }
 
   it('keeps serving while Redis is down, sends every email accepted meanwhile once, and recovers within 2 s', async () => {
@@ -78,8 +79,10 @@ describe('Redis outage', () => {
       timed('send', 'POST', '/api/v1/emails/send', { patientId: patient.id, subject: `Outage ${n}`, textContent: 'x' });
     const before = await send('before');
     expect(before.status).toBe(202);
-    await eventually(async () => expect(receiver.byMessageId(before.body.messageId)).toHaveLength(1), 20_000);
-    const doomed = await client(worker, tenant.testKey).post('/api/v1/settings/portal-access-keys', { name: 'revoked during the outage' });
+    await eventually(async () => expect(receiver.byMessageId(before.body!.messageId)).toHaveLength(1), 20_000);
+    const doomed = await client(worker, tenant.testKey).post<{ id: string; key: string }>('/api/v1/settings/portal-access-keys', {
+      name: 'revoked during the outage',
+    });
     expect((await timed('cached', 'GET', '/api/v1/me', undefined, doomed.body.key)).status).toBe(200);
 
     await redis.kill();
@@ -142,7 +145,7 @@ describe('Redis outage', () => {
     }
 
     // Every message accepted while Redis was down is sent, each exactly once.
-    const accepted = byWhat('send').map((r) => r.body.messageId as string);
+    const accepted = byWhat('send').map((r) => r.body!.messageId);
     const sentAt = performance.now();
     await eventually(async () => expect(accepted.filter((id) => receiver.byMessageId(id).length === 0)).toEqual([]), 60_000, 200);
     process.stderr.write(

@@ -10,6 +10,11 @@ import { eventually } from '../helpers/eventually';
  * At the default level (info) every answered request is one JSON line: method, route pattern, status, time,
  * request id, tenant and key ids, client address; never a body, a query value, a patient's data or a key.
  */
+/** What GET /me answers that these tests read. */
+interface Me {
+  key: { id: string };
+}
+
 describe('Request lines at info', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
@@ -34,8 +39,8 @@ describe('Request lines at info', () => {
     });
     tenant = await createTenant(app);
     keyIds = {
-      test: (await client(app, tenant.testKey).get('/api/v1/me')).body.key.id,
-      live: (await client(app, tenant.liveKey).get('/api/v1/me')).body.key.id,
+      test: (await client(app, tenant.testKey).get<Me>('/api/v1/me')).body.key.id,
+      live: (await client(app, tenant.liveKey).get<Me>('/api/v1/me')).body.key.id,
     };
   });
   afterAll(async () => {
@@ -113,7 +118,7 @@ describe('Request lines at info', () => {
 
   it('writes JSON lines only (LOG_FORMAT=json)', () => {
     expect(capture.lines.length).toBeGreaterThan(5);
-    for (const line of capture.lines) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of capture.lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });
 
@@ -142,14 +147,14 @@ describe('Job failures', () => {
 
   it('logs each failed attempt once, with its queue, job id and attempt, and nothing of the message', async () => {
     const tenant = await createTenant(app);
-    const sent = await client(app, tenant.testKey).post('/api/v1/emails/send', {
+    const sent = await client(app, tenant.testKey).post<{ messageId: string }>('/api/v1/emails/send', {
       to: 'harriet.vole@example.test',
       subject: 'Your biopsy result',
       textContent: 'Benign',
     });
     expect(sent.status).toBe(202);
     await eventually(async () => {
-      const message = await client(app, tenant.testKey).get(`/api/v1/emails/messages/${sent.body.messageId}`);
+      const message = await client(app, tenant.testKey).get<{ status: string }>(`/api/v1/emails/messages/${sent.body.messageId}`);
       expect(message.body.status).toBe('failed');
     }, 60_000);
     await sleep(200);
@@ -181,7 +186,7 @@ describe('LOG_FORMAT=json: a built API and worker print JSON lines only, start-u
     }
     for (const built of [api, worker]) {
       const lines = built.output.split('\n').filter(Boolean);
-      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     }
     const apiLines = api.output
       .split('\n')

@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp } from '../helpers/app';
+import { client, createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
@@ -9,19 +9,17 @@ const KEYS = '/api/v1/settings/portal-access-keys';
  * same way in every module; responses with patient data or a key's secret are never stored by caches.
  */
 describe('Response headers: Location, ETag, Cache-Control: no-store', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp(NO_RATE_LIMITS);
   let key: string;
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    key = (await createTenant(app)).testKey;
-    api = client(app, key);
+    key = (await createTenant(suite.app)).testKey;
+    api = suite.api(key);
   });
-  afterAll(() => app.close());
 
   it('patients: Location and ETag on create, ETag on read and update, no-store on every answer (errors included)', async () => {
-    const created = await api.post(PATIENTS, { firstName: 'Ada', lastName: 'Lovelace' });
+    const created = await api.post<{ id: string; firstName: string }>(PATIENTS, { firstName: 'Ada', lastName: 'Lovelace' });
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe(`${PATIENTS}/${created.body.id}`);
     expect(created.headers.etag).toMatch(/^"[\w-]{8}\.1"$/);
@@ -44,8 +42,11 @@ describe('Response headers: Location, ETag, Cache-Control: no-store', () => {
   });
 
   it('clinical: Location of the clinical record, no-store on writes and reads', async () => {
-    const patient = await api.post(PATIENTS, { firstName: 'Clin', lastName: 'Ical' });
-    const condition = await api.post(`${PATIENTS}/${patient.body.id}/clinical/conditions`, { display: 'Asthma', clinicalStatus: 'active' });
+    const patient = await api.post<{ id: string }>(PATIENTS, { firstName: 'Clin', lastName: 'Ical' });
+    const condition = await api.post<{ display: string }>(`${PATIENTS}/${patient.body.id}/clinical/conditions`, {
+      display: 'Asthma',
+      clinicalStatus: 'active',
+    });
     expect(condition.status).toBe(201);
     expect(condition.headers.location).toBe(`${PATIENTS}/${patient.body.id}/clinical`);
     expect(condition.headers['cache-control']).toBe('no-store');
@@ -54,13 +55,15 @@ describe('Response headers: Location, ETag, Cache-Control: no-store', () => {
   });
 
   it('bulk import: 202 with the status Location; the status and a dry run are no-store; a dry run is 200 without Location', async () => {
-    const accepted = await api.post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'Bulk', lastName: 'One' }] });
+    const accepted = await api.post<{ jobId: string }>(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'Bulk', lastName: 'One' }] });
     expect(accepted.status).toBe(202);
     expect(accepted.headers.location).toBe(`${PATIENTS}/bulk-import/${accepted.body.jobId}`);
-    await waitForImport(app, key, accepted.body.jobId);
+    await waitForImport(suite.app, key, accepted.body.jobId);
     const status = await api.get(`${PATIENTS}/bulk-import/${accepted.body.jobId}`);
     expect(status.headers['cache-control']).toBe('no-store');
-    const dry = await api.post(`${PATIENTS}/bulk-import?dryRun=true`, { patients: [{ firstName: 'Dry', lastName: 'Run' }] });
+    const dry = await api.post<{ dryRun: boolean }>(`${PATIENTS}/bulk-import?dryRun=true`, {
+      patients: [{ firstName: 'Dry', lastName: 'Run' }],
+    });
     expect(dry.status).toBe(200);
     expect(dry.body.dryRun).toBe(true);
     expect(dry.headers.location).toBeUndefined();
@@ -68,7 +71,7 @@ describe('Response headers: Location, ETag, Cache-Control: no-store', () => {
   });
 
   it('API keys: the create answer (with the secret) is no-store and located; lists and settings are not marked', async () => {
-    const created = await api.post(KEYS, { name: 'headers' });
+    const created = await api.post<{ id: string }>(KEYS, { name: 'headers' });
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe(`${KEYS}/${created.body.id}`);
     expect(created.headers['cache-control']).toBe('no-store');

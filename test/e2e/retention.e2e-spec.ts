@@ -1,9 +1,9 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { uuidv7 } from '../../src/common/ids';
 import { clock } from '../../src/common/time/clock';
 import { RetentionSweeper } from '../../src/modules/retention/retention.sweep';
-import { client, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
+import { createTenant, dataSource, TestTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 
 const DAY = 86_400_000;
@@ -23,7 +23,7 @@ const suffix = (d: Date): string => `${d.getUTCFullYear()}_${String(d.getUTCMont
 const days = (n: number): Date => new Date(clock.nowMs() + n * DAY);
 
 describe('Retention sweeps (clock moved)', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp({ ...NO_RATE_LIMITS, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:retention` });
   let db: DataSource;
   let tenants: TestTenant[];
   const scopes = (): { tenantId: string; mode: 'test' | 'live' }[] =>
@@ -33,14 +33,12 @@ describe('Retention sweeps (clock moved)', () => {
     ]);
 
   beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:retention` });
-    db = dataSource(app);
-    tenants = [await createTenant(app), await createTenant(app)];
+    db = dataSource(suite.app);
+    tenants = [await createTenant(suite.app), await createTenant(suite.app)];
   });
   afterEach(() => clock.setOffsetMs(Number(process.env.CLOCK_OFFSET_MS ?? 0)));
-  afterAll(() => app.close());
 
-  const sweep = () => app.get(RetentionSweeper).runOnce();
+  const sweep = () => suite.app.get(RetentionSweeper).runOnce();
 
   /** The month partitions of a table, by name. */
   const partitions = async (table: string): Promise<string[]> =>
@@ -180,7 +178,7 @@ describe('Retention sweeps (clock moved)', () => {
         return id;
       }),
     );
-    const sweeper = app.get(RetentionSweeper);
+    const sweeper = suite.app.get(RetentionSweeper);
     expect((await sweeper.runOnce(10)).eventsDeleted).toBe(10);
     const [a, b] = await Promise.all([sweeper.runOnce(), sweeper.runOnce()]);
     expect(a.eventsDeleted + b.eventsDeleted).toBe(20);
@@ -210,7 +208,7 @@ describe('Retention sweeps (clock moved)', () => {
     const pass = await sweep();
     expect(pass.emailBodiesCleared).toBe(made.filter((m) => m.cleared).length);
     for (const m of made) {
-      const res = await client(app, m.key).get(`/api/v1/emails/messages/${m.id}`);
+      const res = await suite.api(m.key).get(`/api/v1/emails/messages/${m.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ to: 'ada@example.test', subject: 'Your results' });
       if (m.cleared) {

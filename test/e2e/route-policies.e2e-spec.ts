@@ -1,7 +1,6 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ROUTE_POLICY, RoutePolicy, scopesWhenSentText } from '../../src/common/auth/route-policy.decorator';
 import { isIdempotent } from '../../src/common/idempotency/idempotent.decorator';
-import { startApp } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { listRoutes } from '../helpers/routes';
 
 /**
@@ -9,16 +8,11 @@ import { listRoutes } from '../helpers/routes';
  * of the API's access policy, and shows up in review as a snapshot diff.
  */
 describe('Route policies', () => {
-  let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    app = await startApp({ WORKERS: 'off' });
-  });
-  afterAll(() => app.close());
+  const suite = useApp({ WORKERS: 'off' });
 
   it('every route declares a policy, and the table matches the reviewed snapshot', () => {
     const rows: string[] = [];
-    for (const { method, url, controller, handler } of listRoutes(app)) {
+    for (const { method, url, controller, handler } of listRoutes(suite.app)) {
       const classPolicy = Reflect.getMetadata(ROUTE_POLICY, controller) as RoutePolicy | undefined;
       const policy = (Reflect.getMetadata(ROUTE_POLICY, handler) as RoutePolicy | undefined) ?? classPolicy;
       expect([`${method} ${url}`, policy]).toEqual([`${method} ${url}`, expect.anything()]);

@@ -1,6 +1,6 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import ICAL from 'ical.js';
-import { client, createKey, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, dataSource, startApp, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { AppointmentsRepository } from '../../src/modules/scheduling/appointments.repository';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
@@ -20,8 +20,7 @@ const ALLOWED = new Set([
 ]);
 
 describe('Scheduling: booking and appointments', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
   let provider: Json;
   let patient: Json;
@@ -29,16 +28,17 @@ describe('Scheduling: booking and appointments', () => {
   const nextDay = dayByDay({ weekdaysOnly: true });
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
-    provider = await createProvider(app, tenant.testKey, { name: 'Dr. Ada', timezone: 'UTC', workingHours: weekdays('09:00', '17:00') });
-    patient = await createPatient(app, tenant.testKey, { firstName: 'Pat', lastName: 'Ient', email: 'pat@example.com' });
+    api = suite.api();
+    provider = await createProvider(suite.app, suite.tenant.testKey, {
+      name: 'Dr. Ada',
+      timezone: 'UTC',
+      workingHours: weekdays('09:00', '17:00'),
+    });
+    patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Pat', lastName: 'Ient', email: 'pat@example.com' });
   });
-  afterAll(() => app.close());
 
-  const book = (body: Record<string, unknown>, key = tenant.testKey) =>
-    client(app, key).post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, ...body });
+  const book = (body: Record<string, unknown>, key = suite.tenant.testKey) =>
+    suite.api(key).post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, ...body });
 
   async function booked(datetime: string, extra: Record<string, unknown> = {}): Promise<Json> {
     const res = await book({ datetime, ...extra });
@@ -119,10 +119,10 @@ describe('Scheduling: booking and appointments', () => {
     });
 
     it('refuses ids of another tenant or mode with a 400 naming the field', async () => {
-      const other = await createTenant(app);
-      const theirPatient = await createPatient(app, other.testKey);
-      const livePatient = await createPatient(app, tenant.liveKey);
-      const theirProvider = await createProvider(app, other.testKey);
+      const other = await createTenant(suite.app);
+      const theirPatient = await createPatient(suite.app, other.testKey);
+      const livePatient = await createPatient(suite.app, suite.tenant.liveKey);
+      const theirProvider = await createProvider(suite.app, other.testKey);
       const day = nextDay();
       for (const [body, field] of [
         [{ patientId: theirPatient.id }, 'patientId'],
@@ -157,17 +157,21 @@ describe('Scheduling: booking and appointments', () => {
       try {
         const day = nextDay();
         const datetime = `${day}T13:00:00Z`;
-        const patients = await Promise.all(Array.from({ length: 20 }, () => createPatient(app, tenant.testKey)));
+        const patients = await Promise.all(Array.from({ length: 20 }, () => createPatient(suite.app, suite.tenant.testKey)));
         const results = await Promise.all(
           patients.map((p, i) =>
-            client(i % 2 ? second : app, tenant.testKey).post(`${SCHEDULING}/book`, { patientId: p.id, providerId: provider.id, datetime }),
+            client(i % 2 ? second : suite.app, suite.tenant.testKey).post(`${SCHEDULING}/book`, {
+              patientId: p.id,
+              providerId: provider.id,
+              datetime,
+            }),
           ),
         );
         const statuses = results.map((r) => r.status);
         expect(statuses.filter((s) => s === 201)).toHaveLength(1);
         expect(statuses.filter((s) => s === 409)).toHaveLength(19);
         expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'slot_unavailable')).toBe(true);
-        const [{ count }] = await dataSource(app).query(
+        const [{ count }] = await dataSource(suite.app).query(
           `SELECT count(*)::int AS count FROM appointments WHERE provider_id = $1 AND starts_at = $2 AND status IN ('scheduled', 'confirmed')`,
           [provider.id, datetime],
         );
@@ -193,8 +197,8 @@ describe('Scheduling: booking and appointments', () => {
     let ids: Record<string, string>;
 
     beforeAll(async () => {
-      other = await createPatient(app, tenant.testKey, { firstName: 'Other' });
-      providerB = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: weekdays('09:00', '17:00') });
+      other = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Other' });
+      providerB = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: weekdays('09:00', '17:00') });
       day = nextDay();
       // created out of datetime order, to show the list sorts by datetime and not creation
       const late = await booked(`${day}T15:00:00Z`);
@@ -363,11 +367,13 @@ describe('Scheduling: booking and appointments', () => {
       // CPU); taking turns per provider makes each meet the winner's committed row instead.
       const day = nextDay();
       const a = await booked(`${day}T09:00:00Z`);
-      const holder = dataSource(app).createQueryRunner();
+      const holder = dataSource(suite.app).createQueryRunner();
       await holder.connect();
       try {
         await holder.startTransaction();
-        await app.get(AppointmentsRepository).lockProviderSchedule({ tenantId: tenant.id, mode: 'test' }, provider.id, holder.manager);
+        await suite.app
+          .get(AppointmentsRepository)
+          .lockProviderSchedule({ tenantId: suite.tenant.id, mode: 'test' }, provider.id, holder.manager);
         const answered: string[] = [];
         const booking = book({ datetime: `${day}T11:00:00Z` }).then((r) => (answered.push('booking'), r));
         const reschedule = api
@@ -393,7 +399,7 @@ describe('Scheduling: booking and appointments', () => {
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, ...Array(9).fill(409)]);
       expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'slot_unavailable')).toBe(true);
-      const [{ count }] = await dataSource(app).query(
+      const [{ count }] = await dataSource(suite.app).query(
         `SELECT count(*)::int AS count FROM appointments WHERE provider_id = $1 AND starts_at = $2 AND status IN ('scheduled', 'confirmed')`,
         [provider.id, target],
       );
@@ -439,9 +445,9 @@ describe('Scheduling: booking and appointments', () => {
   describe('access', () => {
     it("cannot see another tenant's or mode's appointments", async () => {
       const a = await booked(`${nextDay()}T12:00:00Z`);
-      const other = await createTenant(app);
-      for (const key of [other.testKey, tenant.liveKey]) {
-        const them = client(app, key);
+      const other = await createTenant(suite.app);
+      for (const key of [other.testKey, suite.tenant.liveKey]) {
+        const them = suite.api(key);
         expect((await them.get(`${SCHEDULING}/appointments/${a.id}`)).status).toBe(404);
         expect((await them.get(`${SCHEDULING}/appointments/${a.id}.ics`)).status).toBe(404);
         expect((await them.patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'cancelled' })).status).toBe(404);
@@ -452,17 +458,17 @@ describe('Scheduling: booking and appointments', () => {
 
     it('needs scheduling:write to book or change and scheduling:read to read', async () => {
       const a = await booked(`${nextDay()}T12:00:00Z`);
-      const reader = await createKey(app, tenant.testKey, { scopes: ['scheduling:read'], role: 'STAFF' });
-      const writer = await createKey(app, tenant.testKey, { scopes: ['scheduling:write'], role: 'STAFF' });
-      expect((await client(app, reader).get(`${SCHEDULING}/appointments/${a.id}`)).status).toBe(200);
-      expect((await client(app, reader).get(`${SCHEDULING}/appointments`)).status).toBe(200);
+      const reader = await createKey(suite.app, suite.tenant.testKey, { scopes: ['scheduling:read'], role: 'STAFF' });
+      const writer = await createKey(suite.app, suite.tenant.testKey, { scopes: ['scheduling:write'], role: 'STAFF' });
+      expect((await suite.api(reader).get(`${SCHEDULING}/appointments/${a.id}`)).status).toBe(200);
+      expect((await suite.api(reader).get(`${SCHEDULING}/appointments`)).status).toBe(200);
       const refused = await book({ datetime: `${nextDay()}T12:00:00Z` }, reader);
       expect(refused.status).toBe(403);
       expect(refused.body.code).toBe('insufficient_scope');
-      expect((await client(app, reader).patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'confirmed' })).status).toBe(403);
-      expect((await client(app, writer).get(`${SCHEDULING}/appointments/${a.id}`)).status).toBe(403);
+      expect((await suite.api(reader).patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'confirmed' })).status).toBe(403);
+      expect((await suite.api(writer).get(`${SCHEDULING}/appointments/${a.id}`)).status).toBe(403);
       expect((await book({ datetime: `${nextDay()}T12:00:00Z` }, writer)).status).toBe(201);
-      expect((await client(app, writer).patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'confirmed' })).status).toBe(200);
+      expect((await suite.api(writer).patch(`${SCHEDULING}/appointments/${a.id}`, { status: 'confirmed' })).status).toBe(200);
     });
   });
 });

@@ -1,35 +1,30 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from '../../src/cli/demo-scheduling';
 import type { AuthContext } from '../../src/common/auth/auth.types';
-import { SchedulersService } from '../../src/modules/schedulers/schedulers.service';
+import { BookingPagesService } from '../../src/modules/booking-pages/booking-pages.service';
 import { AppointmentTypesService } from '../../src/modules/scheduling/appointment-types.service';
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { AvailabilityService } from '../../src/modules/scheduling/availability.service';
 import { ProvidersService } from '../../src/modules/scheduling/providers.service';
-import { call, client, createTenant, startApp, type Json } from '../helpers/app';
+import { call, createTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
 
 describe('seed:demo scheduling', () => {
-  let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
-  });
-  afterAll(() => app.close());
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
 
   it('adds providers in New York and London, time off, appointments in every status and an active scheduler, once', async () => {
-    const tenant = await createTenant(app);
+    const tenant = await createTenant(suite.app);
     const auth = { tenantId: tenant.id, mode: 'test', role: 'OWNER', scopes: null } as AuthContext;
-    const patients = [await createPatient(app, tenant.testKey), await createPatient(app, tenant.testKey)];
+    const patients = [await createPatient(suite.app, tenant.testKey), await createPatient(suite.app, tenant.testKey)];
     const services = {
-      providers: app.get(ProvidersService),
-      types: app.get(AppointmentTypesService),
-      availability: app.get(AvailabilityService),
-      appointments: app.get(AppointmentsService),
-      schedulers: app.get(SchedulersService),
+      providers: suite.app.get(ProvidersService),
+      types: suite.app.get(AppointmentTypesService),
+      availability: suite.app.get(AvailabilityService),
+      appointments: suite.app.get(AppointmentsService),
+      schedulers: suite.app.get(BookingPagesService),
     };
-    const template = await client(app, tenant.testKey).post('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
+    const template = await suite.api(tenant.testKey).post('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
     const reminders = [{ offsetMinutes: 1440, channel: 'email' as const, templateId: template.body.id }];
     const seed = () =>
       seedDemoScheduling(
@@ -42,7 +37,7 @@ describe('seed:demo scheduling', () => {
     expect(await seed()).toEqual({ providers: 2, appointmentTypes: 2, timeOff: 2, appointments: all, schedulers: 1 });
     expect(await seed()).toEqual({ providers: 0, appointmentTypes: 0, timeOff: 0, appointments: {}, schedulers: 0 });
 
-    const api = client(app, tenant.testKey);
+    const api = suite.api(tenant.testKey);
     const providers = (await api.get(`${SCHEDULING}/providers`)).body.providers;
     expect(providers.map((p: Json) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
     for (const p of providers) expect((await api.get(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
@@ -67,6 +62,9 @@ describe('seed:demo scheduling', () => {
     expect(scheduler).toMatchObject({ slug: DEMO_SCHEDULER_SLUG, isActive: true });
     expect(scheduler.providerIds.sort()).toEqual(providers.map((p: Json) => p.id).sort());
     expect(scheduler.appointmentTypeId).toBe(types.find((t: Json) => t.name === 'New patient').id);
-    expect((await call(app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).body).toMatchObject({ duration: 60, type: 'New patient' });
+    expect((await call(suite.app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).body).toMatchObject({
+      duration: 60,
+      type: 'New patient',
+    });
   });
 });

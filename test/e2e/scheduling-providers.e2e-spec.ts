@@ -1,6 +1,6 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DateTime } from 'luxon';
-import { client, createKey, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, everyDay, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
 import { nextOffsetChange, nextWeekday, utcDate } from '../helpers/dates';
@@ -11,19 +11,15 @@ const query = (params: Record<string, string | number>): string =>
 const local = (iso: string, zone: string): string => DateTime.fromISO(iso, { zone }).toFormat('yyyy-MM-dd HH:mm');
 
 describe('Scheduling: providers, time off and availability', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
+    api = suite.api();
   });
-  afterAll(() => app.close());
 
-  const availability = (params: Record<string, string | number>, key = tenant.testKey) =>
-    client(app, key).get(`${SCHEDULING}/availability?${query(params)}`);
+  const availability = (params: Record<string, string | number>, key = suite.tenant.testKey) =>
+    suite.api(key).get(`${SCHEDULING}/availability?${query(params)}`);
 
   describe('providers', () => {
     it('creates a provider with several intervals a day, answers 201 with Location, and reads it back', async () => {
@@ -57,8 +53,8 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('updates only the fields sent (PATCH), and lists newest first with a cursor and an isActive filter', async () => {
-      const a = await createProvider(app, tenant.testKey, { name: 'List A' });
-      const b = await createProvider(app, tenant.testKey, { name: 'List B' });
+      const a = await createProvider(suite.app, suite.tenant.testKey, { name: 'List A' });
+      const b = await createProvider(suite.app, suite.tenant.testKey, { name: 'List B' });
       const patched = await api.patch(`${SCHEDULING}/providers/${a.id}`, { isActive: false, timezone: 'Europe/London' });
       expect(patched.status).toBe(200);
       expect(patched.body).toMatchObject({ name: 'List A', isActive: false, timezone: 'Europe/London', workingHours: a.workingHours });
@@ -102,14 +98,14 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('validates PATCH bodies the same way', async () => {
-      const p = await createProvider(app, tenant.testKey);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
       const res = await api.patch(`${SCHEDULING}/providers/${p.id}`, { timezone: 'Nowhere/Land', isActive: 'yes' });
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body).sort()).toEqual(['isActive', 'timezone']);
     });
 
     it('refuses null for a PATCH member that cannot be cleared, naming it; null clears the email', async () => {
-      const p = await createProvider(app, tenant.testKey);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
       for (const field of ['name', 'timezone', 'workingHours', 'isActive']) {
         const res = await api.patch(`${SCHEDULING}/providers/${p.id}`, { [field]: null });
         expect([res.status, fieldsOf(res.body)]).toEqual([400, [field]]);
@@ -129,7 +125,7 @@ describe('Scheduling: providers, time off and availability', () => {
   describe('time off', () => {
     it('adds, lists by start and removes time off; availability excludes it while it exists', async () => {
       const [day1, day2] = [utcDate(30), utcDate(31)];
-      const p = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
+      const p = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
       const later = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, {
         start: `${day2}T09:00:00Z`,
         end: `${day2}T17:00:00Z`,
@@ -167,7 +163,7 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('refuses an end before the start, impossible dates and times without an offset', async () => {
-      const p = await createProvider(app, tenant.testKey);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
       const url = `${SCHEDULING}/providers/${p.id}/time-off`;
       const reversed = await api.post(url, { start: '2027-02-02T10:00:00Z', end: '2027-02-02T09:00:00Z' });
       expect(reversed.status).toBe(400);
@@ -192,7 +188,10 @@ describe('Scheduling: providers, time off and availability', () => {
     it('America/New_York across the March change: 09:00 local is 14:00Z before and 13:00Z after', async () => {
       const change = nextOffsetChange('America/New_York', 'forward'); // a Sunday in March
       const [fri, mon] = [change.minus({ days: 2 }).toISODate()!, change.plus({ days: 1 }).toISODate()!];
-      const p = await createProvider(app, tenant.testKey, { timezone: 'America/New_York', workingHours: weekdays('09:00', '17:00') });
+      const p = await createProvider(suite.app, suite.tenant.testKey, {
+        timezone: 'America/New_York',
+        workingHours: weekdays('09:00', '17:00'),
+      });
       const res = await availability({ providerId: p.id, startDate: fri, endDate: mon, duration: 60 });
       expect(res.status).toBe(200);
       const slots: { providerId: string; start: string; end: string }[] = res.body.slots;
@@ -207,7 +206,7 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('America/New_York on the change nights: no slot in the skipped hour, none doubled in the repeated one', async () => {
-      const p = await createProvider(app, tenant.testKey, { workingHours: [{ weekday: 7, start: '00:00', end: '06:00' }] });
+      const p = await createProvider(suite.app, suite.tenant.testKey, { workingHours: [{ weekday: 7, start: '00:00', end: '06:00' }] });
       const spring = nextOffsetChange('America/New_York', 'forward').toISODate()!;
       const autumn = nextOffsetChange('America/New_York', 'back').toISODate()!;
       const march = await availability({ providerId: p.id, startDate: spring, endDate: spring });
@@ -227,7 +226,7 @@ describe('Scheduling: providers, time off and availability', () => {
     it('America/New_York across the November change: 09:00 local is 13:00Z before and 14:00Z after', async () => {
       const change = nextOffsetChange('America/New_York', 'back'); // a Sunday in November
       const [fri, mon] = [change.minus({ days: 2 }).toISODate()!, change.plus({ days: 1 }).toISODate()!];
-      const p = await createProvider(app, tenant.testKey);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
       const res = await availability({ providerId: p.id, startDate: fri, endDate: mon });
       const starts: string[] = res.body.slots.map((s: { start: string }) => s.start);
       expect(starts.find((s) => s.startsWith(fri))).toBe(`${fri}T13:00:00.000Z`);
@@ -236,7 +235,7 @@ describe('Scheduling: providers, time off and availability', () => {
 
     it('Asia/Kolkata (UTC+05:30): 09:00 local is 03:30Z, and a date range is read in that zone', async () => {
       const monday = nextWeekday(1);
-      const p = await createProvider(app, tenant.testKey, { timezone: 'Asia/Kolkata' });
+      const p = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'Asia/Kolkata' });
       const res = await availability({ providerId: p.id, startDate: monday, endDate: monday, duration: 45 });
       const slots = res.body.slots;
       expect(slots[0].start).toBe(`${monday}T03:30:00.000Z`);
@@ -247,7 +246,7 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('never offers a slot in the past', async () => {
-      const p = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
+      const p = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
       const now = clock.nowMs();
       const today = utcDate();
       const res = await availability({ providerId: p.id, startDate: today, endDate: today, duration: 15 });
@@ -259,10 +258,16 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('answers every active provider when providerId is omitted, each slot naming its provider; none for an inactive one', async () => {
-      const other = await createTenant(app);
-      const a = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: [{ weekday: 1, start: '09:00', end: '10:00' }] });
-      const b = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: [{ weekday: 1, start: '09:30', end: '10:30' }] });
-      const off = await createProvider(app, other.testKey, { timezone: 'UTC', workingHours: everyDay(), isActive: false });
+      const other = await createTenant(suite.app);
+      const a = await createProvider(suite.app, other.testKey, {
+        timezone: 'UTC',
+        workingHours: [{ weekday: 1, start: '09:00', end: '10:00' }],
+      });
+      const b = await createProvider(suite.app, other.testKey, {
+        timezone: 'UTC',
+        workingHours: [{ weekday: 1, start: '09:30', end: '10:30' }],
+      });
+      const off = await createProvider(suite.app, other.testKey, { timezone: 'UTC', workingHours: everyDay(), isActive: false });
       const monday = nextWeekday(1);
       const res = await availability({ startDate: monday, endDate: monday, duration: 30 }, other.testKey);
       expect(res.status).toBe(200);
@@ -304,7 +309,7 @@ describe('Scheduling: providers, time off and availability', () => {
       const first = DateTime.fromISO(utcDate(30), { zone: 'utc' });
       let lastWeekday = first.plus({ days: 30 });
       while (lastWeekday.weekday > 5) lastWeekday = lastWeekday.minus({ days: 1 });
-      const p = await createProvider(app, tenant.testKey);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
       const res = await availability({ providerId: p.id, startDate: first.toISODate()!, endDate: first.plus({ days: 30 }).toISODate()! });
       expect(res.status).toBe(200);
       expect(res.body.slots.at(-1).start.slice(0, 10)).toBe(lastWeekday.toISODate()); // the last weekday of the range
@@ -322,11 +327,11 @@ describe('Scheduling: providers, time off and availability', () => {
 
   describe('access', () => {
     it("cannot see another tenant's or mode's providers, time off or availability", async () => {
-      const p = await createProvider(app, tenant.testKey);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
       const t = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, { start: '2027-02-02T10:00:00Z', end: '2027-02-02T11:00:00Z' });
-      const other = await createTenant(app);
-      for (const key of [other.testKey, tenant.liveKey]) {
-        const them = client(app, key);
+      const other = await createTenant(suite.app);
+      for (const key of [other.testKey, suite.tenant.liveKey]) {
+        const them = suite.api(key);
         expect((await them.get(`${SCHEDULING}/providers/${p.id}`)).status).toBe(404);
         expect((await them.patch(`${SCHEDULING}/providers/${p.id}`, { name: 'Mine now' })).status).toBe(404);
         expect((await them.get(`${SCHEDULING}/providers/${p.id}/time-off`)).status).toBe(404);
@@ -344,18 +349,18 @@ describe('Scheduling: providers, time off and availability', () => {
     });
 
     it('needs scheduling:read to read and scheduling:write to write', async () => {
-      const p = await createProvider(app, tenant.testKey);
-      const reader = await createKey(app, tenant.testKey, { scopes: ['scheduling:read'], role: 'STAFF' });
-      const patientsOnly = await createKey(app, tenant.testKey, { scopes: ['patients:read'] });
-      expect((await client(app, reader).get(`${SCHEDULING}/providers/${p.id}`)).status).toBe(200);
+      const p = await createProvider(suite.app, suite.tenant.testKey);
+      const reader = await createKey(suite.app, suite.tenant.testKey, { scopes: ['scheduling:read'], role: 'STAFF' });
+      const patientsOnly = await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'] });
+      expect((await suite.api(reader).get(`${SCHEDULING}/providers/${p.id}`)).status).toBe(200);
       expect((await availability({ providerId: p.id, startDate: '2027-01-04', endDate: '2027-01-05' }, reader)).status).toBe(200);
-      const write = await client(app, reader).post(`${SCHEDULING}/providers`, { name: 'X', timezone: 'UTC', workingHours: [] });
+      const write = await suite.api(reader).post(`${SCHEDULING}/providers`, { name: 'X', timezone: 'UTC', workingHours: [] });
       expect(write.status).toBe(403);
       expect(write.body.code).toBe('insufficient_scope');
-      expect((await client(app, reader).patch(`${SCHEDULING}/providers/${p.id}`, { name: 'X' })).status).toBe(403);
-      expect((await client(app, patientsOnly).get(`${SCHEDULING}/providers`)).status).toBe(403);
+      expect((await suite.api(reader).patch(`${SCHEDULING}/providers/${p.id}`, { name: 'X' })).status).toBe(403);
+      expect((await suite.api(patientsOnly).get(`${SCHEDULING}/providers`)).status).toBe(403);
       expect((await availability({ startDate: '2027-01-04', endDate: '2027-01-05' }, patientsOnly)).status).toBe(403);
-      expect((await client(app).get(`${SCHEDULING}/providers`)).status).toBe(401);
+      expect((await client(suite.app).get(`${SCHEDULING}/providers`)).status).toBe(401);
     });
   });
 });

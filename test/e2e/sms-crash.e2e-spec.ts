@@ -53,7 +53,7 @@ describe('SMS sending survives its worker being killed while messages are due (d
     for (let i = 0; i < MESSAGES; i += 20) {
       const sent = await Promise.all(
         Array.from({ length: 20 }, (_, j) =>
-          client(api, tenant.liveKey).post('/api/v1/sms/send', { to: '+12025550199', body: `Due ${i + j}` }),
+          client(api, tenant.liveKey).post<{ messageId: string }>('/api/v1/sms/send', { to: '+12025550199', body: `Due ${i + j}` }),
         ),
       );
       for (const res of sent) {

@@ -2,7 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, dataSource, Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { auditEntries } from '../helpers/audit';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
@@ -32,26 +33,24 @@ async function settled(app: NestFastifyApplication, key: string, id: string, sta
 
 describe('SMS sending (a real BullMQ worker, the Twilio package against a local fake of its Messages API)', () => {
   let fake: FakeTwilio;
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
 
   beforeAll(async () => {
     fake = await new FakeTwilio().start();
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      ...fake.env(FROM),
-      PUBLIC_URL,
-      SMS_MAX_ATTEMPTS: '3',
-      SMS_RETRY_BASE_MS: '50',
-      SMS_TIMEOUT_MS: '500',
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:sms`,
-    });
-    tenant = await createTenant(app);
-    expect((await client(app, tenant.liveKey).post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
-    expect((await client(app, tenant.testKey).post('/api/v1/settings/practice', { name: 'Acme Staging' })).status).toBe(200);
+  });
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    ...fake.env(FROM),
+    PUBLIC_URL,
+    SMS_MAX_ATTEMPTS: '3',
+    SMS_RETRY_BASE_MS: '50',
+    SMS_TIMEOUT_MS: '500',
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}:sms`,
+  }));
+  beforeAll(async () => {
+    expect((await suite.api(suite.tenant.liveKey).post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
+    expect((await suite.api().post('/api/v1/settings/practice', { name: 'Acme Staging' })).status).toBe(200);
   });
   afterAll(async () => {
-    await app.close();
     await fake.stop();
   });
   beforeEach(() => {
@@ -60,7 +59,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
 
   /** Posts a Twilio callback signed as Twilio signs it (or with `signature` as given). */
   const callback = (path: string, fields: Record<string, string>, signature?: string) =>
-    call(app, 'POST', path, {
+    call(suite.app, 'POST', path, {
       rawBody: new URLSearchParams(fields).toString(),
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
@@ -70,9 +69,9 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
 
   describe('test mode', () => {
     it('sends by patient and template, and by number and body, and never reaches the provider', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       const phone = newPhone();
-      const patient = await createPatient(app, tenant.testKey, { firstName: 'Ada', phone });
+      const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Ada', phone });
       const template = await api.post('/api/v1/sms/templates', {
         name: 'Hi',
         body: 'Hi {{patient.firstName}}, {{practice.name}}: {{when}}',
@@ -92,7 +91,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const byNumber = await api.post(SEND, { to: '+447700900123', body: 'Ваш визит завтра' });
       expect(byNumber.status).toBe(202);
 
-      const first = await settled(app, tenant.testKey, byPatient.body.messageId);
+      const first = await settled(suite.app, suite.tenant.testKey, byPatient.body.messageId);
       expect(first).toEqual({
         id: byPatient.body.messageId,
         patientId: patient.id,
@@ -107,7 +106,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
-      const second = await settled(app, tenant.testKey, byNumber.body.messageId);
+      const second = await settled(suite.app, suite.tenant.testKey, byNumber.body.messageId);
       expect(second).toMatchObject({
         patientId: null,
         to: '+447700900123',
@@ -125,8 +124,8 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     });
 
     it('refuses what it cannot send, naming the field', async () => {
-      const api = client(app, tenant.testKey);
-      const noPhone = await createPatient(app, tenant.testKey);
+      const api = suite.api();
+      const noPhone = await createPatient(suite.app, suite.tenant.testKey);
       const cases: [unknown, string][] = [
         [{ to: '2025550100', body: 'x' }, 'to'],
         [{ to: '+12025550100' }, 'templateId'],
@@ -150,7 +149,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     });
 
     it('honours Idempotency-Key: a retried send is one message', async () => {
-      const api = client(app, tenant.testKey);
+      const api = suite.api();
       const body = { to: newPhone(), body: 'Once' };
       const first = await api.post(SEND, body, { 'idempotency-key': 'sms-once' });
       const again = await api.post(SEND, body, { 'idempotency-key': 'sms-once' });
@@ -158,18 +157,18 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(again.status).toBe(202);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body.messageId).toBe(first.body.messageId);
-      const rows = await dataSource(app).query(`SELECT count(*)::int AS n FROM sms_messages WHERE to_number = $1`, [body.to]);
+      const rows = await dataSource(suite.app).query(`SELECT count(*)::int AS n FROM sms_messages WHERE to_number = $1`, [body.to]);
       expect(rows[0].n).toBe(1);
     });
   });
 
   describe('live mode through Twilio', () => {
     it('sends with the form fields Twilio expects, from TWILIO_FROM or the practice number, and records the sid', async () => {
-      const api = client(app, tenant.liveKey);
+      const api = suite.api(suite.tenant.liveKey);
       const to = newPhone();
       const res = await api.post(SEND, { to, body: 'Your results are ready 🎉' });
       expect(res.status).toBe(202);
-      const sent = await settled(app, tenant.liveKey, res.body.messageId);
+      const sent = await settled(suite.app, suite.tenant.liveKey, res.body.messageId);
       const [received] = fake.to(to);
       expect(received.fields).toEqual({
         To: to,
@@ -180,16 +179,16 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(sent).toMatchObject({ status: 'sent', transport: 'twilio', providerMessageId: received.sid, encoding: 'UCS-2', segments: 1 });
 
       // A practice with a number of its own sends from it.
-      const other = await createTenant(app);
-      expect((await client(app, other.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550009' })).status).toBe(200);
+      const other = await createTenant(suite.app);
+      expect((await suite.api(other.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550009' })).status).toBe(200);
       const to2 = newPhone();
-      const own = await client(app, other.liveKey).post(SEND, { to: to2, body: 'From our own number' });
-      await settled(app, other.liveKey, own.body.messageId);
+      const own = await suite.api(other.liveKey).post(SEND, { to: to2, body: 'From our own number' });
+      await settled(suite.app, other.liveKey, own.body.messageId);
       expect(fake.to(to2).map((m) => m.fields.From)).toEqual(['+15005550009']);
     });
 
     it('retries a 500 and a timeout with backoff, then sends once; a refusal of the message fails it', async () => {
-      const api = client(app, tenant.liveKey);
+      const api = suite.api(suite.tenant.liveKey);
       const flaky = newPhone();
       const slow = newPhone();
       const refused = newPhone();
@@ -205,33 +204,34 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const ids = await Promise.all(
         [flaky, slow, refused].map(async (to) => (await api.post(SEND, { to, body: `To ${to}` })).body.messageId as string),
       );
-      const [a, b, c] = await Promise.all(ids.map((id) => settled(app, tenant.liveKey, id)));
+      const [a, b, c] = await Promise.all(ids.map((id) => settled(suite.app, suite.tenant.liveKey, id)));
       expect(a).toMatchObject({ status: 'sent', lastError: null });
       expect(b).toMatchObject({ status: 'sent', lastError: null });
       expect(c).toMatchObject({ status: 'failed', lastError: 'Twilio answered 400 (error 21211)' });
       expect([tries.get(flaky), tries.get(slow), tries.get(refused)]).toEqual([2, 2, 1]);
       // The timed-out try was never accepted; each message reached the provider once.
       expect([fake.to(flaky).length, fake.to(slow).length, fake.to(refused).length]).toEqual([1, 1, 0]);
-      const attempts = await dataSource(app).query(`SELECT attempts FROM sms_messages WHERE id = ANY($1::uuid[]) ORDER BY to_number`, [
-        ids,
-      ]);
+      const attempts = await dataSource(suite.app).query(
+        `SELECT attempts FROM sms_messages WHERE id = ANY($1::uuid[]) ORDER BY to_number`,
+        [ids],
+      );
       expect(attempts.map((r: Json) => r.attempts).sort()).toEqual([1, 2, 2]);
-      const failed = await client(app, tenant.liveKey).get(`/api/v1/events?type=sms.failed`);
+      const failed = await suite.api(suite.tenant.liveKey).get(`/api/v1/events?type=sms.failed`);
       expect(failed.body.events.map((e: Json) => e.data.id)).toContain(ids[2]);
     });
 
     it('takes status callbacks with a good signature (never moving back from a final status) and refuses a bad one', async () => {
-      const api = client(app, tenant.liveKey);
+      const api = suite.api(suite.tenant.liveKey);
       const to = newPhone();
       const { messageId } = (await api.post(SEND, { to, body: 'Status please' })).body;
-      const sent = await settled(app, tenant.liveKey, messageId);
+      const sent = await settled(suite.app, suite.tenant.liveKey, messageId);
       const fields = { MessageSid: sent.providerMessageId, MessageStatus: 'delivered', AccountSid: fake.accountSid, To: to };
 
       const forged = await callback(STATUS, fields, 'bm90IGEgc2lnbmF0dXJl');
       expect(forged.status).toBe(403);
       expect(forged.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(forged.body.code).toBe('invalid_signature');
-      const unsigned = await call(app, 'POST', STATUS, {
+      const unsigned = await call(suite.app, 'POST', STATUS, {
         rawBody: new URLSearchParams(fields).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
@@ -256,7 +256,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
 
       // Another message reported undelivered keeps Twilio's error code.
       const second = (await api.post(SEND, { to, body: 'Again' })).body.messageId;
-      const sid = (await settled(app, tenant.liveKey, second)).providerMessageId;
+      const sid = (await settled(suite.app, suite.tenant.liveKey, second)).providerMessageId;
       expect((await callback(STATUS, { MessageSid: sid, MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(204);
       expect((await api.get(`${MESSAGES}/${second}`)).body).toMatchObject({
         status: 'undelivered',
@@ -268,40 +268,40 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
   describe('consent: one record per patient, whatever changed it', () => {
     it('STOP opts the phone out for every practice sending from that number, START opts it back in', async () => {
       const phone = newPhone();
-      const patient = await createPatient(app, tenant.liveKey, { phone });
+      const patient = await createPatient(suite.app, suite.tenant.liveKey, { phone });
       // Another practice on the same number, and one on a number of its own: only the first is concerned.
-      const sameNumber = await createTenant(app);
-      const ownNumber = await createTenant(app);
-      expect((await client(app, ownNumber.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550010' })).status).toBe(200);
-      const neighbour = await createPatient(app, sameNumber.liveKey, { phone });
-      const elsewhere = await createPatient(app, ownNumber.liveKey, { phone });
-      const staging = await createPatient(app, tenant.testKey, { phone });
+      const sameNumber = await createTenant(suite.app);
+      const ownNumber = await createTenant(suite.app);
+      expect((await suite.api(ownNumber.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550010' })).status).toBe(200);
+      const neighbour = await createPatient(suite.app, sameNumber.liveKey, { phone });
+      const elsewhere = await createPatient(suite.app, ownNumber.liveKey, { phone });
+      const staging = await createPatient(suite.app, suite.tenant.testKey, { phone });
 
       const stop = await callback(INBOUND, { From: phone, To: FROM, Body: ' Stop ', MessageSid: 'SMinbound1' });
       expect(stop.status).toBe(200);
       expect(stop.headers['content-type']).toMatch(/^text\/xml/);
       expect(stop.text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
       const optedOut = async (key: string, id: string): Promise<boolean> =>
-        (await client(app, key).get(`/api/v1/patients/${id}`)).body.smsOptOut;
-      expect(await optedOut(tenant.liveKey, patient.id)).toBe(true);
+        (await suite.api(key).get(`/api/v1/patients/${id}`)).body.smsOptOut;
+      expect(await optedOut(suite.tenant.liveKey, patient.id)).toBe(true);
       expect(await optedOut(sameNumber.liveKey, neighbour.id)).toBe(true);
       expect(await optedOut(ownNumber.liveKey, elsewhere.id)).toBe(false);
-      expect(await optedOut(tenant.testKey, staging.id)).toBe(false);
+      expect(await optedOut(suite.tenant.testKey, staging.id)).toBe(false);
 
-      const updated = (await client(app, tenant.liveKey).get(`/api/v1/events?type=patient.updated`)).body.events.find(
+      const updated = (await suite.api(suite.tenant.liveKey).get(`/api/v1/events?type=patient.updated`)).body.events.find(
         (e: Json) => e.data.id === patient.id,
       );
       expect(updated.data).toMatchObject({ smsOptOut: true, previous: { smsOptOut: false } });
-      const opted = (await client(app, tenant.liveKey).get(`/api/v1/events?type=sms.opted_out`)).body.events;
+      const opted = (await suite.api(suite.tenant.liveKey).get(`/api/v1/events?type=sms.opted_out`)).body.events;
       expect(opted.map((e: Json) => e.data)).toEqual([{ patientId: patient.id, phone, source: 'sms', keyword: 'STOP' }]);
-      const entries = await auditEntries(app, tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
+      const entries = await auditEntries(suite.app, suite.tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
       expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
 
       // Later sends are suppressed, and never reach the provider.
       const requests = fake.requests;
-      const send = await client(app, tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Are you there?' });
+      const send = await suite.api(suite.tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Are you there?' });
       expect(send.status).toBe(202);
-      expect(await settled(app, tenant.liveKey, send.body.messageId)).toMatchObject({
+      expect(await settled(suite.app, suite.tenant.liveKey, send.body.messageId)).toMatchObject({
         status: 'suppressed',
         lastError: 'the patient opted out of SMS',
       });
@@ -309,24 +309,24 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
 
       // A repeated STOP changes nothing more.
       expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'STOPALL' })).status).toBe(200);
-      await auditEntries(app, tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
+      await auditEntries(suite.app, suite.tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
 
       expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'start' })).status).toBe(200);
-      expect(await optedOut(tenant.liveKey, patient.id)).toBe(false);
+      expect(await optedOut(suite.tenant.liveKey, patient.id)).toBe(false);
       expect(await optedOut(sameNumber.liveKey, neighbour.id)).toBe(false);
-      const resent = await client(app, tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Welcome back' });
-      expect(await settled(app, tenant.liveKey, resent.body.messageId)).toMatchObject({ status: 'sent', transport: 'twilio' });
+      const resent = await suite.api(suite.tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Welcome back' });
+      expect(await settled(suite.app, suite.tenant.liveKey, resent.body.messageId)).toMatchObject({ status: 'sent', transport: 'twilio' });
       expect(fake.to(phone).map((m) => m.fields.Body)).toEqual(['Welcome back']);
 
       const forged = await callback(INBOUND, { From: phone, To: FROM, Body: 'STOP' }, 'forged');
       expect(forged.status).toBe(403);
       expect(forged.body.code).toBe('invalid_signature');
-      expect(await optedOut(tenant.liveKey, patient.id)).toBe(false);
+      expect(await optedOut(suite.tenant.liveKey, patient.id)).toBe(false);
     });
 
     it('answers HELP naming the practice, in TwiML', async () => {
       const phone = newPhone();
-      await createPatient(app, tenant.liveKey, { phone });
+      await createPatient(suite.app, suite.tenant.liveKey, { phone });
       const help = await callback(INBOUND, { From: phone, To: FROM, Body: 'HELP' });
       expect(help.status).toBe(200);
       expect(help.text).toBe(
@@ -336,12 +336,12 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
 
     it('C confirms the next scheduled appointment within 48 hours', async () => {
       const phone = newPhone();
-      const patient = await createPatient(app, tenant.liveKey, { phone });
-      const provider = await createProvider(app, tenant.liveKey, { timezone: 'UTC', workingHours: everyDay() });
+      const patient = await createPatient(suite.app, suite.tenant.liveKey, { phone });
+      const provider = await createProvider(suite.app, suite.tenant.liveKey, { timezone: 'UTC', workingHours: everyDay() });
       const quarter = 15 * 60_000;
       const book = async (hoursAhead: number): Promise<string> => {
         const datetime = new Date(Math.ceil((clock.nowMs() + hoursAhead * 3600_000) / quarter) * quarter).toISOString();
-        const res = await client(app, tenant.liveKey).post(`${SCHEDULING}/book`, {
+        const res = await suite.api(suite.tenant.liveKey).post(`${SCHEDULING}/book`, {
           patientId: patient.id,
           providerId: provider.id,
           datetime,
@@ -353,7 +353,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const later = await book(60);
       const next = await book(3);
       const status = async (id: string): Promise<string> =>
-        (await client(app, tenant.liveKey).get(`${SCHEDULING}/appointments/${id}`)).body.status;
+        (await suite.api(suite.tenant.liveKey).get(`${SCHEDULING}/appointments/${id}`)).body.status;
 
       const reply = await callback(INBOUND, { From: phone, To: FROM, Body: 'C' });
       expect(reply.status).toBe(200);
@@ -366,15 +366,15 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     });
 
     it('a bulk import row writes smsOptOut, for a new patient and an existing one', async () => {
-      const api = client(app, tenant.liveKey);
+      const api = suite.api(suite.tenant.liveKey);
       const rows = [
         { firstName: 'Bulk', lastName: 'New', externalId: 'sms-bulk-1', smsOptOut: true },
         { firstName: 'Bulk', lastName: 'Old', externalId: 'sms-bulk-2' },
       ];
       const first = await api.post('/api/v1/patients/bulk-import', { patients: rows });
-      expect((await waitForImport(app, tenant.liveKey, first.body.jobId)).created).toBe(2);
+      expect((await waitForImport(suite.app, suite.tenant.liveKey, first.body.jobId)).created).toBe(2);
       const again = await api.post('/api/v1/patients/bulk-import', { patients: [{ ...rows[1], smsOptOut: true }] });
-      expect((await waitForImport(app, tenant.liveKey, again.body.jobId)).updated).toBe(1);
+      expect((await waitForImport(suite.app, suite.tenant.liveKey, again.body.jobId)).updated).toBe(1);
       const listed = (await api.get('/api/v1/patients?search=Bulk')).body.patients;
       expect(listed.map((p: Json) => [p.externalId, p.smsOptOut]).sort()).toEqual([
         ['sms-bulk-1', true],
@@ -383,7 +383,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     });
 
     it('smsOptOut is writable like emailOptOut, and each flag decides its own channel', async () => {
-      const api = client(app, tenant.liveKey);
+      const api = suite.api(suite.tenant.liveKey);
       const phone = newPhone();
       const created = await api.post('/api/v1/patients', {
         firstName: 'Grace',
@@ -396,7 +396,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(created.body).toMatchObject({ smsOptOut: true, emailOptOut: false });
       const id = created.body.id;
       const sms = await api.post(SEND, { patientId: id, body: 'Hi' });
-      expect(await settled(app, tenant.liveKey, sms.body.messageId)).toMatchObject({ status: 'suppressed' });
+      expect(await settled(suite.app, suite.tenant.liveKey, sms.body.messageId)).toMatchObject({ status: 'suppressed' });
 
       const put = await api.put(`/api/v1/patients/${id}`, { smsOptOut: false });
       expect(put.status).toBe(200);
@@ -406,8 +406,8 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect((await api.put(`/api/v1/patients/${id}`, { smsOptOut: null })).status).toBe(400);
 
       // The unsubscribe link sets emailOptOut: email to the patient is suppressed, SMS still goes.
-      const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'live', patientId: id });
-      expect((await call(app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
+      const token = suite.app.get(UnsubscribeTokens).token({ tenantId: suite.tenant.id, mode: 'live', patientId: id });
+      expect((await call(suite.app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
       const email = await api.post('/api/v1/emails/send', { patientId: id, subject: 'Hello', textContent: 'Hello' });
       expect(email.status).toBe(202);
       await eventually(async () => {
@@ -417,10 +417,10 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         (e: Json) => e.data.id === id && e.data.emailOptOut,
       );
       expect(afterLink.data.previous).toEqual({ emailOptOut: false });
-      const entries = await auditEntries(app, tenant.liveKey, `resourceId=${id}&action=patient.email_opt_out`, 1);
+      const entries = await auditEntries(suite.app, suite.tenant.liveKey, `resourceId=${id}&action=patient.email_opt_out`, 1);
       expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
       const text = await api.post(SEND, { patientId: id, body: 'Still texting' });
-      expect(await settled(app, tenant.liveKey, text.body.messageId)).toMatchObject({ status: 'sent' });
+      expect(await settled(suite.app, suite.tenant.liveKey, text.body.messageId)).toMatchObject({ status: 'sent' });
     });
   });
 });

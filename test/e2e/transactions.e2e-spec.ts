@@ -1,4 +1,3 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { OverlappingTransactionError, recoveryLog, RecoveryLog } from '../../src/common/idempotency/recovery-log';
 import { constraintViolation } from '../../src/database/database-errors';
@@ -7,7 +6,8 @@ import { Transactions } from '../../src/database/transactions';
 import { ConditionsRepository } from '../../src/modules/patients/clinical.repository';
 import { CustomFieldsRepository } from '../../src/modules/patients/custom-fields.repository';
 import { PatientValues, PatientsRepository } from '../../src/modules/patients/patients.repository';
-import { createTenant, startApp } from '../helpers/app';
+import { createTenant } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 
 const values = (externalId: string | null = null): PatientValues => ({
   externalId,
@@ -27,20 +27,18 @@ const values = (externalId: string | null = null): PatientValues => ({
 });
 
 describe('Transactions reach the repositories', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp({ WORKERS: 'off' });
   let scope: TenantScope;
   let transactions: Transactions;
   let patients: PatientsRepository;
   let fields: CustomFieldsRepository;
 
   beforeAll(async () => {
-    app = await startApp({ WORKERS: 'off' });
-    scope = { tenantId: (await createTenant(app)).id, mode: 'test' };
-    transactions = app.get(Transactions);
-    patients = app.get(PatientsRepository);
-    fields = app.get(CustomFieldsRepository);
+    scope = { tenantId: (await createTenant(suite.app)).id, mode: 'test' };
+    transactions = suite.app.get(Transactions);
+    patients = suite.app.get(PatientsRepository);
+    fields = suite.app.get(CustomFieldsRepository);
   });
-  afterAll(() => app.close());
 
   it('commits the writes of several repositories together, raw SQL included', async () => {
     const { patient, seenInside, seenOutside } = await transactions.run(async (tx) => {
@@ -94,7 +92,7 @@ describe('Transactions reach the repositories', () => {
     await Promise.all([first, second]);
     expect(order).toEqual(['first commits', 'second locked']);
 
-    const otherTenant: TenantScope = { tenantId: (await createTenant(app)).id, mode: 'test' };
+    const otherTenant: TenantScope = { tenantId: (await createTenant(suite.app)).id, mode: 'test' };
     const otherMode: TenantScope = { tenantId: scope.tenantId, mode: 'live' };
     for (const other of [otherTenant, otherMode]) {
       expect(await transactions.run((tx) => fields.findByIdLocked(other, field.id, tx))).toBeNull();
@@ -106,7 +104,7 @@ describe('Transactions reach the repositories', () => {
     await patients.create(scope, values(externalId), `U1${Date.now() % 1e6}`);
     const duplicate = await patients.create(scope, values(externalId), `U2${Date.now() % 1e6}`).catch((e: unknown) => e);
     expect(constraintViolation(duplicate)).toEqual({ kind: 'unique', constraint: 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID' });
-    const orphan = await app
+    const orphan = await suite.app
       .get(ConditionsRepository)
       .insert(scope, {
         patientId: uuidv7(),
@@ -118,6 +116,7 @@ describe('Transactions reach the repositories', () => {
         recordedAt: new Date(),
       })
       .catch((e: unknown) => e);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.stringMatching) as any
     expect(constraintViolation(orphan)).toEqual({ kind: 'foreign_key', constraint: expect.stringMatching(/patient_id/) });
     expect(constraintViolation(new Error('not a database error'))).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
-import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { LogCapture } from '../helpers/log-capture';
 
@@ -43,7 +43,7 @@ describe('PostgreSQL unavailable', () => {
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(down.text).not.toMatch(/accepting connections|terminat|postgres/i);
-    const ready = await call(app, 'GET', '/health/ready');
+    const ready = await call<Problem>(app, 'GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.code).toBe('service_unavailable');
 

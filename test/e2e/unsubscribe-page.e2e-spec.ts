@@ -1,5 +1,5 @@
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, createTenant, type Json } from '../helpers/app';
+import { call, createTenant, type Problem } from '../helpers/app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
@@ -16,7 +16,7 @@ describe('Unsubscribe page: GET /public/unsubscribe/{token}', () => {
   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
   const tokenFor = (tenantId: string, patientId: string): string =>
     suite.app.get(UnsubscribeTokens).token({ tenantId, mode: 'test', patientId });
-  const page = (url: string, accept = BROWSER_ACCEPT) => call(suite.app, 'GET', url, { headers: { accept } });
+  const page = (url: string, accept = BROWSER_ACCEPT) => call<Problem | undefined>(suite.app, 'GET', url, { headers: { accept } });
 
   beforeAll(async () => {
     const named = await suite.api().post('/api/v1/settings/practice', { name: `Riverside <Clinic> & "Sons"` });
@@ -43,11 +43,11 @@ describe('Unsubscribe page: GET /public/unsubscribe/{token}', () => {
       expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
     }
 
-    const after = await suite.api().get(`/api/v1/patients/${patient.id}`);
+    const after = await suite.api().get<{ emailOptOut: boolean }>(`/api/v1/patients/${patient.id}`);
     expect(after.body.emailOptOut).toBe(false);
     expect(after.headers.etag).toBe(before.headers.etag);
-    const events = await suite.api().get(`/api/v1/events?type=patient.updated&limit=100`);
-    expect(events.body.events.filter((e: Json) => e.data?.id === patient.id)).toEqual([]);
+    const events = await suite.api().get<{ events: { data?: { id?: string } }[] }>(`/api/v1/events?type=patient.updated&limit=100`);
+    expect(events.body.events.filter((e) => e.data?.id === patient.id)).toEqual([]);
   });
 
   it("the button's post unsubscribes and answers a page; a mail client's post still gets JSON", async () => {
@@ -60,9 +60,9 @@ describe('Unsubscribe page: GET /public/unsubscribe/{token}', () => {
     });
     expect([res.status, res.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
     expect(res.text).toContain('Riverside &lt;Clinic&gt; &amp; &quot;Sons&quot; will send no more email to this address.');
-    expect((await suite.api().get(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(true);
+    expect((await suite.api().get<{ emailOptOut: boolean }>(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(true);
 
-    const mailClient = await call(suite.app, 'POST', action, {
+    const mailClient = await call<{ message: string }>(suite.app, 'POST', action, {
       rawBody: 'List-Unsubscribe=One-Click',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -92,13 +92,13 @@ describe('Unsubscribe page: GET /public/unsubscribe/{token}', () => {
       });
       expect([bad, posted.status, posted.text]).toEqual([bad, 404, expect.stringContaining('This unsubscribe link is invalid')]);
       const json = await page(url, 'application/json');
-      expect([bad, json.status, json.headers['content-type'], json.body.code]).toEqual([
+      expect([bad, json.status, json.headers['content-type'], json.body?.code]).toEqual([
         bad,
         404,
         'application/problem+json; charset=utf-8',
         'not_found',
       ]);
     }
-    expect((await suite.api().get(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(false);
+    expect((await suite.api().get<{ emailOptOut: boolean }>(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
@@ -36,28 +37,26 @@ const EMBEDDED_PRIVATE_IPV4 = [
 ];
 
 describe('Webhooks', () => {
-  let app: NestFastifyApplication;
   let receiver: WebhookReceiver;
 
+  const suite = useApp(FAST_WEBHOOKS);
   beforeAll(async () => {
-    app = await startApp(FAST_WEBHOOKS);
     receiver = await new WebhookReceiver().start();
   });
   afterAll(async () => {
-    await app.close();
     await receiver.close();
   });
 
   /** A fresh tenant with an endpoint on `path` for patient events; answers the tenant, the webhook and its secret. */
   const subscribe = async (path: string, events = ['patient.created', 'patient.updated']) => {
-    const tenant = await createTenant(app);
-    const res = await client(app, tenant.testKey).post(WEBHOOKS, { url: receiver.url(path), events, description: 'test receiver' });
+    const tenant = await createTenant(suite.app);
+    const res = await suite.api(tenant.testKey).post(WEBHOOKS, { url: receiver.url(path), events, description: 'test receiver' });
     expect(res.status).toBe(201);
     return { tenant, webhook: res.body, secret: res.body.secret as string };
   };
 
   const deliveriesOf = async (tenant: TestTenant, webhookId: string): Promise<Json[]> => {
-    const res = await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhookId}/deliveries`);
+    const res = await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhookId}/deliveries`);
     expect(res.status).toBe(200);
     return res.body.deliveries;
   };
@@ -69,29 +68,29 @@ describe('Webhooks', () => {
     const { tenant, webhook, secret } = await subscribe('/register');
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     expect(webhook).toMatchObject({ url: receiver.url('/register'), events: ['patient.created', 'patient.updated'], enabled: true });
-    const one = await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`);
+    const one = await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`);
     expect(one.body).toEqual({ ...webhook, secret: undefined });
     expect(one.body.secret).toBeUndefined();
-    const list = await client(app, tenant.testKey).get(WEBHOOKS);
+    const list = await suite.api(tenant.testKey).get(WEBHOOKS);
     expect(list.body.webhooks.map((w: Json) => w.id)).toEqual([webhook.id]);
     expect(JSON.stringify(list.body)).not.toContain(secret);
 
-    const patched = await client(app, tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, {
+    const patched = await suite.api(tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, {
       events: ['patient.updated'],
       description: null,
     });
     expect(patched.body).toMatchObject({ events: ['patient.updated'], description: null });
-    const bad = await client(app, tenant.testKey).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.deleted'], extra: 1 });
+    const bad = await suite.api(tenant.testKey).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.deleted'], extra: 1 });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['events', 'extra']);
 
-    expect((await client(app, tenant.testKey).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(204);
-    expect((await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
+    expect((await suite.api(tenant.testKey).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(204);
+    expect((await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
   });
 
   it('refuses null for a PATCH member that cannot be cleared, naming it; null clears the description', async () => {
     const { tenant, webhook } = await subscribe('/patch-nulls');
-    const api = client(app, tenant.testKey);
+    const api = suite.api(tenant.testKey);
     for (const field of ['url', 'events', 'enabled']) {
       const res = await api.patch(`${WEBHOOKS}/${webhook.id}`, { [field]: null });
       expect([res.status, (res.body.errors ?? []).map((e: { field: string }) => e.field)]).toEqual([400, [field]]);
@@ -102,14 +101,14 @@ describe('Webhooks', () => {
 
   it('delivers an event signed per Standard Webhooks, with the event id as webhook-id, and logs the attempt', async () => {
     const { tenant, webhook, secret } = await subscribe('/ok');
-    const patient = await createPatient(app, tenant.testKey);
+    const patient = await createPatient(suite.app, tenant.testKey);
     const [got] = await eventually(async () => {
       expect(receiver.on('/ok')).toHaveLength(1);
       return receiver.on('/ok');
     });
     const payload = verify(secret, got);
     expect(payload).toEqual({ type: 'patient.created', timestamp: expect.any(String), data: patient });
-    const [event] = (await client(app, tenant.testKey).get('/api/v1/events')).body.events;
+    const [event] = (await suite.api(tenant.testKey).get('/api/v1/events')).body.events;
     expect(got.headers['webhook-id']).toBe(event.id);
     expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
     expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
@@ -130,17 +129,17 @@ describe('Webhooks', () => {
 
   it('an attempt whose run died holding its lease waits for the lease to lapse, then is made', async () => {
     const { tenant, webhook } = await subscribe('/held');
-    await createPatient(app, tenant.testKey);
+    await createPatient(suite.app, tenant.testKey);
     await eventually(async () => expect((await deliveriesOf(tenant, webhook.id))[0]?.status).toBe('succeeded'));
     const [delivery] = await deliveriesOf(tenant, webhook.id);
     // As a run leaves it that POSTed and then lost the database before recording the attempt.
-    const db = app.get(DataSource);
+    const db = suite.app.get(DataSource);
     await db.query(`DELETE FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id]);
     await db.query(
       `UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, lease_until = now() + interval '1 second' WHERE id = $1`,
       [delivery.id],
     );
-    const deliverer = app.get(WebhookDeliverer);
+    const deliverer = suite.app.get(WebhookDeliverer);
     const payload = { deliveryId: delivery.id, tenantId: tenant.id, mode: 'test' as const, attempt: 1, manual: false };
     const held = await deliverer.attempt(payload).then(
       () => null,
@@ -159,7 +158,7 @@ describe('Webhooks', () => {
     const { tenant, webhook, secret } = await subscribe('/flaky');
     const big = 'x'.repeat(3000);
     receiver.script('/flaky', { status: 500, body: big }, { status: 200, delayMs: 1500 }, { status: 200, body: 'finally' });
-    await createPatient(app, tenant.testKey);
+    await createPatient(suite.app, tenant.testKey);
     const delivery = await eventually(async () => {
       const [d] = await deliveriesOf(tenant, webhook.id);
       expect(d.status).toBe('succeeded');
@@ -182,26 +181,26 @@ describe('Webhooks', () => {
   it('disables the endpoint after the last attempt fails; PATCH re-enables it; a manual retry delivers', async () => {
     const { tenant, webhook, secret } = await subscribe('/down');
     receiver.script('/down', { status: 503, body: 'down' });
-    await createPatient(app, tenant.testKey);
+    await createPatient(suite.app, tenant.testKey);
     const failed = await eventually(async () => {
       const [d] = await deliveriesOf(tenant, webhook.id);
       expect(d.status).toBe('failed');
       return d;
     }, 20_000);
     expect(failed.attempts.map((a: Json) => a.statusCode)).toEqual([503, 503, 503]);
-    const disabled = (await client(app, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).body;
+    const disabled = (await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).body;
     expect(disabled).toMatchObject({ enabled: false, disabledAt: expect.any(String) });
 
     // While disabled, new events create no deliveries for it.
-    await createPatient(app, tenant.testKey);
-    await app.get(EventRelay).runOnce();
+    await createPatient(suite.app, tenant.testKey);
+    await suite.app.get(EventRelay).runOnce();
     expect(await deliveriesOf(tenant, webhook.id)).toHaveLength(1);
 
-    const enabled = await client(app, tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, { enabled: true });
+    const enabled = await suite.api(tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, { enabled: true });
     expect(enabled.body).toMatchObject({ enabled: true, disabledAt: null });
 
     receiver.script('/down', { status: 204 });
-    const retry = await client(app, tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/deliveries/${failed.id}/retry`);
+    const retry = await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/deliveries/${failed.id}/retry`);
     expect(retry.status).toBe(202);
     expect(retry.body).toMatchObject({ id: failed.id, status: 'pending' });
     const retried = await eventually(async () => {
@@ -215,18 +214,18 @@ describe('Webhooks', () => {
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
     verify(secret, got[3]);
     const other = '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b';
-    expect((await client(app, tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/deliveries/${other}/retry`)).status).toBe(404);
+    expect((await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/deliveries/${other}/retry`)).status).toBe(404);
   });
 
   it('rotates the secret: deliveries verify with the new one (and, for a grace period, the old one)', async () => {
     const { tenant, webhook, secret } = await subscribe('/rotate');
-    const rotated = await client(app, tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/rotate-secret`);
+    const rotated = await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/rotate-secret`);
     expect(rotated.status).toBe(200);
     expect(rotated.headers['cache-control']).toBe('no-store');
     const fresh = rotated.body.secret as string;
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(secret);
-    await createPatient(app, tenant.testKey);
+    await createPatient(suite.app, tenant.testKey);
     const [got] = await eventually(async () => {
       expect(receiver.on('/rotate')).toHaveLength(1);
       return receiver.on('/rotate');
@@ -238,7 +237,7 @@ describe('Webhooks', () => {
 
   it('sends a webhook.test event to one endpoint on demand', async () => {
     const { tenant, webhook, secret } = await subscribe('/ping');
-    const res = await client(app, tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/test`);
+    const res = await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/test`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
     const [got] = await eventually(async () => {
@@ -290,12 +289,12 @@ describe('Webhooks', () => {
 
   it('keeps tenants and modes apart: endpoints, deliveries and events', async () => {
     const { tenant, webhook } = await subscribe('/mine');
-    const other = await createTenant(app);
-    await createPatient(app, other.testKey);
-    await createPatient(app, tenant.liveKey);
-    await app.get(EventRelay).runOnce();
+    const other = await createTenant(suite.app);
+    await createPatient(suite.app, other.testKey);
+    await createPatient(suite.app, tenant.liveKey);
+    await suite.app.get(EventRelay).runOnce();
     for (const key of [other.testKey, tenant.liveKey]) {
-      expect((await client(app, key).get(WEBHOOKS)).body.webhooks).toEqual([]);
+      expect((await suite.api(key).get(WEBHOOKS)).body.webhooks).toEqual([]);
       for (const [method, path] of [
         ['get', `${WEBHOOKS}/${webhook.id}`],
         ['patch', `${WEBHOOKS}/${webhook.id}`],
@@ -304,7 +303,7 @@ describe('Webhooks', () => {
         ['post', `${WEBHOOKS}/${webhook.id}/rotate-secret`],
         ['post', `${WEBHOOKS}/${webhook.id}/test`],
       ] as const) {
-        const res = await (client(app, key)[method] as (url: string, body?: unknown) => Promise<Json>)(
+        const res = await (suite.api(key)[method] as (url: string, body?: unknown) => Promise<Json>)(
           path,
           method === 'patch' ? {} : undefined,
         );
@@ -318,17 +317,17 @@ describe('Webhooks', () => {
 
   it('needs webhooks:read for reads (any role) and webhooks:write with OWNER or ADMIN for changes', async () => {
     const { tenant, webhook } = await subscribe('/roles');
-    const staff = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read', 'webhooks:write'] });
-    expect((await client(app, staff).get(WEBHOOKS)).status).toBe(200);
-    expect((await client(app, staff).get(`${WEBHOOKS}/${webhook.id}/deliveries`)).status).toBe(200);
-    const refused = await client(app, staff).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.created'] });
+    const staff = await createKey(suite.app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read', 'webhooks:write'] });
+    expect((await suite.api(staff).get(WEBHOOKS)).status).toBe(200);
+    expect((await suite.api(staff).get(`${WEBHOOKS}/${webhook.id}/deliveries`)).status).toBe(200);
+    const refused = await suite.api(staff).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.created'] });
     expect([refused.status, refused.body.code]).toEqual([403, 'insufficient_role']);
-    expect((await client(app, staff).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(403);
-    const admin = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['webhooks:read'] });
-    const noScope = await client(app, admin).patch(`${WEBHOOKS}/${webhook.id}`, { enabled: false });
+    expect((await suite.api(staff).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(403);
+    const admin = await createKey(suite.app, tenant.testKey, { role: 'ADMIN', scopes: ['webhooks:read'] });
+    const noScope = await suite.api(admin).patch(`${WEBHOOKS}/${webhook.id}`, { enabled: false });
     expect([noScope.status, noScope.body.code]).toEqual([403, 'insufficient_scope']);
-    const reader = await createKey(app, tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
-    expect((await client(app, reader).get(WEBHOOKS)).body.code).toBe('insufficient_scope');
+    const reader = await createKey(suite.app, tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
+    expect((await suite.api(reader).get(WEBHOOKS)).body.code).toBe('insufficient_scope');
   });
 });
 

@@ -32,6 +32,17 @@ export async function createTenant(app: NestFastifyApplication, name = `Clinic $
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type Json = any;
 
+/** A problem+json error body (ProblemDetailsFilter), for the requests a test expects to fail. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail?: string;
+  requestId: string;
+  errors?: { field: string; message: string }[];
+}
+
 export interface TestResponse<T = Json> {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;

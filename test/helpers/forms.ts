@@ -1,6 +1,6 @@
-import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client } from './app';
+import { client, type Json } from './app';
+import type { FormDto } from '../../src/modules/forms/dto/form.dto';
 
 export const FORMS = '/api/v1/forms';
 
@@ -20,13 +20,19 @@ export const EVERY_TYPE = [
 let counter = 0;
 
 /** Creates a form through the API and answers its body; fails the test on anything but 201. */
-export async function createForm(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<Json> {
-  const res = await client(app, key).post(FORMS, { name: `Form ${++counter}`, fields: EVERY_TYPE, ...body });
+export async function createForm(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<FormDto> {
+  const res = await client(app, key).post<FormDto>(FORMS, { name: `Form ${++counter}`, fields: EVERY_TYPE, ...body });
   if (res.status !== 201) throw new Error(`form creation failed: ${res.status} ${res.text}`);
   return res.body;
 }
 
 /** Submits answers and answers the response (any status). */
-export function submit(app: NestFastifyApplication, key: string, formId: string, fields: Record<string, unknown>, extra: object = {}) {
-  return client(app, key).post(`${FORMS}/${formId}/submit`, { fields, ...extra });
+export function submit<T = Json>(
+  app: NestFastifyApplication,
+  key: string,
+  formId: string,
+  fields: Record<string, unknown>,
+  extra: object = {},
+) {
+  return client(app, key).post<T>(`${FORMS}/${formId}/submit`, { fields, ...extra });
 }

@@ -1,6 +1,8 @@
-import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client } from './app';
+import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
 
 export const SCHEDULING = '/api/v1/scheduling';
 
@@ -15,8 +17,8 @@ export const everyDay = (start = '00:00', end = '24:00'): { weekday: number; sta
 let counter = 0;
 
 /** Creates a provider through the API and answers its body; fails the test on anything but 201. */
-export async function createProvider(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<Json> {
-  const res = await client(app, key).post(`${SCHEDULING}/providers`, {
+export async function createProvider(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<ProviderDto> {
+  const res = await client(app, key).post<ProviderDto>(`${SCHEDULING}/providers`, {
     name: `Dr. Provider ${++counter}`,
     timezone: 'America/New_York',
     workingHours: weekdays(),
@@ -37,8 +39,13 @@ export async function createScheduler(
   key: string,
   providerIds: string[],
   body: Record<string, unknown> = {},
-): Promise<Json> {
-  const res = await client(app, key).post(SCHEDULERS, { name: `Booking page ${++counter}`, providerIds, duration: 30, ...body });
+): Promise<SchedulerDto> {
+  const res = await client(app, key).post<SchedulerDto>(SCHEDULERS, {
+    name: `Booking page ${++counter}`,
+    providerIds,
+    duration: 30,
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`scheduler creation failed: ${res.status} ${res.text}`);
   return res.body;
 }
@@ -48,8 +55,8 @@ export async function bookAppointment(
   app: NestFastifyApplication,
   key: string,
   body: { patientId: string; providerId: string; datetime: string } & Record<string, unknown>,
-): Promise<Json> {
-  const res = await client(app, key).post(`${SCHEDULING}/book`, body);
+): Promise<AppointmentDto> {
+  const res = await client(app, key).post<AppointmentDto>(`${SCHEDULING}/book`, body);
   if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
   return res.body;
 }

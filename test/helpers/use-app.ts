@@ -17,8 +17,12 @@ export interface AppFixture {
  *
  *   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
  *   it('…', async () => expect((await suite.api().get('/api/v1/me')).status).toBe(200));
+ *
+ * `env` may be a function, read when the app starts: for variables that name something an earlier
+ * beforeAll started (`useApp(() => ({ SMTP_URL: receiver.url }))`). Hooks run in the order they are
+ * declared, so an afterAll declared after useApp runs once the app has closed.
  */
-export function useApp(env: Record<string, string> = {}): AppFixture {
+export function useApp(env: Record<string, string> | (() => Record<string, string>) = {}): AppFixture {
   let app: NestFastifyApplication | undefined;
   let tenant: TestTenant | undefined;
   const cleanUps: (() => unknown)[] = [];
@@ -27,7 +31,7 @@ export function useApp(env: Record<string, string> = {}): AppFixture {
     return value;
   };
   beforeAll(async () => {
-    app = await startApp(env);
+    app = await startApp(typeof env === 'function' ? env() : env);
     tenant = await createTenant(app);
   });
   afterAll(async () => {

@@ -25,7 +25,23 @@ assert.equal(reExport.length, 1, 'a deep re-export must fail the rule too');
 const frontDoor = await borderMessages("import type { PatientDto } from '../patients';\nexport type Front = PatientDto;\n");
 assert.deepEqual(frontDoor, [], 'an import through the index must pass');
 
+const renamed = await borderMessages(
+  "import { BookingPagesService } from '../booking-pages/booking-pages.service';\nexport type Renamed = BookingPagesService;\n",
+);
+assert.equal(renamed.length, 1, `a deep import into booking-pages must fail the rule: ${JSON.stringify(renamed)}`);
+assert.match(renamed[0].message, /reaches into module 'booking-pages'/);
+
+const dynamic = await borderMessages("export const later = () => import('../patients/patients.service');\n");
+assert.equal(dynamic.length, 1, 'a deep dynamic import must fail the rule too');
+
 const own = await borderMessages("import { parseRange } from './date-range';\nexport const ownRange = parseRange;\n");
 assert.deepEqual(own, [], "a module's own files are its business");
 
-process.stdout.write('module borders: a deep cross-module import fails the lint, the index passes\n');
+// Shared mechanisms import no domain module at all, not even through its front door.
+const [common] = await eslint.lintText("import { PatientsService } from '../modules/patients';\nexport type Common = PatientsService;\n", {
+  filePath: 'src/common/slug.ts',
+});
+const restricted = common.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.fatal);
+assert.equal(restricted.length, 1, `src/common importing a module must fail the lint: ${JSON.stringify(common.messages)}`);
+
+process.stdout.write('module borders: a deep cross-module import fails the lint, the index passes, src/common imports no module\n');

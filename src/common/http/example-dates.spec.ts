@@ -1,6 +1,11 @@
-import type { Json } from '../../../test/helpers/app';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { EXAMPLE_FROM_NOW, exampleDate, servedWithExamplesFromNow, withExamplesFromNow } from './example-dates';
+
+/** The parts of the filled document the test reads. */
+interface Filled {
+  paths: { '/a': { get: { parameters: { example?: string }[] } } };
+  components: { schemas: { A: { properties: { at: unknown } } } };
+}
 
 describe('example dates computed when the document is served', () => {
   it.each([
@@ -24,7 +29,7 @@ describe('example dates computed when the document is served', () => {
       paths: { '/a': { get: { parameters: [{ name: 'startDate', ...rule }] } } },
       components: { schemas: { A: { properties: { at: rule } } } },
     };
-    const filled = withExamplesFromNow(document as unknown as OpenAPIObject, new Date('2030-01-09T12:00:00.000Z')) as Json;
+    const filled = withExamplesFromNow(document as unknown as OpenAPIObject, new Date('2030-01-09T12:00:00.000Z')) as unknown as Filled;
     expect(filled.paths['/a'].get.parameters[0].example).toBe('2030-01-14T15:00:00.000Z');
     expect(filled.components.schemas.A.properties.at).toEqual({ ...rule, example: '2030-01-14T15:00:00.000Z' });
     expect(JSON.stringify(document)).not.toContain('example"');

@@ -5,7 +5,8 @@ import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { Page } from '../../database/tenant-scoped.repository';
+import { lastError, OutgoingMessageFilters, OutgoingMessagesRepository } from '../../common/messaging';
 import { EmailMessageEntity, EmailStatus, EmailTransportName } from './entities/email-message.entity';
 
 /** A message as queued: rendered, addressed, and (for a sequence step) placed in its enrolment. */
@@ -21,18 +22,13 @@ export interface NewEmailMessage {
   textBody: string | null;
 }
 
-export interface EmailMessageFilters {
-  patientId?: string;
-  status?: EmailStatus;
+export interface EmailMessageFilters extends OutgoingMessageFilters<EmailStatus> {
   sequenceId?: string;
 }
 
-/**
- * Messages, and the status changes of their sending. Every change is one conditional UPDATE on the
- * status it expects, so two workers (or two tries of one job) can never both move a message on.
- */
+/** Email messages and the status changes of their sending (see OutgoingMessagesRepository). */
 @Injectable()
-export class EmailMessagesRepository extends TenantEntityRepository<EmailMessageEntity> {
+export class EmailMessagesRepository extends OutgoingMessagesRepository<EmailMessageEntity> {
   constructor(@InjectRepository(EmailMessageEntity) repository: Repository<EmailMessageEntity>) {
     super(repository);
   }
@@ -72,12 +68,10 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
     return { id: existing!.id, created: false };
   }
 
-  list(scope: TenantScope, filters: EmailMessageFilters, page: PageRequest): Promise<Page<EmailMessageEntity>> {
-    const q = this.query(scope, 'm');
-    if (filters.patientId) q.andWhere('m.patient_id = :patientId', { patientId: filters.patientId });
-    if (filters.status) q.andWhere('m.status = :status', { status: filters.status });
-    if (filters.sequenceId) q.andWhere('m.sequence_id = :sequenceId', { sequenceId: filters.sequenceId });
-    return this.paginate(q, page);
+  override list(scope: TenantScope, filters: EmailMessageFilters, page: PageRequest): Promise<Page<EmailMessageEntity>> {
+    return super.list(scope, filters, page, (q) => {
+      if (filters.sequenceId) q.andWhere('m.sequence_id = :sequenceId', { sequenceId: filters.sequenceId });
+    });
   }
 
   /**
@@ -108,7 +102,7 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
     values: { transport: EmailTransportName; smtpMessageId: string | null; lastError: string | null },
     tx: EntityManager,
   ): Promise<EmailMessageEntity | null> {
-    return this.settle(
+    return this.updateFromStatus(
       scope,
       id,
       [from],
@@ -117,11 +111,6 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
       [values.transport, values.smtpMessageId, values.lastError, clock.now()],
       tx,
     );
-  }
-
-  /** Settles a message as failed for good, from either unsettled status. */
-  async markFailed(scope: TenantScope, id: string, error: string, tx: EntityManager): Promise<EmailMessageEntity | null> {
-    return this.settle(scope, id, ['queued', 'sending'], `status = 'failed', last_error = $5`, [error.slice(0, 500)], tx);
   }
 
   /** The patient opted out before the message went: it is not sent (again). */
@@ -146,47 +135,7 @@ export class EmailMessagesRepository extends TenantEntityRepository<EmailMessage
       `UPDATE email_messages
           SET status = 'queued', last_error = $4, next_attempt_at = $5, handed_over_at = NULL, updated_at = $6
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'sending'`,
-      [id, error.slice(0, 500), nextAttemptAt, clock.now()],
+      [id, lastError(error), nextAttemptAt, clock.now()],
     );
-  }
-
-  private async settle(
-    scope: TenantScope,
-    id: string,
-    from: EmailStatus[],
-    set: string,
-    params: unknown[],
-    tx: EntityManager,
-  ): Promise<EmailMessageEntity | null> {
-    const row = await this.updateFromStatus(scope, 'email_messages', id, from, set, params, tx);
-    return row ? this.fromRaw(row) : null;
-  }
-
-  private fromRaw(raw: Record<string, unknown>): EmailMessageEntity {
-    return this.repository.create({
-      id: raw.id,
-      tenantId: raw.tenant_id,
-      mode: raw.mode,
-      patientId: raw.patient_id,
-      templateId: raw.template_id,
-      sequenceId: raw.sequence_id,
-      enrollmentId: raw.enrollment_id,
-      step: raw.step,
-      toAddress: raw.to_address,
-      subject: raw.subject,
-      htmlBody: raw.html_body,
-      textBody: raw.text_body,
-      status: raw.status,
-      attempts: raw.attempts,
-      lastError: raw.last_error,
-      smtpMessageId: raw.smtp_message_id,
-      transport: raw.transport,
-      nextAttemptAt: raw.next_attempt_at,
-      handedOverAt: raw.handed_over_at,
-      sentAt: raw.sent_at,
-      bodyClearedAt: raw.body_cleared_at,
-      createdAt: raw.created_at,
-      updatedAt: raw.updated_at,
-    } as Partial<EmailMessageEntity>);
   }
 }

@@ -6,6 +6,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { Transactions } from '../../database/transactions';
+import { Recipient as MessageRecipient, recipientOf } from '../../common/messaging';
 import type { PatientDto } from '../patients';
 import { EmailMessageDetailDto, EmailMessageDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
 import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';
@@ -29,10 +30,7 @@ export interface QueueEmailInput {
   step?: number;
 }
 
-interface Recipient {
-  to: string;
-  patient: PatientDto | null;
-}
+type Recipient = MessageRecipient<PatientDto>;
 
 /**
  * Queues messages and reads them back. A message is rendered when it is queued and stored as rendered;
@@ -135,14 +133,11 @@ export class EmailMessagesService {
     return { id };
   }
 
-  private async recipient(auth: AuthContext, dto: SendEmailDto): Promise<Recipient> {
-    const has = (v: unknown): boolean => v !== undefined && v !== null;
-    if (has(dto.patientId) === has(dto.to)) {
-      throw new ValidationFailedException([{ field: 'patientId', message: 'or to is required, and only one of them' }]);
-    }
-    if (dto.to) return { to: dto.to, patient: null };
-    const patient = await this.contexts.patient(auth, dto.patientId!, 'patientId', true);
-    return { to: patient.email!, patient };
+  private recipient(auth: AuthContext, dto: SendEmailDto): Promise<Recipient> {
+    return recipientOf(dto, async (id) => {
+      const patient = await this.contexts.patient(auth, id, 'patientId', true);
+      return { to: patient.email!, patient };
+    });
   }
 
   private async content(auth: AuthContext, dto: SendEmailDto): Promise<{ parts: EmailParts; templateId: string | null }> {

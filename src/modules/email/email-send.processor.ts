@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { parseServerMessageId } from 'nodemailer/lib/smtp-connection/server-message-id';
+import { errorOnGivingUp, isLastTry } from '../../common/messaging';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { EmailSendPayload, JobName, QUEUES, QueueName } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
@@ -91,9 +92,8 @@ export class EmailSender implements OnApplicationShutdown {
   async failed(payload: EmailSendPayload, _jobId: string, reason: string): Promise<void> {
     const scope: TenantScope = { tenantId: payload.tenantId, mode: payload.mode };
     const row = await this.messages.findById(scope, payload.messageId);
-    // A queued row keeps its last SMTP error; a sending one was stopped mid-try, which the reason says.
-    if (row?.status === 'queued') await this.settleFailed(scope, row.id, row.lastError ?? reason);
-    if (row?.status === 'sending') await this.settleFailed(scope, row.id, reason);
+    const error = errorOnGivingUp(row, reason);
+    if (row && error !== null) await this.settleFailed(scope, row.id, error);
   }
 
   private async onSmtpError(job: Job<EmailSendPayload>, scope: TenantScope, row: EmailMessageEntity, err: SmtpSendError): Promise<void> {
@@ -102,8 +102,7 @@ export class EmailSender implements OnApplicationShutdown {
       // The server may have it (RFC 1047); sending it again may deliver it twice, never losing it.
       this.logger.warn(`email ${row.id}: no reply to the end of DATA; it is sent again (same Message-ID)`);
     }
-    const attempts = job.opts.attempts ?? 1;
-    if (err.permanent || job.attemptsMade + 1 >= attempts) {
+    if (isLastTry(job, err.permanent)) {
       await this.settleFailed(scope, row.id, err.message);
       throw new JobFailure(`${code}: the message failed`, true);
     }

@@ -64,14 +64,8 @@ export class FormsRepository extends TenantEntityRepository<FormEntity> {
    * Counts a submission in one statement, in the submission's transaction: the row lock serialises
    * concurrent submissions, so the count is exact. False when the form is (now) inactive or gone.
    */
-  async countSubmission(scope: TenantScope, id: string, tx: EntityManager): Promise<boolean> {
-    const [rows] = await this.sql<[unknown[], number]>(
-      scope,
-      `UPDATE forms SET submissions_count = submissions_count + 1 WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND is_active RETURNING 1`,
-      [id],
-      tx,
-    );
-    return rows.length === 1;
+  countSubmission(scope: TenantScope, id: string, tx: EntityManager): Promise<boolean> {
+    return this.incrementIfActive(scope, id, 'submissions_count', tx);
   }
 
   list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest): Promise<Page<FormEntity>> {

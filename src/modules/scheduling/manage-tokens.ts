@@ -1,39 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import { AppCrypto } from '../../common/crypto';
+import { AppCrypto, ScopedTokens } from '../../common/crypto';
 import { apiPath } from '../../common/http/response-headers';
 import { AppConfig } from '../../config/app-config';
-import { MODES, TenantScope } from '../../database/tenant-owned.entity';
-
-/** Signed for this purpose only: an unsubscribe token (another purpose, so another key) never verifies here. */
-const PURPOSE = 'appointment-manage-token';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { TenantScope } from '../../database/tenant-owned.entity';
 
 /** What a manage link names: one appointment of one tenant and mode. */
 export interface ManagedAppointment extends TenantScope {
   appointmentId: string;
 }
 
-interface Payload {
-  t: string;
-  m: string;
-  a: string;
-}
-
 /**
- * A patient's manage link: the appointment with its tenant and mode, signed with an HMAC under the
- * application secret (AppCrypto, as unsubscribe links are), so that a link names exactly one appointment
- * and cannot be altered to name another. The same appointment always gets the same link, so a link sent in
- * a reminder keeps working after a reschedule; what it may still do is decided from the appointment.
+ * A patient's manage link: the appointment with its tenant and mode, signed (ScopedTokens, as unsubscribe
+ * links are, under a purpose of its own so an unsubscribe token never verifies here), so that a link names
+ * exactly one appointment and cannot be altered to name another. The same appointment always gets the same
+ * link, so a link sent in a reminder keeps working after a reschedule; what it may still do is decided from
+ * the appointment.
  */
 @Injectable()
 export class ManageTokens {
+  private readonly tokens: ScopedTokens;
+
   constructor(
-    private readonly crypto: AppCrypto,
+    crypto: AppCrypto,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.tokens = new ScopedTokens(crypto, 'appointment-manage-token', 'a');
+  }
 
   token(subject: ManagedAppointment): string {
-    return this.crypto.signToken(PURPOSE, { t: subject.tenantId, m: subject.mode, a: subject.appointmentId } satisfies Payload);
+    return this.tokens.sign({ tenantId: subject.tenantId, mode: subject.mode, id: subject.appointmentId });
   }
 
   /** `{PUBLIC_URL}/api/v1/public/appointments/{token}`. */
@@ -43,10 +38,7 @@ export class ManageTokens {
 
   /** The appointment a token this API signed names, or null for anything else (altered, forged, another purpose). */
   verify(token: string): ManagedAppointment | null {
-    const payload = this.crypto.verifyToken<Payload>(PURPOSE, token);
-    if (!payload || typeof payload !== 'object') return null;
-    const { t, m, a } = payload;
-    if (typeof t !== 'string' || !UUID.test(t) || typeof a !== 'string' || !UUID.test(a) || !MODES.includes(m as never)) return null;
-    return { tenantId: t, mode: m as TenantScope['mode'], appointmentId: a };
+    const subject = this.tokens.verify(token);
+    return subject && { tenantId: subject.tenantId, mode: subject.mode, appointmentId: subject.id };
   }
 }

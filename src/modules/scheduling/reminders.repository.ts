@@ -68,9 +68,6 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
 
   /** A reminder whose send job BullMQ gave up on: failed, if it is still scheduled. */
   async failScheduled(scope: TenantScope, id: string, reason: string): Promise<void> {
-    await this.updateFromStatus(scope, 'appointment_reminders', id, ['scheduled'], 'status = $5, reason = $6', [
-      'failed',
-      reason.slice(0, 200),
-    ]);
+    await this.updateFromStatus(scope, id, ['scheduled'], 'status = $5, reason = $6', ['failed', reason.slice(0, 200)]);
   }
 }

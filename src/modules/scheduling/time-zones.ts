@@ -1,5 +1,5 @@
 import { IANAZone } from 'luxon';
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { ValidateBy, ValidationOptions } from 'class-validator';
 
 // IANA names are capitalised segments (America/New_York, Etc/GMT+5, EST5EDT); the runtime also accepts
 // other spellings (america/new_york, utc), which would then be stored in many forms.
@@ -14,12 +14,6 @@ export function isIanaTimeZone(value: unknown): value is string {
 }
 
 export function IsIanaTimeZone(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isIanaTimeZone',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: 'must be an IANA time zone such as America/New_York', ...options },
-      validator: { validate: isIanaTimeZone },
-    });
+  const message = 'must be an IANA time zone such as America/New_York';
+  return ValidateBy({ name: 'isIanaTimeZone', validator: { validate: isIanaTimeZone, defaultMessage: () => message } }, options);
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { PageRequest } from '../../common/http/pagination';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
+import { lastError, OutgoingMessagesRepository } from '../../common/messaging';
 import { SmsMessageEntity, SmsStatus, SmsTransportName } from './entities/sms-message.entity';
 import type { SmsEncoding } from './sms-segments';
 
@@ -19,20 +18,12 @@ export interface NewSmsMessage {
   suppressed?: string;
 }
 
-export interface SmsMessageFilters {
-  patientId?: string;
-  status?: SmsStatus;
-}
-
 /** The statuses a provider's status callback may set. */
 export type ProviderOutcome = Extract<SmsStatus, 'delivered' | 'undelivered' | 'failed'>;
 
-/**
- * Messages and the status changes of their sending. Every change is one conditional UPDATE on the status
- * it expects, so two workers (or a worker and a callback) can never both move a message on.
- */
+/** Text messages and the status changes of their sending (see OutgoingMessagesRepository). */
 @Injectable()
-export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEntity> {
+export class SmsMessagesRepository extends OutgoingMessagesRepository<SmsMessageEntity> {
   constructor(@InjectRepository(SmsMessageEntity) repository: Repository<SmsMessageEntity>) {
     super(repository);
   }
@@ -40,13 +31,6 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
   async insertQueued(scope: TenantScope, values: NewSmsMessage, tx: EntityManager): Promise<SmsMessageEntity> {
     const { suppressed, ...rest } = values;
     return this.insert(scope, { ...rest, status: suppressed ? 'suppressed' : 'queued', lastError: suppressed ?? null, attempts: 0 }, tx);
-  }
-
-  list(scope: TenantScope, filters: SmsMessageFilters, page: PageRequest): Promise<Page<SmsMessageEntity>> {
-    const q = this.query(scope, 'm');
-    if (filters.patientId) q.andWhere('m.patient_id = :patientId', { patientId: filters.patientId });
-    if (filters.status) q.andWhere('m.status = :status', { status: filters.status });
-    return this.paginate(q, page);
   }
 
   /**
@@ -70,7 +54,7 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
       [id, fromNumber, clock.now()],
     );
     const raw = rows[0];
-    return raw ? { row: this.fromRaw(raw), from: raw.claimed_from as 'queued' | 'sending' } : null;
+    return raw ? { row: this.fromRow(raw), from: raw.claimed_from as 'queued' | 'sending' } : null;
   }
 
   /** Settles a claimed message as sent (the provider, the log or the test transport took it); the row when this call settled it. */
@@ -80,7 +64,7 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
     values: { transport: SmsTransportName; providerMessageId: string | null },
     tx: EntityManager,
   ): Promise<SmsMessageEntity | null> {
-    return this.settle(
+    return this.updateFromStatus(
       scope,
       id,
       ['sending'],
@@ -90,14 +74,9 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
     );
   }
 
-  /** Settles a message as failed for good, from either unsettled status. */
-  markFailed(scope: TenantScope, id: string, error: string, tx: EntityManager): Promise<SmsMessageEntity | null> {
-    return this.settle(scope, id, ['queued', 'sending'], `status = 'failed', last_error = $5`, [error.slice(0, 500)], tx);
-  }
-
   /** The patient opted out before the message went: it is not sent (again). */
   markSuppressed(scope: TenantScope, id: string, reason: string, tx: EntityManager): Promise<SmsMessageEntity | null> {
-    return this.settle(scope, id, ['queued', 'sending'], `status = 'suppressed', last_error = $5`, [reason], tx);
+    return this.updateFromStatus(scope, id, ['queued', 'sending'], `status = 'suppressed', last_error = $5`, [reason], tx);
   }
 
   /** A try that did not reach the provider, or that it refused for now: back to `queued`, the error kept. */
@@ -106,7 +85,7 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
       scope,
       `UPDATE sms_messages SET status = 'queued', last_error = $4, updated_at = $5
         WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'sending'`,
-      [id, error.slice(0, 500), clock.now()],
+      [id, lastError(error), clock.now()],
     );
   }
 
@@ -121,12 +100,12 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
     error: string | null,
     tx: EntityManager,
   ): Promise<SmsMessageEntity | null> {
-    return this.settle(
+    return this.updateFromStatus(
       scope,
       id,
       ['sending', 'sent'],
       `status = $5, last_error = coalesce($6, last_error)`,
-      [outcome, error?.slice(0, 500) ?? null],
+      [outcome, error === null ? null : lastError(error)],
       tx,
     );
   }
@@ -141,40 +120,5 @@ export class SmsMessagesRepository extends TenantEntityRepository<SmsMessageEnti
       [providerMessageId],
     );
     return rows[0] ?? null;
-  }
-
-  private async settle(
-    scope: TenantScope,
-    id: string,
-    from: SmsStatus[],
-    set: string,
-    params: unknown[],
-    tx: EntityManager,
-  ): Promise<SmsMessageEntity | null> {
-    const row = await this.updateFromStatus(scope, 'sms_messages', id, from, set, params, tx);
-    return row ? this.fromRaw(row) : null;
-  }
-
-  private fromRaw(raw: Record<string, unknown>): SmsMessageEntity {
-    return this.repository.create({
-      id: raw.id,
-      tenantId: raw.tenant_id,
-      mode: raw.mode,
-      patientId: raw.patient_id,
-      templateId: raw.template_id,
-      toNumber: raw.to_number,
-      fromNumber: raw.from_number,
-      body: raw.body,
-      segments: raw.segments,
-      encoding: raw.encoding,
-      status: raw.status,
-      transport: raw.transport,
-      providerMessageId: raw.provider_message_id,
-      attempts: raw.attempts,
-      lastError: raw.last_error,
-      sentAt: raw.sent_at,
-      createdAt: raw.created_at,
-      updatedAt: raw.updated_at,
-    } as Partial<SmsMessageEntity>);
   }
 }

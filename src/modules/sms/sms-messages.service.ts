@@ -7,6 +7,7 @@ import type { TemplateAppointment } from '../../common/templates/template-contex
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
+import { Recipient as MessageRecipient, recipientOf, requireExactlyOne } from '../../common/messaging';
 import type { PatientDto } from '../patients';
 import { PatientsService } from '../patients';
 import { TemplateContextService } from '../templates';
@@ -35,10 +36,7 @@ export interface QueueSmsInput {
   appointment?: TemplateAppointment;
 }
 
-interface Recipient {
-  to: string;
-  patient: PatientDto | null;
-}
+type Recipient = MessageRecipient<PatientDto>;
 
 /**
  * Queues text messages and reads them back. A message is rendered when it is queued and stored as
@@ -120,14 +118,11 @@ export class SmsMessagesService {
     return row;
   }
 
-  private async recipient(scope: TenantScope, dto: SendSmsDto): Promise<Recipient> {
-    const has = (v: unknown): boolean => v !== undefined && v !== null;
-    if (has(dto.patientId) === has(dto.to)) {
-      throw new ValidationFailedException([{ field: 'patientId', message: 'or to is required, and only one of them' }]);
-    }
-    if (dto.to) return { to: dto.to, patient: null };
-    const patient = await this.patient(scope, dto.patientId!, 'patientId');
-    return { to: patient.phone!, patient };
+  private recipient(scope: TenantScope, dto: SendSmsDto): Promise<Recipient> {
+    return recipientOf(dto, async (id) => {
+      const patient = await this.patient(scope, id, 'patientId');
+      return { to: patient.phone!, patient };
+    });
   }
 
   /** The patient a body names (`field`), with a phone number, or 400 naming the field. */
@@ -141,10 +136,7 @@ export class SmsMessagesService {
     scope: TenantScope,
     dto: { templateId?: string; body?: string },
   ): Promise<{ source: string; templateId: string | null }> {
-    const has = (v: unknown): boolean => v !== undefined && v !== null;
-    if (has(dto.templateId) === has(dto.body)) {
-      throw new ValidationFailedException([{ field: 'templateId', message: 'or body is required, and only one of them' }]);
-    }
+    requireExactlyOne(dto, 'templateId', 'body');
     if (dto.templateId) {
       const template = await this.templates.named(scope, dto.templateId, 'templateId');
       return { source: template.body, templateId: template.id };

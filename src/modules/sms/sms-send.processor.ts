@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { errorOnGivingUp, isLastTry } from '../../common/messaging';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { JobName, SmsSendPayload } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
@@ -77,8 +78,7 @@ export class SmsSender {
       await this.settleSent(scope, row.id, 'twilio', sid);
     } catch (err) {
       if (!(err instanceof SmsProviderError)) throw err; // our own failure (database, Redis): retried as it is
-      const attempts = job.opts.attempts ?? 1;
-      if (err.permanent || job.attemptsMade + 1 >= attempts) {
+      if (isLastTry(job, err.permanent)) {
         await this.settleFailed(scope, row.id, err.message);
         throw new JobFailure(`${err.message}: the message failed`, true);
       }
@@ -92,9 +92,8 @@ export class SmsSender {
   async failed(payload: SmsSendPayload, _jobId: string, reason: string): Promise<void> {
     const scope: TenantScope = { tenantId: payload.tenantId, mode: payload.mode };
     const row = await this.messages.findById(scope, payload.messageId);
-    // A queued row keeps its last provider error; a sending one was stopped mid-try, which the reason says.
-    if (row?.status === 'queued') await this.settleFailed(scope, row.id, row.lastError ?? reason);
-    if (row?.status === 'sending') await this.settleFailed(scope, row.id, reason);
+    const error = errorOnGivingUp(row, reason);
+    if (row && error !== null) await this.settleFailed(scope, row.id, error);
   }
 
   private settleSent(scope: TenantScope, id: string, transport: SmsTransportName, sid: string | null): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../database/references';
-import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { OutgoingMessageEntity } from '../../../common/messaging';
 
 export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -29,16 +29,7 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 })
 @Index('IDX_EMAIL_MESSAGES_DUE', ['nextAttemptAt'], { where: `status IN ('queued', 'sending')` })
 @Index('IDX_EMAIL_MESSAGES_BODY_HELD', ['sentAt'], { where: `status = 'sent' AND body_cleared_at IS NULL` })
-export class EmailMessageEntity extends TenantOwnedEntity {
-  @Column({ type: 'uuid', nullable: true })
-  patientId!: string | null;
-
-  @References('PatientEntity', 'patient_id', 'SET NULL')
-  readonly patientFk?: never;
-
-  @Column({ type: 'uuid', nullable: true })
-  templateId!: string | null;
-
+export class EmailMessageEntity extends OutgoingMessageEntity<EmailStatus, EmailTransportName> {
   @References('EmailTemplateEntity', 'template_id', 'SET NULL')
   readonly templateFk?: never;
 
@@ -63,20 +54,8 @@ export class EmailMessageEntity extends TenantOwnedEntity {
   @Column({ type: 'text', nullable: true })
   textBody!: string | null;
 
-  @Column({ type: 'varchar', length: 16 })
-  status!: EmailStatus;
-
-  @Column({ type: 'integer', default: 0 })
-  attempts!: number;
-
-  @Column({ type: 'varchar', length: 500, nullable: true })
-  lastError!: string | null;
-
   @Column({ type: 'varchar', length: 998, nullable: true })
   smtpMessageId!: string | null;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  transport!: EmailTransportName | null;
 
   /** When the message is due (again): its send job's next try. */
   @Column({ type: 'timestamptz', precision: 3 })
@@ -85,9 +64,6 @@ export class EmailMessageEntity extends TenantOwnedEntity {
   /** When the final dot of DATA was let out: from here on the message is never sent again. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   handedOverAt!: Date | null;
-
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
-  sentAt!: Date | null;
 
   /** When the retention sweep cleared the stored bodies of this sent message (EMAIL_BODY_RETENTION_DAYS). */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { ValidateBy, ValidationOptions } from 'class-validator';
 import { DateTime } from 'luxon';
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -9,12 +9,6 @@ export function isInstant(value: unknown): value is string {
 }
 
 export function IsInstant(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isInstant',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: 'must be a real date-time with Z or an offset, e.g. 2027-03-12T14:00:00Z', ...options },
-      validator: { validate: isInstant },
-    });
+  const message = 'must be a real date-time with Z or an offset, e.g. 2027-03-12T14:00:00Z';
+  return ValidateBy({ name: 'isInstant', validator: { validate: isInstant, defaultMessage: () => message } }, options);
 }

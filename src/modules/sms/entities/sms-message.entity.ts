@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../database/references';
-import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { OutgoingMessageEntity } from '../../../common/messaging';
 import type { SmsEncoding } from '../sms-segments';
 
 export const SMS_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'suppressed'] as const;
@@ -25,16 +25,7 @@ export type SmsTransportName = (typeof SMS_TRANSPORTS)[number];
 @Index('IDX_SMS_MESSAGES_TENANT_MODE_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt', 'id'], { where: 'patient_id IS NOT NULL' })
 @Index('IDX_SMS_MESSAGES_TENANT_MODE_STATUS', ['tenantId', 'mode', 'status', 'createdAt', 'id'])
 @Index('UQ_SMS_MESSAGES_PROVIDER_ID', ['providerMessageId'], { unique: true, where: 'provider_message_id IS NOT NULL' })
-export class SmsMessageEntity extends TenantOwnedEntity {
-  @Column({ type: 'uuid', nullable: true })
-  patientId!: string | null;
-
-  @References('PatientEntity', 'patient_id', 'SET NULL')
-  readonly patientFk?: never;
-
-  @Column({ type: 'uuid', nullable: true })
-  templateId!: string | null;
-
+export class SmsMessageEntity extends OutgoingMessageEntity<SmsStatus, SmsTransportName> {
   @References('SmsTemplateEntity', 'template_id', 'SET NULL')
   readonly templateFk?: never;
 
@@ -55,22 +46,7 @@ export class SmsMessageEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 5 })
   encoding!: SmsEncoding;
 
-  @Column({ type: 'varchar', length: 16 })
-  status!: SmsStatus;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  transport!: SmsTransportName | null;
-
   /** The provider's id of the message (Twilio's `SM…` sid). */
   @Column({ type: 'varchar', length: 64, nullable: true })
   providerMessageId!: string | null;
-
-  @Column({ type: 'integer', default: 0 })
-  attempts!: number;
-
-  @Column({ type: 'varchar', length: 500, nullable: true })
-  lastError!: string | null;
-
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
-  sentAt!: Date | null;
 }

@@ -1,21 +1,17 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, fieldsOf, SCHEDULERS } from '../helpers/scheduling';
 
 describe('Schedulers (booking pages): create, read, list, change', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
   let api: ReturnType<typeof client>;
   let providers: Json[];
 
   beforeAll(async () => {
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
-    providers = [await createProvider(app, tenant.testKey), await createProvider(app, tenant.testKey)];
+    api = suite.api();
+    providers = [await createProvider(suite.app, suite.tenant.testKey), await createProvider(suite.app, suite.tenant.testKey)];
   });
-  afterAll(() => app.close());
 
   it('creates: 201, Location, the slug from the name, counters at 0, conversionRate 0', async () => {
     const res = await api.post(SCHEDULERS, {
@@ -47,13 +43,13 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   });
 
   it('refuses a taken slug with 409 slug_taken naming slug, on create and on change, and under concurrency', async () => {
-    const first = await createScheduler(app, tenant.testKey, [providers[0].id], { name: 'Follow-up visit' });
+    const first = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id], { name: 'Follow-up visit' });
     expect(first.slug).toBe('follow-up-visit');
     const again = await api.post(SCHEDULERS, { name: 'Follow-up Visit!', providerIds: [providers[0].id], duration: 30 });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'slug_taken', errors: [{ field: 'slug' }] });
 
-    const other = await createScheduler(app, tenant.testKey, [providers[0].id], { slug: 'other-page' });
+    const other = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id], { slug: 'other-page' });
     const clash = await api.patch(`${SCHEDULERS}/${other.id}`, { slug: 'follow-up-visit' });
     expect(clash.status).toBe(409);
     expect(clash.body.code).toBe('slug_taken');
@@ -67,10 +63,10 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
     expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
 
     // Unique per tenant and mode: the live mode and another tenant may use it.
-    const liveProvider = await createProvider(app, tenant.liveKey);
+    const liveProvider = await createProvider(suite.app, suite.tenant.liveKey);
     expect(
       (
-        await client(app, tenant.liveKey).post(SCHEDULERS, {
+        await suite.api(suite.tenant.liveKey).post(SCHEDULERS, {
           name: 'Race',
           slug: 'race-page',
           providerIds: [liveProvider.id],
@@ -81,7 +77,7 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   });
 
   it('changes members, clears description and type with null, keeps the rest', async () => {
-    const s = await createScheduler(app, tenant.testKey, [providers[0].id], { description: 'D', type: 't' });
+    const s = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id], { description: 'D', type: 't' });
     const res = await api.patch(`${SCHEDULERS}/${s.id}`, {
       name: 'Renamed',
       description: null,
@@ -105,11 +101,11 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   });
 
   it('lists newest first with a cursor and filters by isActive', async () => {
-    const t = await createTenant(app);
-    const p = await createProvider(app, t.testKey);
+    const t = await createTenant(suite.app);
+    const p = await createProvider(suite.app, t.testKey);
     const made = [];
-    for (let i = 0; i < 3; i++) made.push(await createScheduler(app, t.testKey, [p.id], { isActive: i !== 1 }));
-    const them = client(app, t.testKey);
+    for (let i = 0; i < 3; i++) made.push(await createScheduler(suite.app, t.testKey, [p.id], { isActive: i !== 1 }));
+    const them = suite.api(t.testKey);
     const page1 = await them.get(`${SCHEDULERS}?limit=2`);
     expect(page1.status).toBe(200);
     expect(page1.body.schedulers.map((s: Json) => s.id)).toEqual([made[2].id, made[1].id]);
@@ -134,7 +130,7 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
       expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
       expect(new Set(fieldsOf(res.body).map((f) => f.split('.')[0]))).toEqual(new Set(fields));
     }
-    const s = await createScheduler(app, tenant.testKey, [providers[0].id]);
+    const s = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id]);
     for (const body of [{ name: null }, { slug: null }, { providerIds: null }, { duration: null }, { isActive: null }]) {
       const res = await api.patch(`${SCHEDULERS}/${s.id}`, body);
       expect(res.status).toBe(400);
@@ -144,13 +140,13 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   });
 
   it('refuses providerIds of another tenant or mode with a 400 naming providerIds.<index>', async () => {
-    const other = await createTenant(app);
-    const foreign = await createProvider(app, other.testKey);
-    const live = await createProvider(app, tenant.liveKey);
+    const other = await createTenant(suite.app);
+    const foreign = await createProvider(suite.app, other.testKey);
+    const live = await createProvider(suite.app, suite.tenant.liveKey);
     const res = await api.post(SCHEDULERS, { name: 'x', providerIds: [providers[0].id, foreign.id, live.id], duration: 30 });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(['providerIds.1', 'providerIds.2']);
-    const s = await createScheduler(app, tenant.testKey, [providers[0].id]);
+    const s = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id]);
     const patch = await api.patch(`${SCHEDULERS}/${s.id}`, { providerIds: [foreign.id] });
     expect(patch.status).toBe(400);
     expect(fieldsOf(patch.body)).toEqual(['providerIds.0']);
@@ -158,10 +154,10 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   });
 
   it("cannot see another tenant's or mode's schedulers", async () => {
-    const s = await createScheduler(app, tenant.testKey, [providers[0].id], { name: 'Private page' });
-    const other = await createTenant(app);
-    for (const key of [other.testKey, tenant.liveKey]) {
-      const them = client(app, key);
+    const s = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id], { name: 'Private page' });
+    const other = await createTenant(suite.app);
+    for (const key of [other.testKey, suite.tenant.liveKey]) {
+      const them = suite.api(key);
       expect((await them.get(`${SCHEDULERS}/${s.id}`)).status).toBe(404);
       expect((await them.patch(`${SCHEDULERS}/${s.id}`, { name: 'Taken over' })).status).toBe(404);
       expect((await them.get(SCHEDULERS)).body.schedulers.map((x: Json) => x.id)).not.toContain(s.id);
@@ -171,9 +167,9 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
   });
 
   it('needs scheduling:read to read and scheduling:write to create or change', async () => {
-    const s = await createScheduler(app, tenant.testKey, [providers[0].id]);
-    const reader = client(app, await createKey(app, tenant.testKey, { scopes: ['scheduling:read'], role: 'STAFF' }));
-    const writer = client(app, await createKey(app, tenant.testKey, { scopes: ['scheduling:write'], role: 'STAFF' }));
+    const s = await createScheduler(suite.app, suite.tenant.testKey, [providers[0].id]);
+    const reader = suite.api(await createKey(suite.app, suite.tenant.testKey, { scopes: ['scheduling:read'], role: 'STAFF' }));
+    const writer = suite.api(await createKey(suite.app, suite.tenant.testKey, { scopes: ['scheduling:write'], role: 'STAFF' }));
     const body = { name: 'Staff page', providerIds: [providers[0].id], duration: 30 };
     expect((await reader.get(SCHEDULERS)).status).toBe(200);
     expect((await reader.get(`${SCHEDULERS}/${s.id}`)).status).toBe(200);
@@ -183,6 +179,6 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
     expect((await writer.get(SCHEDULERS)).status).toBe(403);
     expect((await writer.post(SCHEDULERS, body)).status).toBe(201);
     expect((await writer.patch(`${SCHEDULERS}/${s.id}`, { name: 'By staff' })).status).toBe(200);
-    expect((await client(app).get(SCHEDULERS)).status).toBe(401);
+    expect((await client(suite.app).get(SCHEDULERS)).status).toBe(401);
   });
 });

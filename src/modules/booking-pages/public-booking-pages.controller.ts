@@ -24,7 +24,7 @@ const PUBLIC =
 @Public()
 // Each view is counted, so nothing in between may answer it from a cache.
 @NoStore()
-export class PublicSchedulersController {
+export class PublicBookingPagesController {
   constructor(private readonly booking: PublicBookingService) {}
 
   @Get(':id')

@@ -7,14 +7,14 @@ import { violates } from '../../database/database-errors';
 import { AppointmentTypesService, ProvidersService } from '../scheduling';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
-import { SchedulerNotFoundException } from './schedulers.exceptions';
-import { SchedulerConstraint, SchedulersRepository, SchedulerValues } from './schedulers.repository';
+import { SchedulerNotFoundException } from './booking-pages.exceptions';
+import { SchedulerConstraint, BookingPagesRepository, SchedulerValues } from './booking-pages.repository';
 
 /** Schedulers (public booking pages) as the tenant's keys manage them. */
 @Injectable()
-export class SchedulersService {
+export class BookingPagesService {
   constructor(
-    private readonly schedulers: SchedulersRepository,
+    private readonly schedulers: BookingPagesRepository,
     private readonly providers: ProvidersService,
     private readonly types: AppointmentTypesService,
   ) {}

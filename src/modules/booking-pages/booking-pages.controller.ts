@@ -8,7 +8,7 @@ import { ApiProblemResponses, ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
-import { SchedulersService } from './schedulers.service';
+import { BookingPagesService } from './booking-pages.service';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 const COUNTERS =
@@ -16,8 +16,8 @@ const COUNTERS =
 
 @ApiTags('Schedulers')
 @Controller('schedulers')
-export class SchedulersController {
-  constructor(private readonly schedulers: SchedulersService) {}
+export class BookingPagesController {
+  constructor(private readonly schedulers: BookingPagesService) {}
 
   @Post()
   @Idempotent()

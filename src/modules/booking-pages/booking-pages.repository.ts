@@ -28,7 +28,7 @@ const COLUMNS = `id, tenant_id AS "tenantId", mode, name, slug, description, pro
   is_active AS "isActive", views_count AS "viewsCount", bookings_count AS "bookingsCount", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 @Injectable()
-export class SchedulersRepository extends TenantEntityRepository<SchedulerEntity> {
+export class BookingPagesRepository extends TenantEntityRepository<SchedulerEntity> {
   constructor(@InjectRepository(SchedulerEntity) repository: Repository<SchedulerEntity>) {
     super(repository);
   }
@@ -76,13 +76,7 @@ export class SchedulersRepository extends TenantEntityRepository<SchedulerEntity
    * Counts a public booking in one statement, in the booking's transaction. False when the scheduler was
    * deactivated meanwhile (the booking then rolls back).
    */
-  async countBooking(scope: TenantScope, id: string, tx: EntityManager): Promise<boolean> {
-    const [rows] = await this.sql<[unknown[], number]>(
-      scope,
-      `UPDATE schedulers SET bookings_count = bookings_count + 1 WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND is_active RETURNING 1`,
-      [id],
-      tx,
-    );
-    return rows.length === 1;
+  countBooking(scope: TenantScope, id: string, tx: EntityManager): Promise<boolean> {
+    return this.incrementIfActive(scope, id, 'bookings_count', tx);
   }
 }

@@ -26,8 +26,8 @@ import {
   PublicSlotDto,
 } from './dto/public-scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
-import { SchedulerNotFoundException } from './schedulers.exceptions';
-import { SchedulersRepository } from './schedulers.repository';
+import { SchedulerNotFoundException } from './booking-pages.exceptions';
+import { BookingPagesRepository } from './booking-pages.repository';
 
 const ALTERNATIVES = 3;
 const MINUTE = 60_000;
@@ -40,7 +40,7 @@ const MINUTE = 60_000;
 @Injectable()
 export class PublicBookingService {
   constructor(
-    private readonly schedulers: SchedulersRepository,
+    private readonly schedulers: BookingPagesRepository,
     private readonly providers: ProvidersService,
     private readonly types: AppointmentTypesService,
     private readonly availability: AvailabilityService,

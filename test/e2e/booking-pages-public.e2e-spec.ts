@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
+import { call, client, createTenant, dataSource, startApp, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
@@ -10,8 +10,7 @@ const PUBLIC = '/api/v1/public/schedulers';
 const UNLIMITED = { ...NO_RATE_LIMITS, RATE_LIMIT_IP_PER_SECOND: '0', RATE_LIMIT_IP_PER_HOUR: '0' };
 
 describe('Public booking pages: /public/schedulers/{id} without a key', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp({ ...UNLIMITED, WORKERS: 'off', AUDIT_FLUSH_INTERVAL_MS: '50' });
   let api: ReturnType<typeof client>;
   let provider: Json;
   // Every test books on its own day from a month ahead (providers work every day 09:00–17:00 UTC).
@@ -25,22 +24,23 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
   });
 
   const anonymous = (method: 'GET' | 'POST', url: string, body?: unknown, remoteAddress = '198.51.100.7') =>
-    call(app, method, url, { body, remoteAddress });
+    call(suite.app, method, url, { body, remoteAddress });
   const book = (schedulerId: string, body: Record<string, unknown>) => anonymous('POST', `${PUBLIC}/${schedulerId}/book`, body);
-  const schedulerOf = async (id: string, key = tenant.testKey) => (await client(app, key).get(`${SCHEDULERS}/${id}`)).body;
+  const schedulerOf = async (id: string, key = suite.tenant.testKey) => (await suite.api(key).get(`${SCHEDULERS}/${id}`)).body;
 
   beforeAll(async () => {
-    app = await startApp({ ...UNLIMITED, WORKERS: 'off', AUDIT_FLUSH_INTERVAL_MS: '50' });
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
-    provider = await createProvider(app, tenant.testKey, { name: 'Dr. Ada', timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
+    api = suite.api();
+    provider = await createProvider(suite.app, suite.tenant.testKey, {
+      name: 'Dr. Ada',
+      timezone: 'UTC',
+      workingHours: everyDay('09:00', '17:00'),
+    });
   });
-  afterAll(() => app.close());
 
   describe('the page', () => {
     it('answers the page without a key, counts each view, and shows no counters and no provider ids', async () => {
-      const inactiveProvider = await createProvider(app, tenant.testKey, { name: 'Dr. Away', isActive: false });
-      const s = await createScheduler(app, tenant.testKey, [provider.id, inactiveProvider.id], {
+      const inactiveProvider = await createProvider(suite.app, suite.tenant.testKey, { name: 'Dr. Away', isActive: false });
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id, inactiveProvider.id], {
         name: 'Check-up',
         description: 'Yearly check-up',
         type: 'check-up',
@@ -59,13 +59,13 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         providers: [{ name: 'Dr. Ada', timezone: 'UTC' }],
       });
       expect(res.text).not.toContain(provider.id);
-      expect(res.text).not.toContain(tenant.id);
+      expect(res.text).not.toContain(suite.tenant.id);
       await anonymous('GET', `${PUBLIC}/${s.id}`);
       expect(await schedulerOf(s.id)).toMatchObject({ viewsCount: 2, bookingsCount: 0, conversionRate: 0 });
     });
 
     it('answers 404 for an inactive, unknown or malformed id on every public route, counting nothing', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       await api.patch(`${SCHEDULERS}/${s.id}`, { isActive: false });
       const day = nextDay();
       for (const id of [s.id, '00000000-0000-4000-8000-000000000000', 'not-an-id']) {
@@ -83,8 +83,8 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
 
   describe('availability', () => {
     it("lists the page's duration slots across its providers, each time once, without provider ids", async () => {
-      const second = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay('16:00', '18:00') });
-      const s = await createScheduler(app, tenant.testKey, [provider.id, second.id], { duration: 60 });
+      const second = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay('16:00', '18:00') });
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id, second.id], { duration: 60 });
       const day = nextDay();
       const res = await anonymous('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
       expect(res.status).toBe(200);
@@ -104,7 +104,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     });
 
     it('answers 400 naming the field for bad or reversed ranges and ranges over 31 days', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const cases: [string, string[]][] = [
         ['', ['startDate', 'endDate']],
         ['startDate=2027-02-30&endDate=2027-03-01', ['startDate']],
@@ -122,7 +122,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
 
   describe('booking', () => {
     it('books: 201 with the appointment id and time, a new lead patient, the scheduler type and duration, counted', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id], { duration: 45, type: 'first-visit' });
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id], { duration: 45, type: 'first-visit' });
       const day = nextDay();
       const res = await book(s.id, person({ email: 'Ada.Lead@Example.com', phone: '+44 20 7946 0000', datetime: `${day}T11:00:00+00:00` }));
       expect(res.status).toBe(201);
@@ -149,17 +149,17 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     });
 
     it('finds the patient by email (case-insensitive) in the same tenant and mode, and never changes its record', async () => {
-      const existing = await createPatient(app, tenant.testKey, {
+      const existing = await createPatient(suite.app, suite.tenant.testKey, {
         firstName: 'Known',
         lastName: 'Patient',
         email: 'known@example.com',
         patientType: 'patient',
       });
       // The same email in another tenant and in the live mode must not be used.
-      const other = await createTenant(app);
-      await createPatient(app, other.testKey, { email: 'known@example.com' });
-      await createPatient(app, tenant.liveKey, { email: 'known@example.com' });
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const other = await createTenant(suite.app);
+      await createPatient(suite.app, other.testKey, { email: 'known@example.com' });
+      await createPatient(suite.app, suite.tenant.liveKey, { email: 'known@example.com' });
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const day = nextDay();
       const res = await book(
         s.id,
@@ -169,7 +169,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       expect(res.text).not.toMatch(/Known|Patient|known@/);
       const appointment = (await api.get(`${SCHEDULING}/appointments/${res.body.id}`)).body;
       expect(appointment.patientId).toBe(existing.id);
-      expect((await client(app, tenant.testKey).get(`/api/v1/patients/${existing.id}`)).body).toMatchObject({
+      expect((await suite.api().get(`/api/v1/patients/${existing.id}`)).body).toMatchObject({
         firstName: 'Known',
         lastName: 'Patient',
         patientType: 'patient',
@@ -178,7 +178,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     });
 
     it('concurrent bookings with one new email create one lead', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const day = nextDay();
       const results = await Promise.all(
         ['09:00', '10:00', '11:00', '12:00', '13:00'].map((t) =>
@@ -186,15 +186,15 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         ),
       );
       expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
-      const [{ count }] = await dataSource(app).query(
+      const [{ count }] = await dataSource(suite.app).query(
         `SELECT count(*)::int AS count FROM patients WHERE tenant_id = $1 AND lower(email) = 'twins@example.com'`,
-        [tenant.id],
+        [suite.tenant.id],
       );
       expect(count).toBe(1);
     });
 
     it('refuses a taken, past or out-of-hours time with 409 slot_unavailable and three alternatives without provider ids', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const day = nextDay();
       expect((await book(s.id, person({ datetime: `${day}T14:00:00Z` }))).status).toBe(201);
       for (const datetime of [`${day}T14:15:00Z`, '2020-01-06T10:00:00Z', `${day}T20:00:00Z`]) {
@@ -207,20 +207,20 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       expect(taken.body.alternatives[0]).toEqual({ start: `${day}T14:30:00.000Z`, end: `${day}T15:00:00.000Z` });
       expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 1 });
       // A refused booking leaves no lead behind.
-      const [{ count }] = await dataSource(app).query(`SELECT count(*)::int AS count FROM patients WHERE tenant_id = $1 AND email = $2`, [
-        tenant.id,
-        `booker${people}@example.com`,
-      ]);
+      const [{ count }] = await dataSource(suite.app).query(
+        `SELECT count(*)::int AS count FROM patients WHERE tenant_id = $1 AND email = $2`,
+        [suite.tenant.id, `booker${people}@example.com`],
+      );
       expect(count).toBe(0);
     });
 
     it('books the next provider of the page when the first is taken', async () => {
-      const second = await createProvider(app, tenant.testKey, {
+      const second = await createProvider(suite.app, suite.tenant.testKey, {
         name: 'Dr. Second',
         timezone: 'UTC',
         workingHours: everyDay('09:00', '17:00'),
       });
-      const s = await createScheduler(app, tenant.testKey, [provider.id, second.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id, second.id]);
       const day = nextDay();
       const first = await book(s.id, person({ datetime: `${day}T15:00:00Z` }));
       const next = await book(s.id, person({ datetime: `${day}T15:00:00Z` }));
@@ -231,7 +231,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     });
 
     it('answers 400 naming each bad field, never a 500', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const cases: [Record<string, unknown>, string[]][] = [
         [{}, ['firstName', 'lastName', 'email', 'datetime']],
         [{ firstName: ' ', lastName: 'x', email: 'nope', datetime: '2027-02-30T10:00:00Z' }, ['firstName', 'email', 'datetime']],
@@ -251,7 +251,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
 
   describe('concurrency', () => {
     it('20 concurrent views and 10 concurrent bookings of different slots: exactly 20, 10 and 0.5', async () => {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const day = nextDay();
       const views = Array.from({ length: 20 }, () => anonymous('GET', `${PUBLIC}/${s.id}`));
       const bookings = Array.from({ length: 10 }, (_, i) =>
@@ -266,23 +266,25 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     it('20 concurrent public bookings of one slot on two API instances: exactly one 201, one appointment, one lead, one count', async () => {
       const secondApp = await startApp({ ...UNLIMITED, WORKERS: 'off' });
       try {
-        const s = await createScheduler(app, tenant.testKey, [provider.id]);
+        const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
         const datetime = `${nextDay()}T13:00:00Z`;
         const bodies = Array.from({ length: 20 }, () => person({ datetime }));
         const results = await Promise.all(
-          bodies.map((body, i) => call(i % 2 ? secondApp : app, 'POST', `${PUBLIC}/${s.id}/book`, { body, remoteAddress: '198.51.100.8' })),
+          bodies.map((body, i) =>
+            call(i % 2 ? secondApp : suite.app, 'POST', `${PUBLIC}/${s.id}/book`, { body, remoteAddress: '198.51.100.8' }),
+          ),
         );
         const statuses = results.map((r) => r.status);
         expect(statuses.filter((x) => x === 201)).toHaveLength(1);
         expect(results.filter((r) => r.status === 409).map((r) => r.body.code)).toEqual(Array(19).fill('slot_unavailable'));
-        const [{ appointments }] = await dataSource(app).query(
+        const [{ appointments }] = await dataSource(suite.app).query(
           `SELECT count(*)::int AS appointments FROM appointments WHERE provider_id = $1 AND starts_at = $2 AND status IN ('scheduled', 'confirmed')`,
           [provider.id, datetime],
         );
         expect(appointments).toBe(1);
-        const [{ leads }] = await dataSource(app).query(
+        const [{ leads }] = await dataSource(suite.app).query(
           `SELECT count(*)::int AS leads FROM patients WHERE tenant_id = $1 AND email = ANY($2)`,
-          [tenant.id, bodies.map((b) => b.email)],
+          [suite.tenant.id, bodies.map((b) => b.email)],
         );
         expect(leads).toBe(1);
         expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 1 });
@@ -294,19 +296,22 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
 
   describe('isolation', () => {
     it("books in the scheduler's tenant and mode only; other keys cannot see the page, the lead or the appointment", async () => {
-      const liveProvider = await createProvider(app, tenant.liveKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
-      const liveScheduler = await createScheduler(app, tenant.liveKey, [liveProvider.id]);
+      const liveProvider = await createProvider(suite.app, suite.tenant.liveKey, {
+        timezone: 'UTC',
+        workingHours: everyDay('09:00', '17:00'),
+      });
+      const liveScheduler = await createScheduler(suite.app, suite.tenant.liveKey, [liveProvider.id]);
       const res = await book(liveScheduler.id, person({ email: 'live-only@example.com', datetime: `${nextDay()}T10:00:00Z` }));
       expect(res.status).toBe(201);
-      const live = client(app, tenant.liveKey);
+      const live = suite.api(suite.tenant.liveKey);
       expect((await live.get(`${SCHEDULING}/appointments/${res.body.id}`)).body.patient).toMatchObject({
         email: 'live-only@example.com',
         patientType: 'lead',
       });
       expect((await live.get(`${SCHEDULERS}/${liveScheduler.id}`)).body.bookingsCount).toBe(1);
-      const other = await createTenant(app);
-      for (const key of [tenant.testKey, other.testKey, other.liveKey]) {
-        const them = client(app, key);
+      const other = await createTenant(suite.app);
+      for (const key of [suite.tenant.testKey, other.testKey, other.liveKey]) {
+        const them = suite.api(key);
         expect((await them.get(`${SCHEDULING}/appointments/${res.body.id}`)).status).toBe(404);
         expect((await them.get(`${SCHEDULERS}/${liveScheduler.id}`)).status).toBe(404);
         expect((await them.get('/api/v1/patients?email=live-only@example.com')).body.patients).toEqual([]);
@@ -316,10 +321,10 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
 
   describe('events and audit', () => {
     it('records appointment.booked and patient.created in the booking, an event with previous and source on each change', async () => {
-      const t = await createTenant(app);
-      const p = await createProvider(app, t.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
-      const s = await createScheduler(app, t.testKey, [p.id]);
-      const them = client(app, t.testKey);
+      const t = await createTenant(suite.app);
+      const p = await createProvider(suite.app, t.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
+      const s = await createScheduler(suite.app, t.testKey, [p.id]);
+      const them = suite.api(t.testKey);
       const day = nextDay();
       const booked = await book(s.id, person({ email: 'events@example.com', datetime: `${day}T10:00:00Z` }));
       expect((await book(s.id, person({ datetime: `${day}T10:00:00Z` }))).status).toBe(409);
@@ -351,20 +356,20 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       expect((await events('appointment.updated')).map((e: Json) => e.data)).toEqual([noted.body]);
 
       // A key-booked appointment emits appointment.booked too.
-      const patient = await createPatient(app, t.testKey);
+      const patient = await createPatient(suite.app, t.testKey);
       const keyed = await them.post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: p.id, datetime: `${day}T15:00:00Z` });
       expect((await events('appointment.booked')).map((e: Json) => e.data.id)).toEqual([keyed.body.id, booked.body.id]);
-      expect(await client(app, tenant.testKey).get('/api/v1/events?type=appointment.booked')).toMatchObject({ status: 200 });
-      expect(
-        (await client(app, tenant.testKey).get('/api/v1/events?type=appointment.booked')).body.events.map((e: Json) => e.data.id),
-      ).not.toContain(booked.body.id);
+      expect(await suite.api().get('/api/v1/events?type=appointment.booked')).toMatchObject({ status: 200 });
+      expect((await suite.api().get('/api/v1/events?type=appointment.booked')).body.events.map((e: Json) => e.data.id)).not.toContain(
+        booked.body.id,
+      );
     });
 
     it('audits the public booking (no key) and reads and writes of appointments', async () => {
-      const t = await createTenant(app);
-      const p = await createProvider(app, t.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
-      const s = await createScheduler(app, t.testKey, [p.id]);
-      const them = client(app, t.testKey);
+      const t = await createTenant(suite.app);
+      const p = await createProvider(suite.app, t.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
+      const s = await createScheduler(suite.app, t.testKey, [p.id]);
+      const them = suite.api(t.testKey);
       const day = nextDay();
       const booked = await book(s.id, person({ datetime: `${day}T10:00:00Z` }));
       const id = booked.body.id as string;
@@ -375,7 +380,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const refused = await book(s.id, person({ datetime: `${day}T10:00:00Z` }));
       expect(refused.status).toBe(409);
 
-      const entries = (query: string, expected: number) => auditEntries(app, t.testKey, query, expected);
+      const entries = (query: string, expected: number) => auditEntries(suite.app, t.testKey, query, expected);
       const ofAppointment = await entries(`resourceId=${id}`, 4);
       expect(ofAppointment.map((e) => [e.action, e.resourceType, e.status, e.apiKeyId === null])).toEqual([
         ['appointment.update', 'appointment', 200, false],
@@ -404,7 +409,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       REDIS_PREFIX: `${process.env.REDIS_PREFIX}:pub`,
     });
     try {
-      const s = await createScheduler(app, tenant.testKey, [provider.id]);
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const from = (ip: string, method: 'GET' | 'POST', url: string, body?: unknown) =>
         call(limited, method, url, { remoteAddress: ip, body });
       const day = nextDay();
@@ -421,7 +426,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       }
       // Another client is not affected, and an API key does not lift a public route's per-IP limit.
       expect((await from('203.0.113.10', 'GET', `${PUBLIC}/${s.id}`)).status).toBe(200);
-      const withKey = await call(limited, 'GET', `${PUBLIC}/${s.id}`, { remoteAddress: '203.0.113.9', key: tenant.testKey });
+      const withKey = await call(limited, 'GET', `${PUBLIC}/${s.id}`, { remoteAddress: '203.0.113.9', key: suite.tenant.testKey });
       expect(withKey.status).toBe(429);
       expect(await schedulerOf(s.id)).toMatchObject({ viewsCount: 2, bookingsCount: 1 });
     } finally {

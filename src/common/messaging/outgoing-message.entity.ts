@@ -1,0 +1,34 @@
+import { Column } from 'typeorm';
+import { References } from '../../database/references';
+import { TenantOwnedEntity } from '../../database/tenant-owned.entity';
+
+/**
+ * What every outgoing message (email, SMS) records: the patient and template it came from, its status and
+ * transport, and its tries. A subclass names its table, its statuses' CHECK, its template's table
+ * (`@References(…, 'template_id', 'SET NULL')`) and its own columns.
+ */
+export abstract class OutgoingMessageEntity<S extends string = string, T extends string = string> extends TenantOwnedEntity {
+  @Column({ type: 'uuid', nullable: true })
+  patientId!: string | null;
+
+  @References('PatientEntity', 'patient_id', 'SET NULL')
+  readonly patientFk?: never;
+
+  @Column({ type: 'uuid', nullable: true })
+  templateId!: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: S;
+
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  transport!: T | null;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  lastError!: string | null;
+
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  sentAt!: Date | null;
+}

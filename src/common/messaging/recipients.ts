@@ -1,0 +1,28 @@
+import { ValidationFailedException } from '../http/problem';
+
+/** Who a message goes to: an address (email or phone number) and the patient it was taken from, if any. */
+export interface Recipient<P> {
+  to: string;
+  patient: P | null;
+}
+
+/** 400 naming `first` unless exactly one of the two members is sent (neither undefined nor null). */
+export function requireExactlyOne<T extends object>(values: T, first: keyof T & string, second: keyof T & string): void {
+  const has = (v: unknown): boolean => v !== undefined && v !== null;
+  if (has(values[first]) === has(values[second])) {
+    throw new ValidationFailedException([{ field: first, message: `or ${second} is required, and only one of them` }]);
+  }
+}
+
+/**
+ * The recipient of a send request, which names a patient (`patientId`) or an address (`to`), one of them:
+ * `ofPatient` loads the patient (400 naming `patientId` when it has no address) and answers its address.
+ */
+export async function recipientOf<P>(
+  request: { patientId?: string | null; to?: string | null },
+  ofPatient: (patientId: string) => Promise<Recipient<P> & { patient: P }>,
+): Promise<Recipient<P>> {
+  requireExactlyOne(request, 'patientId', 'to');
+  if (request.to) return { to: request.to, patient: null };
+  return ofPatient(request.patientId!);
+}

@@ -1,2 +1,0 @@
-// What other modules may use of schedulers: the Nest module.
-export { SchedulersModule } from './schedulers.module';
