@@ -46,10 +46,12 @@ export class SmsMessagesRepository extends OutgoingMessagesRepository<SmsMessage
   ): Promise<{ row: SmsMessageEntity; from: 'queued' | 'sending' } | null> {
     const [rows] = await this.sql<[Record<string, unknown>[], number]>(
       scope,
+      // The row is found by its primary key alone, the scope and status checked after: with the statistics of
+      // a table that grew from empty (a first burst of sends), a lookup naming tenant, mode and status chose
+      // the status index and read every queued row per claim (bench/README.md, SMS sending).
       `UPDATE sms_messages m SET status = 'sending', attempts = m.attempts + 1, from_number = $4, updated_at = $5
-         FROM (SELECT id, status FROM sms_messages
-                WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status IN ('queued', 'sending') FOR UPDATE) old
-        WHERE m.tenant_id = $1 AND m.mode = $2 AND m.id = old.id
+         FROM (SELECT id, tenant_id, mode, status FROM sms_messages WHERE id = $3 FOR UPDATE) old
+        WHERE m.id = old.id AND old.tenant_id = $1 AND old.mode = $2 AND old.status IN ('queued', 'sending')
         RETURNING m.*, old.status AS claimed_from`,
       [id, fromNumber, clock.now()],
     );
