@@ -1,9 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../observability/dependency-status';
-import { describeError } from './job-handler';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
-import { PeriodicTask } from './periodic-task';
+import { PeriodicSweep } from './periodic-task';
 
 const INTERVAL_MS = 500;
 const BATCH = 500;
@@ -14,29 +13,13 @@ const BATCH = 500;
  * number of relays may run at once: each row is leased to one. While Redis is away a pass costs nothing.
  */
 @Injectable()
-export class JobOutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(JobOutboxRelay.name);
-  private readonly task: PeriodicTask;
-
+export class JobOutboxRelay extends PeriodicSweep {
   constructor(
     private readonly outbox: JobOutbox,
     private readonly queue: JobQueue,
     dependencies: DependencyStatus,
   ) {
-    this.task = new PeriodicTask(
-      INTERVAL_MS,
-      async () => void (await this.runOnce()),
-      (err) => this.logger.warn(`job outbox relay pass failed: ${describeError(err)}`),
-      dependencies,
-    );
-  }
-
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.task.stop();
+    super(JobOutboxRelay.name, INTERVAL_MS, dependencies);
   }
 
   /** One pass; answers how many jobs it added. */

@@ -1,4 +1,6 @@
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DependencyStatus } from '../observability/dependency-status';
+import { describeError } from './job-handler';
 
 /**
  * Runs `pass` every `intervalMs` (measured from the end of the previous pass, so passes never overlap)
@@ -39,5 +41,36 @@ export class PeriodicTask {
         .finally(() => this.schedule());
     }, this.intervalMs);
     this.timer.unref();
+  }
+}
+
+/**
+ * A sweep or relay that runs `runOnce` every `intervalMs` in its process from start-up until shutdown (which
+ * waits for a running pass). A pass that fails is logged with its error's class and code, an outage once
+ * per role by DependencyStatus.
+ */
+export abstract class PeriodicSweep implements OnApplicationBootstrap, OnApplicationShutdown {
+  protected readonly logger: Logger;
+  private readonly task: PeriodicTask;
+
+  protected constructor(name: string, intervalMs: number, dependencies: DependencyStatus) {
+    this.logger = new Logger(name);
+    this.task = new PeriodicTask(
+      intervalMs,
+      async () => void (await this.runOnce()),
+      (err) => this.logger.warn(`pass failed: ${describeError(err)}`),
+      dependencies,
+    );
+  }
+
+  /** One pass. */
+  abstract runOnce(): Promise<unknown>;
+
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
   }
 }

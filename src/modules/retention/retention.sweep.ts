@@ -1,7 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
-import { describeError } from '../../common/queue/job-handler';
-import { PeriodicTask } from '../../common/queue/periodic-task';
+import { PeriodicSweep } from '../../common/queue/periodic-task';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { AuditPartitions, PartitionPass } from '../audit';
@@ -29,10 +28,7 @@ export interface RetentionPass {
  * for the partitions, SKIP LOCKED batches for rows). Times come from the clock.
  */
 @Injectable()
-export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(RetentionSweeper.name);
-  private readonly task: PeriodicTask;
-
+export class RetentionSweeper extends PeriodicSweep {
   constructor(
     private readonly config: AppConfig,
     private readonly partitions: AuditPartitions,
@@ -40,20 +36,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly emailBodies: EmailBodyRetention,
     dependencies: DependencyStatus,
   ) {
-    this.task = new PeriodicTask(
-      INTERVAL_MS,
-      async () => void (await this.runOnce()),
-      (err) => this.logger.warn(`retention sweep failed: ${describeError(err)}`),
-      dependencies,
-    );
-  }
-
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.task.stop();
+    super(RetentionSweeper.name, INTERVAL_MS, dependencies);
   }
 
   /** One pass of every sweep; `maxPerPass` bounds the rows each row sweep touches. */

@@ -1,7 +1,7 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
 import { JobOutbox } from '../../common/queue/job-outbox';
-import { PeriodicTask } from '../../common/queue/periodic-task';
+import { PeriodicSweep } from '../../common/queue/periodic-task';
 import { JobName } from '../../common/queue/queues';
 import { Transactions } from '../../database/transactions';
 import { ReminderDueRepository } from './reminder-due.repository';
@@ -23,30 +23,14 @@ const LEASE_MS = 30_000;
  * whose job was lost with its worker is leased and recorded again once its lease lapses.
  */
 @Injectable()
-export class ReminderSweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ReminderSweep.name);
-  private readonly task: PeriodicTask;
-
+export class ReminderSweep extends PeriodicSweep {
   constructor(
     private readonly transactions: Transactions,
     private readonly due: ReminderDueRepository,
     private readonly outbox: JobOutbox,
     dependencies: DependencyStatus,
   ) {
-    this.task = new PeriodicTask(
-      INTERVAL_MS,
-      () => this.runOnce(),
-      (err) => this.logger.warn(`reminder sweep failed: ${(err as Error).name}`),
-      dependencies,
-    );
-  }
-
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.task.stop();
+    super(ReminderSweep.name, INTERVAL_MS, dependencies);
   }
 
   /** One pass: records a send job for every reminder due now. */

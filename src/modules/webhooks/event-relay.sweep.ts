@@ -1,6 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
-import { PeriodicTask } from '../../common/queue/periodic-task';
+import { PeriodicSweep } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { OutboxRelayRepository } from './outbox-relay.repository';
@@ -16,10 +16,7 @@ const BATCH = 200;
  * (JobOutbox), so nothing committed is lost.
  */
 @Injectable()
-export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(EventRelay.name);
-  private readonly task: PeriodicTask;
-
+export class EventRelay extends PeriodicSweep {
   constructor(
     private readonly config: AppConfig,
     private readonly transactions: Transactions,
@@ -27,20 +24,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly jobs: WebhookDeliveryJobs,
     dependencies: DependencyStatus,
   ) {
-    this.task = new PeriodicTask(
-      config.webhooks.relayIntervalMs,
-      () => this.runOnce(),
-      (err) => this.logger.warn(`event relay pass failed: ${(err as Error).name}`),
-      dependencies,
-    );
-  }
-
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.task.stop();
+    super(EventRelay.name, config.webhooks.relayIntervalMs, dependencies);
   }
 
   /** One pass: fans out every undispatched event. */
