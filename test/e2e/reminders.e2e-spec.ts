@@ -391,7 +391,12 @@ describe('Appointment reminders', () => {
     const booking = app.get(AppointmentsService).insert(
       scope,
       entity,
-      { start: nextAfternoon().toMillis(), policy: { ...durationPolicy(30), typeId: type.id }, type: 'Check-up', notes: null },
+      {
+        start: nextAfternoon().toMillis(),
+        policy: { ...durationPolicy(30), typeId: type.id, reminders: type.reminders },
+        type: 'Check-up',
+        notes: null,
+      },
       {
         patientOf: () => Promise.resolve(patient),
         afterInsert: (appointment) => {

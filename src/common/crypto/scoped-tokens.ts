@@ -1,7 +1,6 @@
 import { Mode, MODES, TenantScope } from '../../database/tenant-owned.entity';
+import { isUuid } from '../ids';
 import { AppCrypto, CryptoPurpose } from './app-crypto';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What a scoped token names: one record (by id) of one tenant and mode. */
 export interface ScopedTokenSubject extends TenantScope {
@@ -32,7 +31,7 @@ export class ScopedTokens {
     if (!payload || typeof payload !== 'object') return null;
     const { t, m } = payload;
     const id = payload[this.field];
-    if (typeof t !== 'string' || !UUID.test(t) || typeof id !== 'string' || !UUID.test(id) || !MODES.includes(m as Mode)) return null;
+    if (!isUuid(t) || !isUuid(id) || !MODES.includes(m as Mode)) return null;
     return { tenantId: t, mode: m as Mode, id };
   }
 }

@@ -25,6 +25,7 @@ const type = (over: Partial<Parameters<typeof typePolicy>[0]> = {}): BookingPoli
     minimumNoticeMinutes: 0,
     bookingHorizonDays: 365,
     maxPerDayPerProvider: null,
+    reminders: [],
     ...over,
   });
 

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import type { ReminderRule } from './entities/appointment-type.entity';
 import { gridStep, Interval } from './slots';
 
 /** The ranges of an appointment type's members. */
@@ -39,6 +40,8 @@ export interface BookingPolicy {
   maxPerDay: number | null;
   /** Whether other appointments' buffers apply (all but overridePolicies). */
   othersBuffers: boolean;
+  /** The reminders a booking plans: its type's rules (none for a bare duration). */
+  reminders: readonly ReminderRule[];
 }
 
 /** What a policy is made from (an appointment type's members). */
@@ -51,6 +54,7 @@ export interface PolicySource {
   minimumNoticeMinutes: number;
   bookingHorizonDays: number;
   maxPerDayPerProvider: number | null;
+  reminders: readonly ReminderRule[];
 }
 
 export function typePolicy(type: PolicySource): BookingPolicy {
@@ -64,6 +68,7 @@ export function typePolicy(type: PolicySource): BookingPolicy {
     horizonDays: type.bookingHorizonDays,
     maxPerDay: type.maxPerDayPerProvider,
     othersBuffers: true,
+    reminders: type.reminders,
   };
 }
 
@@ -79,6 +84,7 @@ export function durationPolicy(duration: number): BookingPolicy {
     horizonDays: null,
     maxPerDay: null,
     othersBuffers: true,
+    reminders: [],
   };
 }
 

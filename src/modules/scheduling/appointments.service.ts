@@ -193,8 +193,7 @@ export class AppointmentsService {
         },
         tx,
       );
-      const type = policy.typeId ? await this.types.find(scope, policy.typeId, tx) : null;
-      const reminders = await this.reminders.plan(scope, row, type?.reminders ?? [], provider.timezone, tx);
+      const reminders = await this.reminders.plan(scope, row, policy.reminders, provider.timezone, tx);
       const appointment = this.dto(row, patient, reminders);
       await this.events.record(scope, 'appointment.booked', appointment, tx);
       await steps.afterInsert?.(appointment, tx);

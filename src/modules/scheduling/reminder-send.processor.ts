@@ -29,9 +29,9 @@ interface Outcome {
 }
 
 /**
- * Sends a reminder when its delayed job comes due, exactly once: one transaction locks the appointment
- * (shared, so a concurrent reschedule or cancel waits or is waited for, never crosses it), claims the
- * reminder row (`scheduled`, SKIP LOCKED), queues its message through the email or SMS module's `queue(…, tx)`
+ * Sends a reminder whose job ReminderSweep recorded once it came due, exactly once: one transaction locks the
+ * appointment (shared, so a concurrent reschedule or cancel waits or is waited for, never crosses it), claims
+ * the reminder row (still `scheduled`, FOR UPDATE: a second run waits, then finds it settled), queues its message through the email or SMS module's `queue(…, tx)`
  * and settles the reminder with the message's id. A crash anywhere rolls all of it back and the job runs
  * again; a job that finds its reminder settled or cancelled does nothing. Logs nothing of the patient.
  */
