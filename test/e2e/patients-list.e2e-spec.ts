@@ -1,7 +1,8 @@
-import { client, createTenant, type Json } from '../helpers/app';
+import { client, createTenant, type Json, type TestResponse } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { clock } from '../../src/common/time/clock';
+import type { PatientDto } from '../../src/modules/patients';
 
 /** A birth date that makes someone `years` old today plus `days` days (UTC). */
 function bornYearsAgo(years: number, days = 10): string {
@@ -158,6 +159,48 @@ describe('Patients: list, filters, pagination, tags', () => {
       { name: 'vip', count: 1 },
     ]);
     await api.put(`${PATIENTS}/${ids.bob}`, { tags: ['london'] });
+  });
+
+  it('pages through a tag filter newest first, following tag changes, the other filters and the scope', async () => {
+    const t = await createTenant(suite.app);
+    const c = suite.api(t.testKey);
+    const created: { id: string; tags: string[] }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const tags = i % 3 === 0 ? ['red', 'blue'] : i % 3 === 1 ? ['red'] : ['blue'];
+      const body = { tags, patientType: i % 2 === 0 ? 'lead' : 'patient' };
+      created.push({ id: (await createPatient(suite.app, t.testKey, body)).id, tags });
+    }
+    // The same tags in live mode and in another tenant: never part of this scope's pages.
+    await createPatient(suite.app, t.liveKey, { tags: ['red'] });
+    await createPatient(suite.app, suite.tenant.testKey, { tags: ['red', 'blue'] });
+    const pages = async (query: string): Promise<string[]> => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: TestResponse<{ patients: PatientDto[]; nextCursor: string | null }> = await c.get(
+          `${PATIENTS}?limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expect(res.status).toBe(200);
+        seen.push(...res.body.patients.map((p) => p.id));
+        cursor = res.body.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    const newestFirst = (keep: (p: { id: string; tags: string[] }, i: number) => boolean): string[] =>
+      created
+        .filter(keep)
+        .map((p) => p.id)
+        .reverse();
+    expect(await pages('tags=red')).toEqual(newestFirst((p) => p.tags.includes('red')));
+    // Any of: a patient with both tags comes once.
+    expect(await pages('tags=red,blue,red')).toEqual(newestFirst(() => true));
+    expect(await pages('tags=blue&patientType=lead')).toEqual(newestFirst((p, i) => p.tags.includes('blue') && i % 2 === 0));
+    await c.put(`${PATIENTS}/${created[1].id}`, { tags: ['green'] });
+    await c.put(`${PATIENTS}/${created[2].id}`, { tags: ['blue', 'red'] });
+    created[1].tags = ['green'];
+    created[2].tags = ['blue', 'red'];
+    expect(await pages('tags=red')).toEqual(newestFirst((p) => p.tags.includes('red')));
+    expect(await pages('tags=green')).toEqual([created[1].id]);
   });
 
   it('pages through every patient with no gaps or duplicates while patients are being inserted', async () => {

@@ -130,6 +130,12 @@ describe('Query plans: filters use their index under a generic plan', () => {
     }
   }
 
+  /** The plan PostgreSQL picks with the values in view (what an unnamed statement gets). */
+  async function customPlan(config: QueryConfig): Promise<PlanNode[]> {
+    const { rows } = await db.query(`EXPLAIN (FORMAT JSON) ${config.text}`, config.values);
+    return nodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+  }
+
   it('email: an index scan of IDX_PATIENTS_TENANT_MODE_EMAIL on the address, in page order (no sort of the matches)', async () => {
     const { config, body } = await statementOf(`email=${encodeURIComponent('PERSON.20001@example.COM')}`);
     expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-20001']);
@@ -186,6 +192,23 @@ describe('Query plans: filters use their index under a generic plan', () => {
     // Each month's index read in order and merged; never every entry filtered and sorted.
     expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
     expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+  });
+
+  it("tags: each tag's entries of patient_tags read in page order, never every holder sorted", async () => {
+    const { config, body } = await statementOf('tags=cohort-3,cohort-7&limit=50');
+    // Patient i carries cohort-(i % 20) and was created i minutes ago; i % 100 = 0 is in test mode.
+    const expected = Array.from({ length: 1000 }, (_, k) => k + 1)
+      .filter((i) => (i % 20 === 3 || i % 20 === 7) && i % 100 !== 0)
+      .slice(0, 50)
+      .map((i) => `crm-${i}`);
+    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(expected);
+    for (const plan of [await genericPlan(config), await customPlan(config)]) {
+      const walks = plan.filter((n) => n['Index Name'] === 'patient_tags_pkey');
+      expect(walks).toHaveLength(2);
+      for (const walk of walks) expect(walk['Node Type']).toMatch(/^Index (Only )?Scan$/);
+      expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      expect(plan.map((n) => n['Node Type'])).not.toContain('Bitmap Heap Scan');
+    }
   });
 
   it('the unfiltered page: a backward scan of IDX_PATIENTS_TENANT_MODE_CREATED, first page and the next', async () => {

@@ -163,8 +163,10 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * says which index serves which filter). `prepared`: run as a named prepared statement, which PostgreSQL may
  * then plan generically (without the values) from the sixth run; only for the statements whose every
  * generic plan is the right one at any size (the unfiltered list and the exact email and externalId
- * lookups). The others are planned on each run: their best plan depends on the values (a rare tag, a
- * common last name).
+ * lookups). The others are planned on each run: their best plan depends on the values (a common last name).
+ *
+ * A `tags` filter walks each tag's entries in patient_tags newest first (each stops at the page's end,
+ * filtering by the other conditions on the way), and the page is the newest of their union.
  */
 export function patientListStatement(filters: PatientFilters, page: PageRequest): ScopedStatement & { prepared: boolean } {
   const params: unknown[] = [];
@@ -172,6 +174,10 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
     params.push(value);
     return `$${params.length + 2}`; // the scope is $1 and $2
   };
+  const tags = filters.tags?.length ? [...new Set(filters.tags)] : [];
+  // In the tag walk the page order (created_at, id) is patient_tags' (created_at, patient_id).
+  const created = tags.length ? 't.created_at' : 'created_at';
+  const id = tags.length ? 't.patient_id' : 'id';
   const where: string[] = [];
   if (filters.search !== undefined) {
     const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
@@ -181,12 +187,11 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
         : `search_text LIKE ${term}`,
     );
   }
-  if (filters.tags?.length) where.push(`tags && ${param(filters.tags)}::text[]`);
   if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
   if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
   if (filters.gender !== undefined) where.push(`lower(gender) = lower(${param(filters.gender)})`);
-  if (filters.createdFrom) where.push(`created_at >= ${param(filters.createdFrom)}`);
-  if (filters.createdTo) where.push(`created_at <= ${param(filters.createdTo)}`);
+  if (filters.createdFrom) where.push(`${created} >= ${param(filters.createdFrom)}`);
+  if (filters.createdTo) where.push(`${created} <= ${param(filters.createdTo)}`);
   if (filters.bornOnOrBefore) where.push(`date_of_birth <= ${param(filters.bornOnOrBefore)}::date`);
   if (filters.bornAfter) where.push(`date_of_birth > ${param(filters.bornAfter)}::date`);
   if (filters.hasEmail !== undefined) where.push(filters.hasEmail ? 'email IS NOT NULL' : 'email IS NULL');
@@ -195,10 +200,25 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
   if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
   const exact = where.length === 1 && (filters.email !== undefined || filters.externalId !== undefined);
-  const prepared = where.length === 0 || exact;
-  if (page.after) where.push(`(created_at, id) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
-  const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
-      ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`;
+  const prepared = !tags.length && (where.length === 0 || exact);
+  if (page.after) where.push(`(${created}, ${id}) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
+  const limit = param(page.limit + 1);
+  const and = where.map((w) => ` AND ${w}`).join('');
+  if (!tags.length) {
+    const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${and}
+      ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return { statement, params, prepared };
+  }
+  // Only the cursor names t's columns alone; any other condition needs the patient's row.
+  const join = where.length > (page.after ? 1 : 0) ? ' JOIN patients p ON p.id = t.patient_id AND p.tenant_id = $1 AND p.mode = $2' : '';
+  const walks = tags.map(
+    (tag) => `(SELECT t.created_at, t.patient_id FROM patient_tags t${join}
+        WHERE t.tenant_id = $1 AND t.mode = $2 AND t.tag = ${param(tag)}${and}
+        ORDER BY t.created_at DESC, t.patient_id DESC LIMIT ${limit})`,
+  );
+  const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id IN (
+      SELECT patient_id FROM (${walks.join(' UNION ')}) m ORDER BY created_at DESC, patient_id DESC LIMIT ${limit})
+    ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
   return { statement, params, prepared };
 }
 
