@@ -211,6 +211,36 @@ describe('Query plans: filters use their index under a generic plan', () => {
     }
   });
 
+  it('search: a common term walks the page order, a rare one asks the trigram index, chosen by a sample of the newest', async () => {
+    const statementsOf = async (query: string): Promise<{ configs: QueryConfig[]; ids: string[] }> => {
+      sent.length = 0;
+      const res = await client(app, tenant.liveKey).get(`${PATIENTS}?${query}`);
+      expect(res.status).toBe(200);
+      const configs = sent.filter((c) => /FROM patients\b/.test(c.text) && /ORDER BY/.test(c.text));
+      return { configs, ids: res.body.patients.map((p: { externalId: string }) => p.externalId) };
+    };
+    const scans = (plan: PlanNode[]): string[] => plan.filter((n) => n['Index Name']).map((n) => n['Index Name']!);
+    // number7 and number70–79 of 500 surnames: 2.2 % of patients, about 44 in the newest 2,000, short of a page.
+    const common = await statementsOf('search=number7&limit=50');
+    const live = (i: number): boolean => i % 100 !== 0;
+    const commonIds = Array.from({ length: 3000 }, (_, k) => k + 1)
+      .filter((i) => live(i) && (i % 500 === 7 || Math.floor((i % 500) / 10) === 7))
+      .slice(0, 50)
+      .map((i) => `crm-${i}`);
+    expect(common.ids).toEqual(commonIds);
+    expect(common.configs).toHaveLength(2);
+    for (const config of common.configs) {
+      const plan = await customPlan(config);
+      expect(scans(plan)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED']);
+      expect(plan.map((n) => n['Node Type'])).not.toContain('Bitmap Heap Scan');
+    }
+    // One patient's email: nothing in the sample, so the index, and its matches sorted.
+    const rare = await statementsOf(`search=${encodeURIComponent('person.29001@')}`);
+    expect(rare.ids).toEqual(['crm-29001']);
+    expect(rare.configs).toHaveLength(2);
+    expect(scans(await customPlan(rare.configs[1]))).toEqual(['IDX_PATIENTS_SEARCH']);
+  });
+
   it('the unfiltered page: a backward scan of IDX_PATIENTS_TENANT_MODE_CREATED, first page and the next', async () => {
     const first = await statementOf('limit=50');
     for (const config of [first.config, (await statementOf(`limit=50&cursor=${first.body.nextCursor}`)).config]) {

@@ -154,6 +154,12 @@ const UPSERT_PATIENTS = (() => {
 const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`;
 const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`;
 
+/** How a search is answered (see patientListStatement): the newest `walk` patients, or the trigram index. */
+export type SearchStep = { walk: number } | 'index';
+/** The newest patients a search checks first: a term on at least SEARCH_COMMON of them is common. */
+const SEARCH_SAMPLE = 2000;
+const SEARCH_COMMON = 4;
+
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
@@ -167,8 +173,18 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  *
  * A `tags` filter walks each tag's entries in patient_tags newest first (each stops at the page's end,
  * filtering by the other conditions on the way), and the page is the newest of their union.
+ *
+ * A `search` (without tags) is answered in steps (`step`, chosen by PatientsRepository.list), because the
+ * planner cannot tell a common term from a rare one and a wrong guess costs hundreds of milliseconds at a
+ * million patients: `{ walk: n }` checks the newest n patients in page order (a common term needs about
+ * 51 / its share of them); `index` asks the trigram index for every match and sorts them (a rare term costs
+ * about its matches).
  */
-export function patientListStatement(filters: PatientFilters, page: PageRequest): ScopedStatement & { prepared: boolean } {
+export function patientListStatement(
+  filters: PatientFilters,
+  page: PageRequest,
+  step: SearchStep = 'index',
+): ScopedStatement & { prepared: boolean } {
   const params: unknown[] = [];
   const param = (value: unknown): string => {
     params.push(value);
@@ -179,13 +195,13 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   const created = tags.length ? 't.created_at' : 'created_at';
   const id = tags.length ? 't.patient_id' : 'id';
   const where: string[] = [];
+  let search: ((text: string) => string) | undefined;
   if (filters.search !== undefined) {
     const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
-    where.push(
-      filters.searchDigits
-        ? `(search_text LIKE ${term} OR search_text LIKE ${param(`%${filters.searchDigits}%`)})`
-        : `search_text LIKE ${term}`,
-    );
+    const digits = filters.searchDigits ? param(`%${filters.searchDigits}%`) : undefined;
+    search = (text) => (digits ? `(${text} LIKE ${term} OR ${text} LIKE ${digits})` : `${text} LIKE ${term}`);
+    // In the tag walk the search is one more filter; otherwise the step below places it.
+    if (tags.length) where.push(search('search_text'));
   }
   if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
   if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
@@ -204,6 +220,18 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   if (page.after) where.push(`(${created}, ${id}) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
   const limit = param(page.limit + 1);
   const and = where.map((w) => ` AND ${w}`).join('');
+  if (search && !tags.length) {
+    const scoped = `FROM patients WHERE tenant_id = $1 AND mode = $2${and}`;
+    const statement =
+      step === 'index'
+        ? // Materialised without an order: the matches come from the trigram index, then are sorted.
+          `WITH m AS MATERIALIZED (SELECT ${COLUMNS} ${scoped} AND ${search('search_text')})
+          SELECT * FROM m ORDER BY "createdAt" DESC, id DESC LIMIT ${limit}`
+        : // The newest `walk` patients in page order, then the term on them: no index can answer the term here.
+          `SELECT ${COLUMNS} FROM (SELECT * ${scoped} ORDER BY created_at DESC, id DESC LIMIT ${param(step.walk)}) p
+          WHERE ${search('search_text')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return { statement, params, prepared };
+  }
   if (!tags.length) {
     const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${and}
       ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
@@ -356,8 +384,22 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * patientListStatement). One raw statement, rows as they come (no entity hydration).
    */
   async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const { statement, params, prepared } = patientListStatement(filters, page);
-    const rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
+    const run = async (step?: SearchStep): Promise<PatientEntity[]> => {
+      const { statement, params, prepared } = patientListStatement(filters, page, step);
+      return this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
+    };
+    let rows: PatientEntity[];
+    if (filters.search === undefined || filters.tags?.length) rows = await run();
+    else {
+      // The newest patients first: a full page there ends it, and how many matched says how common the term is.
+      const sample = await run({ walk: SEARCH_SAMPLE });
+      rows = sample;
+      if (sample.length >= SEARCH_COMMON && sample.length <= page.limit) {
+        // Three times the rows its share in the sample says a page needs; short of a page, the index answers.
+        rows = await run({ walk: Math.ceil((3 * SEARCH_SAMPLE * (page.limit + 1)) / sample.length) });
+      }
+      if (rows.length <= page.limit) rows = await run('index');
+    }
     return keysetPage(rows, page, (row) => row.createdAt);
   }
 
