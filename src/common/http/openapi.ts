@@ -10,7 +10,6 @@ type OperationObject = NonNullable<OpenAPIObject['paths'][string]['post']>;
 type ResponseObject = Extract<OperationObject['responses'][string], { description: string }>;
 
 const DECLARED_CODES = 'x-error-codes';
-const LEGACY_STATUSES = 'x-error-statuses';
 const ALL_ROLES = 3;
 
 /**
@@ -20,15 +19,6 @@ const ALL_ROLES = 3;
  */
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   return applyDecorators(ApiExtraModels(ProblemDto), ApiExtension(DECLARED_CODES, codes));
-}
-
-/**
- * @deprecated Name the codes with `@ApiErrors(...)`. Statuses the platform documents by itself (400, 401,
- * 403, 404, 413, 415, 422, 429, 503) are ignored; 412 is `precondition_failed`; a 409 needs its codes
- * named, which the OpenAPI e2e test asks for.
- */
-export function ApiProblemResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(ApiExtraModels(ProblemDto), ApiExtension(LEGACY_STATUSES, statuses));
 }
 
 /**
@@ -102,8 +92,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
  * Writes each operation's error responses: the codes the platform answers on a route of its shape, plus
  * those the route declares with `@ApiErrors`, one response per status listing exactly those codes. So a
  * PUT never documents `idempotency_key_in_use` (only the POSTs with a key take an Idempotency-Key), and a
- * route's 409 names its own conflicts. A bare 409 (the deprecated ApiProblemResponses) is marked
- * `x-undeclared-conflict`, which the OpenAPI e2e test refuses.
+ * route's 409 names its own conflicts.
  */
 export function documentErrors(document: OpenAPIObject): void {
   const used = new Set<ErrorCode>();
@@ -114,13 +103,7 @@ export function documentErrors(document: OpenAPIObject): void {
       const op = item[method] as (OperationObject & Record<string, unknown>) | undefined;
       if (!op) continue;
       const declared = (op[DECLARED_CODES] as ErrorCode[] | undefined) ?? [];
-      const legacy = (op[LEGACY_STATUSES] as number[] | undefined) ?? [];
       delete op[DECLARED_CODES];
-      delete op[LEGACY_STATUSES];
-      if (legacy.includes(412)) declared.push('precondition_failed');
-      if (legacy.includes(409) && !declared.some((c) => ERROR_CODES[c].status === 409)) {
-        op['x-undeclared-conflict'] = "name this route's 409 codes with @ApiErrors(...)";
-      }
       const codes = [...new Set([...platformCodes(path, op), ...declared])];
       for (const code of codes) used.add(code);
       const byStatus = new Map<number, ErrorCode[]>();

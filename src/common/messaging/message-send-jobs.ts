@@ -1,9 +1,13 @@
 import { EntityManager } from 'typeorm';
+import { TenantScope } from '../../database/tenant-owned.entity';
 import { JobOutbox } from '../queue/job-outbox';
 import { JobName, JobPayloads } from '../queue/queues';
 
-/** The jobs that send one message: their payload names it, and its id is the job's. */
-export type MessageSendJobName = { [N in JobName]: JobPayloads[N] extends { messageId: string } ? N : never }[JobName];
+/** What a send job's payload holds: the message, and the tenant and mode it belongs to. */
+type MessageSendPayload = TenantScope & { messageId: string };
+
+/** The jobs that send one message: their payload names it and nothing more, and its id is the job's. */
+export type MessageSendJobName = { [N in JobName]: MessageSendPayload extends JobPayloads[N] ? N : never }[JobName];
 
 /** How often a message's send is tried and how long BullMQ waits between tries (doubling from `retryBaseMs`). */
 export interface SendRetryPolicy {
@@ -23,13 +27,14 @@ export abstract class MessageSendJobs<N extends MessageSendJobName> {
     private readonly policy: () => SendRetryPolicy,
   ) {}
 
-  /** Records the job in `tx`; it is added once `tx` commits. */
-  record(payload: JobPayloads[N], tx: EntityManager): Promise<void> {
+  /** Records the send job of the scope's message `messageId` in `tx`; it is added once `tx` commits. */
+  record(scope: TenantScope, messageId: string, tx: EntityManager): Promise<void> {
     const { maxAttempts, retryBaseMs } = this.policy();
+    const payload: MessageSendPayload = { messageId, tenantId: scope.tenantId, mode: scope.mode };
     return this.outbox.add(
       this.name,
       payload,
-      { jobId: payload.messageId, attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } },
+      { jobId: messageId, attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } },
       tx,
     );
   }

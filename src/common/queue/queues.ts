@@ -116,146 +116,114 @@ export interface QueuePolicy {
   jobOptions: Required<Pick<JobsOptions, 'attempts' | 'backoff' | 'removeOnComplete' | 'removeOnFail'>>;
 }
 
+/**
+ * One queue's policy, flat, as QUEUES states it; `policy` fills in what most queues share. Retries back off
+ * exponentially from `retryDelay` (each wait doubles the one before).
+ */
+interface QueueSettings {
+  concurrency: number;
+  /** 30 s (BullMQ's default) unless stated. */
+  lockDuration?: number;
+  /** 15 s unless stated. */
+  stalledInterval?: number;
+  maxStalledCount: number;
+  attempts: number;
+  retryDelay: number;
+  /** How many finished jobs Redis keeps; none unless stated, as a row in PostgreSQL is each job's record. */
+  keepCompleted?: number;
+  /** How many failed jobs Redis keeps for inspection; 1,000 unless stated. */
+  keepFailed?: number;
+}
+
+function policy(jobs: readonly JobName[], settings: QueueSettings): QueuePolicy {
+  return {
+    jobs,
+    worker: {
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockDuration ?? 30_000,
+      stalledInterval: settings.stalledInterval ?? 15_000,
+      maxStalledCount: settings.maxStalledCount,
+    },
+    jobOptions: {
+      attempts: settings.attempts,
+      backoff: { type: 'exponential', delay: settings.retryDelay },
+      removeOnComplete: settings.keepCompleted === undefined ? true : { count: settings.keepCompleted },
+      removeOnFail: { count: settings.keepFailed ?? 1_000 },
+    },
+  };
+}
+
+/** The comment above each queue says why its values are what they are. */
 export const QUEUES: Record<QueueName, QueuePolicy> = {
-  [QueueName.PatientImports]: {
-    jobs: [JobName.PatientImport],
-    worker: {
-      // Two imports at once per worker: each is mostly waiting on PostgreSQL, and a third would only
-      // queue behind the same database.
-      concurrency: 2,
-      // A 500-row chunk takes about a second; 30 s (BullMQ's default) leaves room for a loaded event loop
-      // or a slow commit before a live worker's lock could lapse and its job run twice.
-      lockDuration: 30_000,
-      // The check is one Lua call per worker: every 15 s puts a crashed worker's import back to work
-      // within about a minute.
-      stalledInterval: 15_000,
-      // A crash costs one uncommitted chunk: the import resumes from its committed cursor, and fails by
-      // itself after 5 starts in a row that make no progress (patient-imports.service.ts). BullMQ's
-      // own limit is only the backstop for crashes before that count is taken: 20 chunks of the largest
-      // import × 5 starts each.
-      maxStalledCount: 100,
-    },
-    jobOptions: {
-      // Errors (a database restart, a deadlock) are retried from the cursor: 2, 4, 8, 16 s apart, so a
-      // short outage costs a delay, not the import.
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 2_000 },
-      // The import's row in PostgreSQL is its record; Redis keeps recent jobs only for inspection.
-      removeOnComplete: { count: 1_000 },
-      removeOnFail: { count: 5_000 },
-    },
-  },
-  [QueueName.WebhookDeliveries]: {
-    jobs: [JobName.WebhookDelivery],
-    worker: {
-      // An attempt is mostly waiting on the receiver (up to WEBHOOK_TIMEOUT_MS): many at once per worker.
-      concurrency: 50,
-      // Longer than an attempt's 10 s timeout plus its database writes.
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
-      // A stalled attempt runs again only if its claim in PostgreSQL has lapsed (see the deliverer).
-      maxStalledCount: 5,
-    },
-    jobOptions: {
-      // Retries here cover our own failures (database, Redis); the receiver's failures are recorded as
-      // attempts and scheduled as new delayed jobs with the webhook backoff (retry-schedule.ts).
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1_000 },
-      // The delivery and its attempts are recorded in PostgreSQL; finished jobs need not stay in Redis.
-      removeOnComplete: true,
-      removeOnFail: { count: 5_000 },
-    },
-  },
-  [QueueName.EmailSends]: {
-    jobs: [JobName.EmailSend],
-    worker: {
-      // A send mostly waits on the SMTP server and PostgreSQL; each worker keeps this many SMTP
-      // connections open (one per concurrent job), which a relay's per-client limit must allow.
-      concurrency: 16,
-      // Longer than the SMTP timeouts (10 s to connect or greet, 20 s per reply) plus the database writes.
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
-      // A re-run after a crash sends the message again (the server's acceptance was never recorded). The
-      // count only stops a message whose sends keep killing their worker: it ends failed.
-      maxStalledCount: 3,
-    },
-    jobOptions: {
-      // Failed tries (server down, 4xx, no answer) are retried 5, 10, 20, 40, 80 s apart: six tries
-      // over 2.5 minutes ride out a relay's restart, then the message ends `failed` with the last error.
-      // EMAIL_MAX_ATTEMPTS and EMAIL_RETRY_BASE_MS override both (EmailMessagesService adds the jobs).
-      attempts: 6,
-      backoff: { type: 'exponential', delay: 5_000 },
-      // The message's row is its record; Redis keeps only failed jobs, briefly, for inspection.
-      removeOnComplete: true,
-      removeOnFail: { count: 1_000 },
-    },
-  },
-  [QueueName.EmailSequences]: {
-    jobs: [JobName.EmailSequenceStep],
-    worker: {
-      // A step is two or three short transactions (claim, render and queue its message); the sending
-      // itself is the email-sends queue's work.
-      concurrency: 10,
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
-      // A re-run is harmless: the step is claimed by number under the enrolment's row lock.
-      maxStalledCount: 5,
-    },
-    jobOptions: {
-      // Our own failures (database, Redis) are retried 2, 4, 8, 16 s apart; after that the enrolment
-      // ends `failed` with the reason (SequenceStepsProcessor.failed).
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 2_000 },
-      // The enrolment's row is the record; finished steps must also leave their id free, so that a step
-      // held while its sequence was paused can be added again on resume.
-      removeOnComplete: true,
-      removeOnFail: { count: 1_000 },
-    },
-  },
-  [QueueName.SmsSends]: {
-    jobs: [JobName.SmsSend],
-    worker: {
-      // A send is one HTTPS request to the provider and two short writes: mostly waiting, so many at once.
-      concurrency: 32,
-      // Longer than a provider request's timeout (SMS_TIMEOUT_MS, 10 s) plus the database writes.
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
-      // A re-run after a crash sends the message again (the provider's answer was never recorded); the
-      // count only stops a message whose sends keep killing their worker: it ends failed.
-      maxStalledCount: 3,
-    },
-    jobOptions: {
-      // Provider errors and timeouts are retried 5, 10, 20, 40, 80 s apart (SMS_MAX_ATTEMPTS and
-      // SMS_RETRY_BASE_MS override both; SmsSendJobs adds the jobs), then the message ends `failed`.
-      attempts: 6,
-      backoff: { type: 'exponential', delay: 5_000 },
-      removeOnComplete: true,
-      removeOnFail: { count: 1_000 },
-    },
-  },
-  [QueueName.AppointmentReminders]: {
-    jobs: [JobName.ReminderSend],
-    worker: {
-      // A reminder is one short transaction (claim, render and queue its message, settle); the sending is
-      // the email and SMS queues' work. Many fall due in the same minute (every 09:00 appointment's).
-      concurrency: 16,
-      // Far longer than that transaction; short, so that a crashed worker's reminders go out within
-      // seconds (about lockDuration + stalledInterval) rather than a minute late. A live worker that lost
-      // its lock on a stalled event loop costs nothing: the row claim lets only one run send.
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
-      maxStalledCount: 5,
-    },
-    jobOptions: {
-      // Our own failures (database, Redis) are retried 2, 4, … 64 s apart; after that the reminder ends
-      // `failed` with the reason (ReminderSender.failed).
-      attempts: 7,
-      backoff: { type: 'exponential', delay: 2_000 },
-      // The reminder's row is its record.
-      removeOnComplete: true,
-      removeOnFail: { count: 1_000 },
-    },
-  },
+  // Concurrency 2: an import mostly waits on PostgreSQL, and a third would only queue behind the same
+  // database. A 500-row chunk takes about a second; the default lock (30 s) leaves room for a loaded event
+  // loop or a slow commit before a live worker's lock could lapse and its job run twice, and a stalled
+  // check every 15 s puts a crashed worker's import back to work within about a minute.
+  // maxStalledCount 100: a crash costs one uncommitted chunk, as the import resumes from its committed
+  // cursor and fails by itself after 5 starts in a row that make no progress (patient-imports.service.ts);
+  // BullMQ's own limit is only the backstop for crashes before that count is taken: 20 chunks of the
+  // largest import × 5 starts each.
+  // 5 attempts, 2, 4, 8, 16 s apart: errors (a database restart, a deadlock) are retried from the cursor,
+  // so a short outage costs a delay, not the import. The import's row in PostgreSQL is its record; Redis
+  // keeps recent jobs, finished or failed, only for inspection.
+  [QueueName.PatientImports]: policy([JobName.PatientImport], {
+    concurrency: 2,
+    maxStalledCount: 100,
+    attempts: 5,
+    retryDelay: 2_000,
+    keepCompleted: 1_000,
+    keepFailed: 5_000,
+  }),
+  // Concurrency 50: an attempt is mostly waiting on the receiver (up to WEBHOOK_TIMEOUT_MS); the default
+  // lock outlasts an attempt's 10 s timeout plus its database writes. A stalled attempt runs again only if
+  // its claim in PostgreSQL has lapsed (see the deliverer). The 3 attempts cover our own failures
+  // (database, Redis); the receiver's failures are recorded as attempts and scheduled as new delayed jobs
+  // with the webhook backoff (retry-schedule.ts). Redis keeps more failed jobs than most.
+  [QueueName.WebhookDeliveries]: policy([JobName.WebhookDelivery], {
+    concurrency: 50,
+    maxStalledCount: 5,
+    attempts: 3,
+    retryDelay: 1_000,
+    keepFailed: 5_000,
+  }),
+  // Concurrency 16: a send mostly waits on the SMTP server and PostgreSQL; each worker keeps this many SMTP
+  // connections open (one per concurrent job), which a relay's per-client limit must allow. The default
+  // lock outlasts the SMTP timeouts (10 s to connect or greet, 20 s per reply) plus the database writes.
+  // maxStalledCount 3: a re-run after a crash sends the message again (the server's acceptance was never
+  // recorded); the count only stops a message whose sends keep killing their worker: it ends failed.
+  // 6 attempts, 5, 10, 20, 40, 80 s apart: six tries over 2.5 minutes ride out a relay's restart, then the
+  // message ends `failed` with the last error. EMAIL_MAX_ATTEMPTS and EMAIL_RETRY_BASE_MS override both
+  // (EmailMessagesService adds the jobs).
+  [QueueName.EmailSends]: policy([JobName.EmailSend], { concurrency: 16, maxStalledCount: 3, attempts: 6, retryDelay: 5_000 }),
+  // Concurrency 10: a step is two or three short transactions (claim, render and queue its message); the
+  // sending itself is the email-sends queue's work. A re-run is harmless: the step is claimed by number
+  // under the enrolment's row lock. 5 attempts, 2, 4, 8, 16 s apart, for our own failures (database,
+  // Redis); after that the enrolment ends `failed` with the reason (SequenceStepsProcessor.failed). A
+  // finished step must leave its id free, so that a step held while its sequence was paused can be added
+  // again on resume.
+  [QueueName.EmailSequences]: policy([JobName.EmailSequenceStep], { concurrency: 10, maxStalledCount: 5, attempts: 5, retryDelay: 2_000 }),
+  // Concurrency 32: a send is one HTTPS request to the provider and two short writes, mostly waiting. The
+  // default lock outlasts a provider request's timeout (SMS_TIMEOUT_MS, 10 s) plus the database writes.
+  // maxStalledCount 3: a re-run after a crash sends the message again (the provider's answer was never
+  // recorded); the count only stops a message whose sends keep killing their worker: it ends failed.
+  // 6 attempts, 5, 10, 20, 40, 80 s apart, for provider errors and timeouts (SMS_MAX_ATTEMPTS and
+  // SMS_RETRY_BASE_MS override both; SmsSendJobs adds the jobs), then the message ends `failed`.
+  [QueueName.SmsSends]: policy([JobName.SmsSend], { concurrency: 32, maxStalledCount: 3, attempts: 6, retryDelay: 5_000 }),
+  // Concurrency 16: a reminder is one short transaction (claim, render and queue its message, settle); the
+  // sending is the email and SMS queues' work, and many fall due in the same minute (every 09:00
+  // appointment's). The lock is far longer than that transaction and short, so that a crashed worker's
+  // reminders go out within seconds (about lockDuration + stalledInterval) rather than a minute late; a
+  // live worker that lost its lock on a stalled event loop costs nothing, as the row claim lets only one
+  // run send. 7 attempts, 2, 4, … 64 s apart, for our own failures (database, Redis); after that the
+  // reminder ends `failed` with the reason (ReminderSender.failed).
+  [QueueName.AppointmentReminders]: policy([JobName.ReminderSend], {
+    concurrency: 16,
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 5,
+    attempts: 7,
+    retryDelay: 2_000,
+  }),
 };
 
 /** The queue each job name belongs to. */

@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses, ApiErrors } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
@@ -69,7 +69,6 @@ export class BookingPagesController {
     description: `Cursor pagination: pass nextCursor as cursor. Filter by isActive. ${COUNTERS}`,
   })
   @ApiOkResponse({ type: SchedulerListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListSchedulersQueryDto): Promise<SchedulerListDto> {
     return this.schedulers.list(auth, query, pageRequest(query));
   }
@@ -78,7 +77,6 @@ export class BookingPagesController {
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'getScheduler', summary: 'Read a scheduler', description: COUNTERS })
   @ApiOkResponse({ type: SchedulerDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<SchedulerDto> {
     return this.schedulers.get(auth, id);
   }

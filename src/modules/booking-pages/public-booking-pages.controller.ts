@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses, ApiErrors } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { Created, NoStore } from '../../common/http/response-headers';
 import {
   PublicAvailabilityDto,
@@ -34,7 +34,6 @@ export class PublicBookingPagesController {
     description: `The page's name, description, appointment length and type, and its active providers (name and timezone only). Each answer counts one view. ${PUBLIC}`,
   })
   @ApiOkResponse({ type: PublicSchedulerDto })
-  @ApiProblemResponses(404, 429)
   view(@IdParam() id: string): Promise<PublicSchedulerDto> {
     return this.booking.view(id);
   }
@@ -46,7 +45,6 @@ export class PublicBookingPagesController {
     description: `Slots of the page's duration in which at least one of its active providers is free, by the rules of GET /scheduling/availability (working hours in each provider's timezone, no past, no time off, no overlap); a date bound is read in each provider's timezone; at most 31 days. ${PUBLIC}`,
   })
   @ApiOkResponse({ type: PublicAvailabilityDto })
-  @ApiProblemResponses(400, 404, 429)
   async availability(@IdParam() id: string, @Query() query: PublicAvailabilityQueryDto): Promise<PublicAvailabilityDto> {
     return this.booking.slots(await this.booking.require(id), query);
   }

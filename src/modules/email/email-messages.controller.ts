@@ -5,7 +5,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Accepted, NoStore } from '../../common/http/response-headers';
 import { EmailMessageDetailDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
@@ -34,7 +33,6 @@ export class EmailMessagesController {
     type: EmailSendAcceptedDto,
     headers: { Location: { description: 'The message URL', schema: { type: 'string' } } },
   })
-  @ApiProblemResponses(400)
   @ApiBody({
     type: SendEmailDto,
     // One valid combination per example: `patientId` or `to`, `templateId` or a subject with content.
@@ -66,7 +64,6 @@ export class EmailMessagesController {
     description: 'Filters: patientId, status, sequenceId. Cursor pagination: pass nextCursor as cursor.',
   })
   @ApiOkResponse({ type: EmailMessageListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListEmailMessagesQueryDto): Promise<EmailMessageListDto> {
     return this.messages.list(auth, query, pageRequest(query));
   }
@@ -81,7 +78,6 @@ export class EmailMessagesController {
       'With its rendered content and where its sending stands. A sent message keeps its rendered bodies for EMAIL_BODY_RETENTION_DAYS (default 30) after `sentAt`; after that `htmlContent` and `textContent` are null, `bodyClearedAt` says when they were cleared, and everything else (recipient, subject, status, times) stays.',
   })
   @ApiOkResponse({ type: EmailMessageDetailDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EmailMessageDetailDto> {
     return this.messages.get(auth, id);
   }

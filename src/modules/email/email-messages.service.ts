@@ -129,7 +129,7 @@ export class EmailMessagesService {
       },
       tx,
     );
-    if (created) await this.jobs.record({ messageId: id, tenantId: scope.tenantId, mode: scope.mode }, tx);
+    if (created) await this.jobs.record(scope, id, tx);
     return { id };
   }
 

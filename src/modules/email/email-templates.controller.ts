@@ -5,7 +5,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
 import {
@@ -37,7 +36,6 @@ export class EmailTemplatesController {
     description: `A subject and at least one of htmlContent and textContent. ${PLACEHOLDERS}`,
   })
   @ApiCreatedResponse({ type: EmailTemplateDto, headers: { Location: { description: 'The template URL', schema: { type: 'string' } } } })
-  @ApiProblemResponses(400)
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateEmailTemplateDto): Promise<EmailTemplateDto> {
     return this.templates.create(auth, body);
   }
@@ -50,7 +48,6 @@ export class EmailTemplatesController {
     description: 'Cursor pagination: pass nextCursor as cursor.',
   })
   @ApiOkResponse({ type: EmailTemplateListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<EmailTemplateListDto> {
     return this.templates.list(auth, pageRequest(query));
   }
@@ -59,7 +56,6 @@ export class EmailTemplatesController {
   @Authenticated({ scope: 'emails:read' })
   @ApiOperation({ operationId: 'getEmailTemplate', summary: 'Read an email template' })
   @ApiOkResponse({ type: EmailTemplateDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<EmailTemplateDto> {
     return this.templates.get(auth, id);
   }
@@ -72,7 +68,6 @@ export class EmailTemplatesController {
     description: `Omitted members are unchanged; \`null\` removes htmlContent or textContent (one must remain). Messages already queued keep the content they were rendered with. ${PLACEHOLDERS}`,
   })
   @ApiOkResponse({ type: EmailTemplateDto })
-  @ApiProblemResponses(400, 404)
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateEmailTemplateDto): Promise<EmailTemplateDto> {
     return this.templates.update(auth, id, body);
   }
@@ -90,7 +85,6 @@ export class EmailTemplatesController {
       "Renders the template for a patient (patientId, of your tenant and mode: 400 naming it otherwise; it shows the patient's name, email and phone, so it needs the `patients:read` scope as well) and variables, exactly as a send would. Without patientId, `variables.patient` may supply sample values.",
   })
   @ApiOkResponse({ type: EmailPreviewDto })
-  @ApiProblemResponses(400, 404)
   preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
     return this.templates.preview(auth, id, body);
   }

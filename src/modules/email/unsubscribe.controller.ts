@@ -5,7 +5,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Audited, auditAs } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { acceptsHtml, html, htmlPage } from '../../common/http/html-page';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { apiPath } from '../../common/http/response-headers';
 import { PatientsService } from '../patients';
@@ -71,7 +70,6 @@ export class UnsubscribeController {
   })
   @ApiParam({ name: 'token', description: 'The signed token from the List-Unsubscribe link' })
   @ApiOkResponse({ type: UnsubscribedDto })
-  @ApiProblemResponses(404, 429)
   async unsubscribe(
     @Param('token') token: string,
     @Req() request: FastifyRequest,

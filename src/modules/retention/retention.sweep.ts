@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
-import { PeriodicSweep } from '../../common/queue/periodic-task';
+import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { AuditPartitions, PartitionPass } from '../audit';
@@ -45,9 +45,13 @@ export class RetentionSweeper extends PeriodicSweep {
     const { auditMonths, eventsDays, emailBodyDays } = this.config.retention;
     const partitions = await this.partitions.maintain(now, auditMonths);
     const eventsCutoff = new Date(now.getTime() - eventsDays * DAY_MS);
-    const eventsDeleted = await batches(maxPerPass, (limit) => this.events.deleteCreatedBefore(eventsCutoff, limit));
+    const eventsDeleted = await inBatches(SWEEP_BATCH, (limit) => this.events.deleteCreatedBefore(eventsCutoff, limit), maxPerPass);
     const bodiesCutoff = new Date(now.getTime() - emailBodyDays * DAY_MS);
-    const emailBodiesCleared = await batches(maxPerPass, (limit) => this.emailBodies.clearSentBefore(bodiesCutoff, now, limit));
+    const emailBodiesCleared = await inBatches(
+      SWEEP_BATCH,
+      (limit) => this.emailBodies.clearSentBefore(bodiesCutoff, now, limit),
+      maxPerPass,
+    );
     const pass = { partitions, eventsDeleted, emailBodiesCleared };
     if (partitions.created.length || partitions.dropped.length || partitions.deleted || eventsDeleted || emailBodiesCleared) {
       this.logger.log(
@@ -57,16 +61,4 @@ export class RetentionSweeper extends PeriodicSweep {
     }
     return pass;
   }
-}
-
-/** Runs `step` in batches of SWEEP_BATCH until it does less than a batch or `max` rows are done; answers the total. */
-async function batches(max: number, step: (limit: number) => Promise<number>): Promise<number> {
-  let done = 0;
-  while (done < max) {
-    const limit = Math.min(SWEEP_BATCH, max - done);
-    const n = await step(limit);
-    done += n;
-    if (n < limit) break;
-  }
-  return done;
 }

@@ -5,7 +5,6 @@ import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created } from '../../common/http/response-headers';
 import { AppointmentTypesService } from './appointment-types.service';
@@ -50,7 +49,6 @@ export class AppointmentTypesController {
     description: 'Cursor pagination: pass nextCursor as cursor.',
   })
   @ApiOkResponse({ type: AppointmentTypeListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListAppointmentTypesQueryDto): Promise<AppointmentTypeListDto> {
     return this.types.list(auth, pageRequest(query));
   }
@@ -59,7 +57,6 @@ export class AppointmentTypesController {
   @Authenticated({ scope: 'scheduling:read' })
   @ApiOperation({ operationId: 'getAppointmentType', summary: 'Read an appointment type', description: POLICIES })
   @ApiOkResponse({ type: AppointmentTypeDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<AppointmentTypeDto> {
     return this.types.get(auth, id);
   }
@@ -73,7 +70,6 @@ export class AppointmentTypesController {
       "Omitted members are unchanged; `null` clears maxPerDayPerProvider (no cap). providerIds and reminders replace their lists and are checked as on create. A new durationMinutes keeps the stored slotIntervalMinutes. Booked appointments keep their time; their buffers are always the type's current ones. An inactive type is no longer offered or booked.",
   })
   @ApiOkResponse({ type: AppointmentTypeDto })
-  @ApiProblemResponses(400, 404)
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateAppointmentTypeDto): Promise<AppointmentTypeDto> {
     return this.types.update(auth, id, body);
   }

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { acceptsHtml, html, htmlPage, SafeHtml } from '../../common/http/html-page';
-import { ApiErrors, ApiProblemResponses } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi';
 import { ValidationFailedException } from '../../common/http/problem';
 import { apiPath, NoStore } from '../../common/http/response-headers';
 import { clock } from '../../common/time/clock';
@@ -44,7 +44,6 @@ export class PublicAppointmentsController {
   @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
   @ApiProduces('application/json', 'text/html')
   @ApiOkResponse({ type: PublicAppointmentDto })
-  @ApiProblemResponses(404, 429)
   async view(
     @Param('token') token: string,
     @Req() request: FastifyRequest,
@@ -98,7 +97,6 @@ export class PublicAppointmentsController {
   })
   @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
   @ApiOkResponse({ type: PublicManageAvailabilityDto })
-  @ApiProblemResponses(400, 404, 429)
   async availability(
     @Param('token') token: string,
     @Query() query: PublicManageAvailabilityQueryDto,

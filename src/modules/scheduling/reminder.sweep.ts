@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
 import { JobOutbox } from '../../common/queue/job-outbox';
-import { PeriodicSweep } from '../../common/queue/periodic-task';
+import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
 import { JobName } from '../../common/queue/queues';
 import { Transactions } from '../../database/transactions';
 import { ReminderDueRepository } from './reminder-due.repository';
@@ -35,9 +35,9 @@ export class ReminderSweep extends PeriodicSweep {
 
   /** One pass: records a send job for every reminder due now. */
   async runOnce(): Promise<void> {
-    for (;;) {
-      const leased = await this.transactions.run(async (tx) => {
-        const rows = await this.due.lease(BATCH, LEASE_MS, tx);
+    await inBatches(BATCH, (limit) =>
+      this.transactions.run(async (tx) => {
+        const rows = await this.due.lease(limit, LEASE_MS, tx);
         await this.outbox.addMany(
           rows.map(({ id, appointmentId, tenantId, mode }) => ({
             name: JobName.ReminderSend,
@@ -47,8 +47,7 @@ export class ReminderSweep extends PeriodicSweep {
           tx,
         );
         return rows.length;
-      });
-      if (leased < BATCH) break;
-    }
+      }),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmailModule } from '../email';
-import { EventsModule, EventsService } from '../events';
+import { EVENT_TYPES, EventsModule, EventsService } from '../events';
 import { EncounterReferenceChecks, PatientsModule, patientFor } from '../patients';
 import type { PatientDto } from '../patients';
 import { SettingsModule } from '../settings';
@@ -84,18 +84,11 @@ export class SchedulingModule implements OnModuleInit {
   /**
    * Patients checks an encounter's providerId and appointmentId, and SMS confirms on a "C" reply, through this
    * module's service without importing it; GET /events shows an appointment's patient whole only to a key
-   * with patients:read.
+   * with patients:read, in every appointment event (each embeds the appointment's patient).
    */
   onModuleInit(): void {
     this.events.showAs(
-      [
-        'appointment.booked',
-        'appointment.updated',
-        'appointment.confirmed',
-        'appointment.cancelled',
-        'appointment.rescheduled',
-        'appointment.no_show',
-      ],
+      EVENT_TYPES.filter((type) => type.startsWith('appointment.')),
       (auth, data) => {
         const patient = data.patient as PatientDto | null | undefined;
         return patient && typeof patient === 'object' ? { ...data, patient: patientFor(auth, patient) } : data;

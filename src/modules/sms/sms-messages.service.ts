@@ -114,7 +114,7 @@ export class SmsMessagesService {
       },
       tx,
     );
-    if (row.status === 'queued') await this.jobs.record({ messageId: row.id, tenantId: scope.tenantId, mode: scope.mode }, tx);
+    if (row.status === 'queued') await this.jobs.record(scope, row.id, tx);
     return row;
   }
 

@@ -5,7 +5,6 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiProblemResponses } from '../../common/http/openapi';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
 import {
@@ -34,7 +33,6 @@ export class SmsTemplatesController {
     description: 'The body is compiled now: a body that does not compile is 400 naming `body`. Answers 201 with Location.',
   })
   @ApiCreatedResponse({ type: SmsTemplateDto, headers: { Location: { description: 'The template URL', schema: { type: 'string' } } } })
-  @ApiProblemResponses(400)
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateSmsTemplateDto): Promise<SmsTemplateDto> {
     return this.templates.create(auth, body);
   }
@@ -47,7 +45,6 @@ export class SmsTemplatesController {
     description: 'Cursor pagination: pass nextCursor as cursor.',
   })
   @ApiOkResponse({ type: SmsTemplateListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: PageQueryDto): Promise<SmsTemplateListDto> {
     return this.templates.list(auth, pageRequest(query));
   }
@@ -56,7 +53,6 @@ export class SmsTemplatesController {
   @Authenticated({ scope: 'sms:read' })
   @ApiOperation({ operationId: 'getSmsTemplate', summary: 'Read an SMS template' })
   @ApiOkResponse({ type: SmsTemplateDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<SmsTemplateDto> {
     return this.templates.get(auth, id);
   }
@@ -69,7 +65,6 @@ export class SmsTemplatesController {
     description: 'Omitted members are unchanged; a new body is compiled first (400 naming `body` when it does not compile).',
   })
   @ApiOkResponse({ type: SmsTemplateDto })
-  @ApiProblemResponses(400, 404)
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSmsTemplateDto): Promise<SmsTemplateDto> {
     return this.templates.update(auth, id, body);
   }
@@ -87,7 +82,6 @@ export class SmsTemplatesController {
       'Renders the body with `patient` (the patient named by patientId, which needs the `patients:read` scope as well; an id of no patient of this tenant and mode is 400 naming patientId), `practice` (the practice settings) and `variables`. Answers the text with its encoding (GSM-7, or UCS-2 as soon as one character is outside the GSM 03.38 alphabet) and how many segments it takes: GSM-7 160 septets in one message and 153 per part (€, {, }, [, ], ~, \\, |, ^ count 2), UCS-2 70 UTF-16 code units and 67 per part.',
   })
   @ApiOkResponse({ type: SmsPreviewDto })
-  @ApiProblemResponses(400, 404)
   preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewSmsTemplateDto): Promise<SmsPreviewDto> {
     return this.templates.preview(auth, id, body);
   }

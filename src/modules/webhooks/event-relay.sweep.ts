@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
-import { PeriodicSweep } from '../../common/queue/periodic-task';
+import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { OutboxRelayRepository } from './outbox-relay.repository';
@@ -29,13 +29,12 @@ export class EventRelay extends PeriodicSweep {
 
   /** One pass: fans out every undispatched event. */
   async runOnce(): Promise<void> {
-    for (;;) {
-      const events = await this.transactions.run(async (tx) => {
-        const dispatched = await this.relay.dispatch(BATCH, this.config.webhooks.maxAttempts, tx);
+    await inBatches(BATCH, (limit) =>
+      this.transactions.run(async (tx) => {
+        const dispatched = await this.relay.dispatch(limit, this.config.webhooks.maxAttempts, tx);
         await this.jobs.record(dispatched.deliveries, {}, tx);
         return dispatched.events;
-      });
-      if (events < BATCH) break;
-    }
+      }),
+    );
   }
 }

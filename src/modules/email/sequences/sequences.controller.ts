@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../../common/auth/auth.types';
 import { IdParam } from '../../../common/http/id-param';
-import { ApiErrors, ApiProblemResponses } from '../../../common/http/openapi';
+import { ApiErrors } from '../../../common/http/openapi';
 import { pageRequest } from '../../../common/http/pagination';
 import { Accepted, Created } from '../../../common/http/response-headers';
 import {
@@ -40,7 +40,6 @@ export class SequencesController {
     description: LIFECYCLE,
   })
   @ApiCreatedResponse({ type: SequenceCreatedDto, headers: { Location: { description: 'The sequence URL', schema: { type: 'string' } } } })
-  @ApiProblemResponses(400)
   create(@CurrentAuth() auth: AuthContext, @Body() body: CreateSequenceDto): Promise<SequenceCreatedDto> {
     return this.sequences.create(auth, body);
   }
@@ -53,7 +52,6 @@ export class SequencesController {
     description: 'Cursor pagination: pass nextCursor as cursor. Filter by status.',
   })
   @ApiOkResponse({ type: SequenceListDto })
-  @ApiProblemResponses(400)
   list(@CurrentAuth() auth: AuthContext, @Query() query: ListSequencesQueryDto): Promise<SequenceListDto> {
     return this.sequences.list(auth, query, pageRequest(query));
   }
@@ -62,7 +60,6 @@ export class SequencesController {
   @Authenticated({ scope: 'emails:read' })
   @ApiOperation({ operationId: 'getEmailSequence', summary: 'Read an email sequence' })
   @ApiOkResponse({ type: SequenceDto })
-  @ApiProblemResponses(404)
   get(@CurrentAuth() auth: AuthContext, @IdParam() id: string): Promise<SequenceDto> {
     return this.sequences.get(auth, id);
   }
@@ -104,7 +101,6 @@ export class SequencesController {
     description: 'Each with its status (active, completed, cancelled, failed), the step that runs next and when. Filter by status.',
   })
   @ApiOkResponse({ type: EnrollmentListDto })
-  @ApiProblemResponses(400, 404)
   listEnrollments(
     @CurrentAuth() auth: AuthContext,
     @IdParam() id: string,
