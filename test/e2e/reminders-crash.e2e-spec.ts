@@ -82,13 +82,14 @@ describe('Reminders survive their worker being killed while they are due (dist/w
     }
     expect(appointments.flatMap((a) => a.reminders.map((r: Json) => r.status))).toEqual(Array(TOTAL).fill('scheduled'));
 
-    const counts = async (): Promise<Record<string, number>> => {
+    const statuses = async (table: 'appointment_reminders' | 'sms_messages'): Promise<Record<string, number>> => {
       const rows: { status: string; n: string }[] = await dataSource(api).query(
-        `SELECT status, count(*) AS n FROM appointment_reminders WHERE tenant_id = $1 GROUP BY status`,
+        `SELECT status, count(*) AS n FROM ${table} WHERE tenant_id = $1 GROUP BY status`,
         [tenant.id],
       );
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     };
+    const counts = () => statuses('appointment_reminders');
 
     const first = startWorker();
     await eventually(async () => expect((await counts()).sent ?? 0).toBeGreaterThan(0), 90_000, 20).catch((err) => {
@@ -99,7 +100,12 @@ describe('Reminders survive their worker being killed while they are due (dist/w
     const atKill = (await counts()).sent ?? 0;
 
     const second = startWorker();
-    await eventually(async () => expect(await counts()).toEqual({ sent: TOTAL }), 120_000).catch((err) => {
+    // A reminder is `sent` once its message is queued; the message's own send follows.
+    const allSent = async (): Promise<void> => {
+      expect(await counts()).toEqual({ sent: TOTAL });
+      expect(await statuses('sms_messages')).toEqual({ sent: TOTAL });
+    };
+    await eventually(allSent, 120_000).catch((err) => {
       throw new Error(`${String(err)}\nworker output: ${second.output}`);
     });
     expect((await second.stop('SIGTERM')).code).toBe(0);
