@@ -1,10 +1,11 @@
 // Two builds of the API against each other in one run: this tree's and another checkout's (`--base`), on one
-// database with the same 10,000 patients, GET /patients/{id} in alternating A/B rounds. For "did this change
-// the hot path's cost": separate runs of patients.mjs differ by more than the change being judged.
+// database with the same 10,000 patients, GET /patients/{id} (or, with --case post, POST /patients) in
+// alternating A/B rounds. For "did this change the hot path's cost": separate runs of patients.mjs differ by
+// more than the change being judged.
 // Both trees must be built (`npm run build`); the database is migrated by this tree, so the base's code must
 // read this tree's schema (true for GET by id across additive migrations).
 //
-// Usage: node bench/compare-trees.mjs --base /path/to/other/checkout [--head .] [--head-args="--node-flag"] [--base-args=...] [--rounds 6] [--seconds 5] [--layout pinned|shared]
+// Usage: node bench/compare-trees.mjs --base /path/to/other/checkout [--head .] [--head-args="--node-flag"] [--base-args=...] [--case get|post] [--rounds 6] [--seconds 5] [--layout pinned|shared]
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -28,6 +29,7 @@ const { values: opts } = parseArgs({
     head: { type: 'string', default: '.' },
     'head-args': { type: 'string', default: '' },
     'base-args': { type: 'string', default: '' },
+    case: { type: 'string', default: 'get' },
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '5' },
     layout: { type: 'string', default: defaultLayout() },
@@ -65,7 +67,21 @@ await withBench('compare', { LOG_LEVEL: 'warn' }, async (bench) => {
   const db = await bench.sql();
   await db.query('VACUUM (ANALYZE) patients');
   const ids = (await db.query('SELECT id FROM patients')).rows.map((r) => r.id);
-  const paths = () => `/api/v1/patients/${ids[Math.floor(Math.random() * ids.length)]}`;
+  const request =
+    opts.case === 'post'
+      ? {
+          name: 'POST /patients',
+          method: 'POST',
+          path: '/api/v1/patients',
+          body: JSON.stringify({
+            firstName: 'Bench',
+            lastName: 'Create',
+            email: 'bench@example.com',
+            phone: '+14155550100',
+            tags: ['bench'],
+          }),
+        }
+      : { name: 'GET /patients/{id}', method: 'GET', paths: () => `/api/v1/patients/${ids[Math.floor(Math.random() * ids.length)]}` };
   const pids = { head: servers.head.pid, base: servers.base.pid };
   const underLoad = sampleRss(pids);
   const meter = cpuMeter(db, bench.database, pids, { head: 'bench-head', base: 'bench-base' });
@@ -74,7 +90,8 @@ await withBench('compare', { LOG_LEVEL: 'warn' }, async (bench) => {
   for (let round = 0; round < ROUNDS; round++) {
     const got = {};
     for (const name of round % 2 ? ['base', 'head'] : ['head', 'base']) {
-      const target = { url: `http://127.0.0.1:${PORTS[name]}`, method: 'GET', headers, paths };
+      const { name: _route, ...how } = request;
+      const target = { url: `http://127.0.0.1:${PORTS[name]}`, headers, ...how };
       await cannon({ ...target, duration: 2 });
       await meter.start();
       const r = await cannon({ ...target, duration: SECONDS });
@@ -93,7 +110,7 @@ await withBench('compare', { LOG_LEVEL: 'warn' }, async (bench) => {
   const cell = (name, key) => median(runs[name].map((r) => r[key])).toFixed(0);
   console.log(
     [
-      `GET /patients/{id}, ${ROUNDS} alternating rounds of ${SECONDS} s, layout ${opts.layout}, head ${opts.head} ${opts['head-args']}, base ${opts.base} ${opts['base-args']}:`,
+      `${request.name}, ${ROUNDS} alternating rounds of ${SECONDS} s, layout ${opts.layout}, head ${opts.head} ${opts['head-args']}, base ${opts.base} ${opts['base-args']}:`,
       '',
       '| Tree | req/s (median) | CPU µs/req + PostgreSQL | p99 ms | peak RSS MiB |',
       '|---|---:|---:|---:|---:|',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
@@ -152,6 +152,7 @@ const UPSERT_PATIENTS = (() => {
 })();
 
 const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`;
+const GET_PATIENTS_BY_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::uuid[])`;
 const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`;
 
 /** How a search is answered (see patientListStatement): the newest `walk` patients, or the trigram index. */
@@ -283,9 +284,9 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
     );
   }
 
-  /** The patients of these ids in the scope (ids of none are left out). */
+  /** The patients of these ids in the scope (ids of none are left out): the patients a page of appointments embeds. */
   getMany(scope: TenantScope, ids: readonly string[], tx?: EntityManager): Promise<PatientEntity[]> {
-    return ids.length ? this.find(scope, { id: In([...ids]) }, undefined, undefined, tx) : Promise.resolve([]);
+    return ids.length ? this.raw<PatientEntity>(scope, GET_PATIENTS_BY_ID, [ids], { tx, prepared: true }) : Promise.resolve([]);
   }
 
   async exists(scope: TenantScope, id: string, tx?: EntityManager): Promise<boolean> {
