@@ -82,6 +82,11 @@ await withBench('compare', { LOG_LEVEL: 'warn' }, async (bench) => {
           }),
         }
       : { name: 'GET /patients/{id}', method: 'GET', paths: () => `/api/v1/patients/${ids[Math.floor(Math.random() * ids.length)]}` };
+  for (const port of Object.values(PORTS)) {
+    const { name: _route, paths, path, ...how } = request;
+    const res = await fetch(`http://127.0.0.1:${port}${path ?? paths()}`, { ...how, headers });
+    if (!res.ok) throw new Error(`${request.name} on port ${port}: ${res.status} ${await res.text()}`);
+  }
   const pids = { head: servers.head.pid, base: servers.base.pid };
   const underLoad = sampleRss(pids);
   const meter = cpuMeter(db, bench.database, pids, { head: 'bench-head', base: 'bench-base' });
@@ -90,8 +95,8 @@ await withBench('compare', { LOG_LEVEL: 'warn' }, async (bench) => {
   for (let round = 0; round < ROUNDS; round++) {
     const got = {};
     for (const name of round % 2 ? ['base', 'head'] : ['head', 'base']) {
-      const { name: _route, ...how } = request;
-      const target = { url: `http://127.0.0.1:${PORTS[name]}`, headers, ...how };
+      const { name: _route, path, ...how } = request;
+      const target = { url: `http://127.0.0.1:${PORTS[name]}${path ?? ''}`, headers, ...how };
       await cannon({ ...target, duration: 2 });
       await meter.start();
       const r = await cannon({ ...target, duration: SECONDS });
@@ -100,7 +105,7 @@ await withBench('compare', { LOG_LEVEL: 'warn' }, async (bench) => {
       got[name] = r;
       runs[name].push(r);
       log(
-        `${name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, load ${r.load.toFixed(2)}, CPU µs/req ${r.cpu.toFixed(0)} + PostgreSQL ${r.pgCpu.toFixed(0)}`,
+        `${name}: ${r.rps.toFixed(0)} req/s, ${r.errors} errors, p99 ${r.p99} ms, load ${r.load.toFixed(2)}, CPU µs/req ${r.cpu.toFixed(0)} + PostgreSQL ${r.pgCpu.toFixed(0)}`,
       );
     }
     ratios.push(got.head.rps / got.base.rps);
