@@ -3,11 +3,13 @@ import borders from './eslint/module-borders.mjs';
 
 /** End-to-end suites that read no untyped response body: the no-unsafe-* rules hold for them as for src. */
 const TYPED_E2E_SUITES = [
+  'appointment-types',
   'browser',
   'clock',
   'cors',
   'dependency-outages',
   'email-crash',
+  'email-sequences',
   'error-logging',
   'errors',
   'forms-demo',
@@ -16,6 +18,7 @@ const TYPED_E2E_SUITES = [
   'idempotency-crash',
   'interrupt',
   'last-owner-key',
+  'manage-links',
   'messaging-demo',
   'openapi',
   'queue-dashboard',
@@ -23,12 +26,14 @@ const TYPED_E2E_SUITES = [
   'request-logging',
   'response-headers',
   'route-policies',
+  'scheduling-appointments',
   'schema-drift',
   'sms-crash',
   'transactions',
   'trust-proxy',
   'unavailable',
   'unsubscribe-page',
+  'webhooks',
   'worker-health',
 ];
 
