@@ -29,6 +29,7 @@ const TYPED_E2E_SUITES = [
   'response-headers',
   'route-policies',
   'scheduling-appointments',
+  'scheduling-providers',
   'schema-drift',
   'sms',
   'sms-crash',
