@@ -4,6 +4,7 @@ import borders from './eslint/module-borders.mjs';
 /** End-to-end suites that read no untyped response body: the no-unsafe-* rules hold for them as for src. */
 const TYPED_E2E_SUITES = [
   'appointment-types',
+  'auth',
   'booking-pages-public',
   'browser',
   'clock',
@@ -24,9 +25,11 @@ const TYPED_E2E_SUITES = [
   'manage-links',
   'messaging-demo',
   'openapi',
+  'query-plans',
   'queue-dashboard',
   'redis-outage',
   'reminders',
+  'reminders-crash',
   'request-logging',
   'response-headers',
   'route-policies',

@@ -1,7 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, type QueryConfig } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
-import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
+import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
+import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
+
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
 /** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
@@ -106,9 +110,13 @@ describe('Query plans: filters use their index under a generic plan', () => {
   });
 
   /** The list statement (on `table`) that GET `path` sends, and the page it answered. */
-  async function statementOf(query: string, path = PATIENTS, table = /FROM patients\b/): Promise<{ config: QueryConfig; body: Json }> {
+  async function statementOf<Page = PatientListDto>(
+    query: string,
+    path = PATIENTS,
+    table = /FROM patients\b/,
+  ): Promise<{ config: QueryConfig; body: Page }> {
     sent.length = 0;
-    const res = await client(app, tenant.liveKey).get(`${path}?${query}`);
+    const res = await client(app, tenant.liveKey).get<Page>(`${path}?${query}`);
     expect(res.status).toBe(200);
     const lists = sent.filter((c) => table.test(c.text) && /ORDER BY/.test(c.text));
     expect(lists).toHaveLength(1);
@@ -122,8 +130,10 @@ describe('Query plans: filters use their index under a generic plan', () => {
     await db.query(`SET plan_cache_mode = force_generic_plan`);
     await db.query(`PREPARE probe AS ${config.text}`);
     try {
-      const { rows } = await db.query(`EXPLAIN (FORMAT JSON) EXECUTE probe(${(config.values ?? []).map(literal).join(', ')})`);
-      return nodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+      const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE probe(${(config.values ?? []).map(literal).join(', ')})`,
+      );
+      return nodes(rows[0]['QUERY PLAN'][0].Plan);
     } finally {
       await db.query('DEALLOCATE probe');
       await db.query('RESET plan_cache_mode');
@@ -132,7 +142,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
 
   it('email: an index scan of IDX_PATIENTS_TENANT_MODE_EMAIL on the address, in page order (no sort of the matches)', async () => {
     const { config, body } = await statementOf(`email=${encodeURIComponent('PERSON.20001@example.COM')}`);
-    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-20001']);
+    expect(body.patients.map((p) => p.externalId)).toEqual(['crm-20001']);
     const plan = await genericPlan(config);
     const scan = plan.find((n) => n['Index Name'] === 'IDX_PATIENTS_TENANT_MODE_EMAIL');
     expect(scan?.['Node Type']).toBe('Index Scan');
@@ -145,7 +155,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
 
   it('externalId: an index scan of UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID on the id', async () => {
     const { config, body } = await statementOf('externalId=crm-12345');
-    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-12345']);
+    expect(body.patients.map((p) => p.externalId)).toEqual(['crm-12345']);
     const plan = await genericPlan(config);
     const scan = plan.find((n) => n['Index Name'] === 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID');
     expect(scan?.['Node Type']).toMatch(/^Index (Only )?Scan$/);
@@ -154,9 +164,13 @@ describe('Query plans: filters use their index under a generic plan', () => {
   });
 
   it('appointments by status: an index scan of IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS, in list order', async () => {
-    const { config, body } = await statementOf('status=scheduled&limit=20', '/api/v1/scheduling/appointments', /FROM "appointments"/);
+    const { config, body } = await statementOf<AppointmentListDto>(
+      'status=scheduled&limit=20',
+      '/api/v1/scheduling/appointments',
+      /FROM "appointments"/,
+    );
     expect(body.appointments).toHaveLength(20);
-    expect(body.appointments.every((a: { status: string }) => a.status === 'scheduled')).toBe(true);
+    expect(body.appointments.every((a) => a.status === 'scheduled')).toBe(true);
     const plan = await genericPlan(config);
     const scan = plan.find((n) => n['Index Name'] === 'IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS');
     expect(scan?.['Node Type']).toBe('Index Scan');
@@ -171,7 +185,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
   ])('audit log %s: a backward scan of %s, in page order', async (filter, index, condition) => {
     const key = await db.query<{ id: string }>(`SELECT id FROM api_keys WHERE tenant_id = $1 AND mode = 'live' LIMIT 1`, [tenant.id]);
     const query = filter === 'apiKeyId=' ? `apiKeyId=${key.rows[0].id}` : filter;
-    const { config, body } = await statementOf(`${query}&limit=20`, '/api/v1/settings/audit-log', /FROM "audit_log"/);
+    const { config, body } = await statementOf<AuditLogDto>(`${query}&limit=20`, '/api/v1/settings/audit-log', /FROM "audit_log"/);
     expect(body.entries).toHaveLength(20);
     const plan = await genericPlan(config);
     // The partitions' own indexes, which the partitioned table's index is made of.
