@@ -25,6 +25,7 @@ const TYPED_E2E_SUITES = [
   'manage-links',
   'messaging-demo',
   'openapi',
+  'patient-input',
   'patients-list',
   'query-plans',
   'queue-dashboard',
