@@ -4,6 +4,7 @@ import borders from './eslint/module-borders.mjs';
 /** End-to-end suites that read no untyped response body: the no-unsafe-* rules hold for them as for src. */
 const TYPED_E2E_SUITES = [
   'appointment-types',
+  'audit-partitions-migration',
   'auth',
   'booking-pages-public',
   'browser',
@@ -40,6 +41,7 @@ const TYPED_E2E_SUITES = [
   'scheduling-appointments',
   'scheduling-providers',
   'schema-drift',
+  'secrets-at-rest',
   'settings',
   'sms',
   'sms-crash',
