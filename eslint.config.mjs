@@ -20,6 +20,7 @@ const TYPED_E2E_SUITES = [
   'forms-demo',
   'forms-events-audit',
   'forms-isolation',
+  'graceful-shutdown',
   'idempotency-crash',
   'interrupt',
   'last-owner-key',
