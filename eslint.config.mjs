@@ -29,6 +29,7 @@ const TYPED_E2E_SUITES = [
   'openapi',
   'patient-input',
   'patients-list',
+  'patients-records',
   'query-plans',
   'queue-dashboard',
   'rate-limits',
