@@ -8,6 +8,7 @@ const TYPED_E2E_SUITES = [
   'auth',
   'booking-pages-public',
   'browser',
+  'bulk-import-crash',
   'clock',
   'cors',
   'dependency-outages',
