@@ -1,9 +1,22 @@
 import { DateTime } from 'luxon';
 import { clock } from '../../src/common/time/clock';
-import { call, client, createTenant, type Json } from '../helpers/app';
+import { call, client, createKey, createTenant, type Problem } from '../helpers/app';
 import { nextOffsetChange } from '../helpers/dates';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
-import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULING } from '../helpers/scheduling';
+import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
+import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
+import type {
+  PublicAvailabilityDto,
+  PublicBookingResultDto,
+  PublicSchedulerDto,
+  PublicSlotDto,
+} from '../../src/modules/booking-pages/dto/public-scheduler.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
+
 import { useApp } from '../helpers/use-app';
 
 const TYPES = `${SCHEDULING}/appointment-types`;
@@ -26,15 +39,15 @@ describe('Appointment types and booking policies', () => {
   /** Moves the clock the app and this test read to `instant`. */
   const setNow = (instant: number): void => clock.setOffsetMs(instant - Date.now());
 
-  async function createType(body: Record<string, unknown> = {}, key?: string): Promise<Json> {
-    const res = await suite.api(key).post(TYPES, { name: 'Visit', durationMinutes: 30, ...body });
+  async function createType(body: Record<string, unknown> = {}, key?: string): Promise<AppointmentTypeDto> {
+    const res = await suite.api(key).post<AppointmentTypeDto>(TYPES, { name: 'Visit', durationMinutes: 30, ...body });
     if (res.status !== 201) throw new Error(`type creation failed: ${res.status} ${res.text}`);
     return res.body;
   }
 
   /** Slot starts (ISO) of the availability query. */
   async function starts(query: Record<string, string | number>): Promise<string[]> {
-    const res = await api().get(
+    const res = await api().get<AvailabilityDto>(
       `${SCHEDULING}/availability?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
     );
     if (res.status !== 200) throw new Error(`availability failed: ${res.status} ${res.text}`);
@@ -49,7 +62,7 @@ describe('Appointment types and booking policies', () => {
 
   describe('CRUD', () => {
     it('creates with the defaults, reads, lists newest first and changes it', async () => {
-      const res = await api().post(TYPES, { name: ' Follow-up ', durationMinutes: 20 });
+      const res = await api().post<AppointmentTypeDto>(TYPES, { name: ' Follow-up ', durationMinutes: 20 });
       expect(res.status).toBe(201);
       expect(res.headers.location).toBe(`${TYPES}/${res.body.id}`);
       expect(res.body).toEqual({
@@ -71,21 +84,27 @@ describe('Appointment types and booking policies', () => {
       });
       expect((await createType({ durationMinutes: 10 })).slotIntervalMinutes).toBe(10);
       expect((await api().get(`${TYPES}/${res.body.id}`)).body).toEqual(res.body);
-      const list = await api().get(`${TYPES}?limit=1`);
+      const list = await api().get<AppointmentTypeListDto>(`${TYPES}?limit=1`);
       expect(list.body.appointmentTypes).toHaveLength(1);
       expect(list.body.nextCursor).toEqual(expect.any(String));
 
-      const changed = await api().patch(`${TYPES}/${res.body.id}`, { maxPerDayPerProvider: 4, bufferAfterMinutes: 5, durationMinutes: 25 });
+      const changed = await api().patch<AppointmentTypeDto>(`${TYPES}/${res.body.id}`, {
+        maxPerDayPerProvider: 4,
+        bufferAfterMinutes: 5,
+        durationMinutes: 25,
+      });
       expect(changed.status).toBe(200);
       expect(changed.body).toMatchObject({ maxPerDayPerProvider: 4, bufferAfterMinutes: 5, durationMinutes: 25, slotIntervalMinutes: 15 });
-      expect((await api().patch(`${TYPES}/${res.body.id}`, { maxPerDayPerProvider: null })).body.maxPerDayPerProvider).toBeNull();
-      const refused = await api().patch(`${TYPES}/${res.body.id}`, { durationMinutes: null, name: null });
+      expect(
+        (await api().patch<AppointmentTypeDto>(`${TYPES}/${res.body.id}`, { maxPerDayPerProvider: null })).body.maxPerDayPerProvider,
+      ).toBeNull();
+      const refused = await api().patch<Problem>(`${TYPES}/${res.body.id}`, { durationMinutes: null, name: null });
       expect(refused.status).toBe(400);
       expect(fieldsOf(refused.body).sort()).toEqual(['durationMinutes', 'name']);
     });
 
     it('refuses every member outside its range, naming each', async () => {
-      const res = await api().post(TYPES, {
+      const res = await api().post<Problem>(TYPES, {
         name: '',
         durationMinutes: 4,
         bufferBeforeMinutes: 241,
@@ -133,15 +152,19 @@ describe('Appointment types and booking policies', () => {
         channel: 'email',
         templateId: '00000000-0000-4000-8000-000000000000',
       }));
-      expect(fieldsOf((await api().post(TYPES, { name: 'R', durationMinutes: 30, reminders: six })).body)).toEqual(['reminders']);
+      expect(fieldsOf((await api().post<Problem>(TYPES, { name: 'R', durationMinutes: 30, reminders: six })).body)).toEqual(['reminders']);
     });
 
     it('checks reminders against the templates of their channel and providers against the tenant and mode', async () => {
-      const email = await api().post('/api/v1/emails/templates', { name: 'Reminder', subject: 'See you', textContent: 'Hi' });
-      const sms = await api().post('/api/v1/sms/templates', { name: 'Reminder', body: 'See you {{patient.firstName}}' });
+      const email = await api().post<EmailTemplateDto>('/api/v1/emails/templates', {
+        name: 'Reminder',
+        subject: 'See you',
+        textContent: 'Hi',
+      });
+      const sms = await api().post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'Reminder', body: 'See you {{patient.firstName}}' });
       const liveProvider = await createProvider(suite.app, suite.tenant.liveKey);
       const provider = await utcProvider();
-      const ok = await api().post(TYPES, {
+      const ok = await api().post<AppointmentTypeDto>(TYPES, {
         name: 'Reminded',
         durationMinutes: 30,
         providerIds: [provider.id],
@@ -155,7 +178,7 @@ describe('Appointment types and booking policies', () => {
         { offsetMinutes: 1440, channel: 'email', templateId: email.body.id },
         { offsetMinutes: 120, channel: 'sms', templateId: sms.body.id },
       ]);
-      const crossed = await api().post(TYPES, {
+      const crossed = await api().post<Problem>(TYPES, {
         name: 'Crossed',
         durationMinutes: 30,
         providerIds: [provider.id, liveProvider.id],
@@ -166,11 +189,11 @@ describe('Appointment types and booking policies', () => {
       });
       expect(crossed.status).toBe(400);
       expect(fieldsOf(crossed.body)).toEqual(['providerIds.1', 'reminders.0.templateId', 'reminders.1.templateId']);
-      const patched = await api().patch(`${TYPES}/${ok.body.id}`, {
+      const patched = await api().patch<Problem>(`${TYPES}/${ok.body.id}`, {
         reminders: [{ offsetMinutes: 5, channel: 'email', templateId: sms.body.id }],
       });
       expect(fieldsOf(patched.body)).toEqual(['reminders.0.templateId']);
-      expect((await api().get(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(2);
+      expect((await api().get<AppointmentTypeDto>(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(2);
     });
 
     it("cannot see another tenant's or mode's appointment types; needs OWNER or ADMIN to write", async () => {
@@ -179,15 +202,12 @@ describe('Appointment types and booking policies', () => {
       for (const key of [other.testKey, suite.tenant.liveKey]) {
         expect((await suite.api(key).get(`${TYPES}/${mine.id}`)).status).toBe(404);
         expect((await suite.api(key).patch(`${TYPES}/${mine.id}`, { name: 'Taken' })).status).toBe(404);
-        expect((await suite.api(key).get(TYPES)).body.appointmentTypes.map((t: Json) => t.id)).not.toContain(mine.id);
+        expect((await suite.api(key).get<AppointmentTypeListDto>(TYPES)).body.appointmentTypes.map((t) => t.id)).not.toContain(mine.id);
       }
-      const staff = await call(suite.app, 'POST', '/api/v1/settings/portal-access-keys', {
-        key: suite.tenant.testKey,
-        body: { name: 'staff', role: 'STAFF' },
-      });
-      expect((await suite.api(staff.body.key).post(TYPES, { name: 'No', durationMinutes: 30 })).body.code).toBe('insufficient_role');
-      expect((await suite.api(staff.body.key).patch(`${TYPES}/${mine.id}`, { name: 'No' })).body.code).toBe('insufficient_role');
-      expect((await suite.api(staff.body.key).get(`${TYPES}/${mine.id}`)).status).toBe(200);
+      const staff = await createKey(suite.app, suite.tenant.testKey, { name: 'staff', role: 'STAFF' });
+      expect((await suite.api(staff).post<Problem>(TYPES, { name: 'No', durationMinutes: 30 })).body.code).toBe('insufficient_role');
+      expect((await suite.api(staff).patch<Problem>(`${TYPES}/${mine.id}`, { name: 'No' })).body.code).toBe('insufficient_role');
+      expect((await suite.api(staff).get(`${TYPES}/${mine.id}`)).status).toBe(200);
     });
   });
 
@@ -202,12 +222,12 @@ describe('Appointment types and booking policies', () => {
       expect(slots.map(hhmm)).not.toContain('16:40');
       const same = await starts({ providerId: provider.id, appointmentTypeId: type.id, duration: 30, startDate: day, endDate: day });
       expect(same).toEqual(slots);
-      const bad = await api().get(
+      const bad = await api().get<Problem>(
         `${SCHEDULING}/availability?providerId=${provider.id}&appointmentTypeId=${type.id}&duration=45&startDate=${day}&endDate=${day}`,
       );
       expect(bad.status).toBe(400);
       expect(fieldsOf(bad.body)).toEqual(['duration']);
-      const unknown = await api().get(
+      const unknown = await api().get<Problem>(
         `${SCHEDULING}/availability?appointmentTypeId=${(await createType({}, suite.tenant.liveKey)).id}&startDate=${day}&endDate=${day}`,
       );
       expect(fieldsOf(unknown.body)).toEqual(['appointmentTypeId']);
@@ -238,7 +258,7 @@ describe('Appointment types and booking policies', () => {
       expect(bare).not.toContain('12:30');
       expect(bare).toContain('12:45');
       // Booking into the buffer is refused; one minute clear of it is not.
-      const into = await api().post(`${SCHEDULING}/book`, {
+      const into = await api().post<SlotUnavailable>(`${SCHEDULING}/book`, {
         patientId: patient.id,
         providerId: provider.id,
         appointmentTypeId: type.id,
@@ -246,7 +266,7 @@ describe('Appointment types and booking policies', () => {
       });
       expect(into.status).toBe(409);
       expect(into.body).toMatchObject({ code: 'slot_unavailable', detail: expect.stringMatching(/buffers/) });
-      expect(into.body.alternatives.map((s: Json) => hhmm(s.start))).toEqual(['12:55', '13:00', '13:05']);
+      expect(into.body.alternatives.map((s) => hhmm(s.start))).toEqual(['12:55', '13:00', '13:05']);
       const clear = await api().post(`${SCHEDULING}/book`, {
         patientId: patient.id,
         providerId: provider.id,
@@ -263,8 +283,8 @@ describe('Appointment types and booking policies', () => {
       const other = await createType({ durationMinutes: 30, slotIntervalMinutes: 30 });
       const day = DateTime.fromISO(nextDay(), { zone: NY });
       const late = day.set({ hour: 23, minute: 30 });
-      const book = (typeId: string, at: DateTime) =>
-        api().post(`${SCHEDULING}/book`, {
+      const book = <T = AppointmentDto>(typeId: string, at: DateTime) =>
+        api().post<T>(`${SCHEDULING}/book`, {
           patientId: patient.id,
           providerId: provider.id,
           appointmentTypeId: typeId,
@@ -282,7 +302,7 @@ describe('Appointment types and booking policies', () => {
       const local = slots.map((s) => DateTime.fromISO(s, { zone: NY }).toFormat('yyyy-MM-dd HH:mm'));
       expect(local.filter((l) => l.startsWith(day.toISODate()!))).toEqual([]);
       expect(local[0]).toBe(`${day.plus({ days: 1 }).toISODate()} 00:00`);
-      const refused = await book(type.id, day.set({ hour: 10 }));
+      const refused = await book<SlotUnavailable>(type.id, day.set({ hour: 10 }));
       expect(refused.status).toBe(409);
       expect(refused.body.detail).toMatch(/daily limit/);
       expect(refused.body.alternatives[0].start).toBe(day.plus({ days: 1 }).toUTC().toISO());
@@ -295,10 +315,12 @@ describe('Appointment types and booking policies', () => {
       const patient = await createPatient(suite.app, suite.tenant.testKey);
       const type = await createType({ providerIds: [a.id] });
       const day = nextDay();
-      const res = await api().get(`${SCHEDULING}/availability?appointmentTypeId=${type.id}&startDate=${day}&endDate=${day}`);
-      expect(new Set(res.body.slots.map((s: Json) => s.providerId))).toEqual(new Set([a.id]));
+      const res = await api().get<AvailabilityDto>(
+        `${SCHEDULING}/availability?appointmentTypeId=${type.id}&startDate=${day}&endDate=${day}`,
+      );
+      expect(new Set(res.body.slots.map((s) => s.providerId))).toEqual(new Set([a.id]));
       expect(await starts({ providerId: b.id, appointmentTypeId: type.id, startDate: day, endDate: day })).toEqual([]);
-      const refused = await api().post(`${SCHEDULING}/book`, {
+      const refused = await api().post<Problem>(`${SCHEDULING}/book`, {
         patientId: patient.id,
         providerId: b.id,
         appointmentTypeId: type.id,
@@ -306,7 +328,7 @@ describe('Appointment types and booking policies', () => {
       });
       expect(refused.status).toBe(400);
       expect(fieldsOf(refused.body)).toEqual(['providerId']);
-      const mismatch = await api().post(`${SCHEDULING}/book`, {
+      const mismatch = await api().post<Problem>(`${SCHEDULING}/book`, {
         patientId: patient.id,
         providerId: a.id,
         appointmentTypeId: type.id,
@@ -327,15 +349,15 @@ describe('Appointment types and booking policies', () => {
         bookingHorizonDays: 1,
       });
       const day = nextDay();
-      const book = (datetime: string, overridePolicies?: boolean) =>
-        api().post(`${SCHEDULING}/book`, {
+      const book = <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
+        api().post<T>(`${SCHEDULING}/book`, {
           patientId: patient.id,
           providerId: provider.id,
           appointmentTypeId: type.id,
           datetime,
           overridePolicies,
         });
-      const tooFar = await book(`${day}T10:00:00Z`);
+      const tooFar = await book<SlotUnavailable>(`${day}T10:00:00Z`);
       expect(tooFar.status).toBe(409);
       expect(tooFar.body.detail).toMatch(/horizon/);
       expect(tooFar.body.alternatives).toEqual([]);
@@ -344,7 +366,7 @@ describe('Appointment types and booking policies', () => {
       // Inside the first one's buffer and over the cap: allowed with the override.
       expect((await book(`${day}T10:30:00Z`, false)).status).toBe(409);
       expect((await book(`${day}T10:30:00Z`, true)).status).toBe(201);
-      const overlap = await book(`${day}T10:45:00Z`, true);
+      const overlap = await book<SlotUnavailable>(`${day}T10:45:00Z`, true);
       expect(overlap.status).toBe(409);
       expect(overlap.body.detail).toMatch(/another appointment/);
       // Outside working hours stays refused.
@@ -356,12 +378,12 @@ describe('Appointment types and booking policies', () => {
       const patient = await createPatient(suite.app, suite.tenant.testKey);
       const type = await createType({ durationMinutes: 30, slotIntervalMinutes: 30, bufferAfterMinutes: 30, maxPerDayPerProvider: 3 });
       const day = nextDay();
-      const book = (datetime: string) =>
-        api().post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id, datetime });
+      const book = <T = AppointmentDto>(datetime: string) =>
+        api().post<T>(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id, datetime });
       const first = await book(`${day}T09:00:00Z`);
       const second = await book(`${day}T14:00:00Z`);
       expect([first.status, second.status]).toEqual([201, 201]);
-      const moved = await api().patch(`${SCHEDULING}/appointments/${second.body.id}`, { datetime: `${day}T09:30:00Z` });
+      const moved = await api().patch<SlotUnavailable>(`${SCHEDULING}/appointments/${second.body.id}`, { datetime: `${day}T09:30:00Z` });
       expect(moved.status).toBe(409);
       const available = await starts({ providerId: provider.id, appointmentTypeId: type.id, startDate: day, endDate: nextDay() });
       expect(moved.body.alternatives.length).toBe(3);
@@ -416,16 +438,18 @@ describe('Appointment types and booking policies', () => {
 
         // Three bookings on the change day reach its cap; the 30-minute buffer after each holds.
         const onChange = (hour: number, minute = 0) => change.set({ hour, minute }).toUTC().toISO()!;
-        const book = (datetime: string) =>
-          api().post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id, datetime });
-        const tooSoon = await book(direction === 'forward' ? onChange(10) : now.set({ hour: 15, minute: 0, second: 0 }).toUTC().toISO()!);
+        const book = <T = AppointmentDto>(datetime: string) =>
+          api().post<T>(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id, datetime });
+        const tooSoon = await book<SlotUnavailable>(
+          direction === 'forward' ? onChange(10) : now.set({ hour: 15, minute: 0, second: 0 }).toUTC().toISO()!,
+        );
         expect(tooSoon.status).toBe(409);
         expect(tooSoon.body.detail).toMatch(/minimum notice/);
         expect(Date.parse(tooSoon.body.alternatives[0].start)).toBeGreaterThanOrEqual(earliest);
         expect((await book(onChange(12))).status).toBe(201);
-        const tooClose = await book(onChange(13));
+        const tooClose = await book<SlotUnavailable>(onChange(13));
         expect(tooClose.status).toBe(409);
-        expect(tooClose.body.alternatives.map((s: Json) => s.start)).toEqual(
+        expect(tooClose.body.alternatives.map((s) => s.start)).toEqual(
           [onChange(13, 30), onChange(14), onChange(14, 30)].map((s) => new Date(s).toISOString()),
         );
         expect((await book(onChange(13, 30))).status).toBe(201);
@@ -436,12 +460,12 @@ describe('Appointment types and booking policies', () => {
         if (direction === 'forward') {
           expect(after.some((s) => DateTime.fromISO(s, { zone: NY }).toISODate() === change.plus({ days: 1 }).toISODate())).toBe(true);
         }
-        const capped = await book(onChange(10, 30));
+        const capped = await book<SlotUnavailable>(onChange(10, 30));
         expect(capped.status).toBe(409);
         expect(capped.body.detail).toMatch(/daily limit/);
-        expect(
-          capped.body.alternatives.every((s: Json) => DateTime.fromISO(s.start, { zone: NY }).toISODate() !== change.toISODate()),
-        ).toBe(true);
+        expect(capped.body.alternatives.every((s) => DateTime.fromISO(s.start, { zone: NY }).toISODate() !== change.toISODate())).toBe(
+          true,
+        );
       });
     }
   });
@@ -456,40 +480,42 @@ describe('Appointment types and booking policies', () => {
         bufferAfterMinutes: 15,
         providerIds: [a.id],
       });
-      const refused = await api().post('/api/v1/schedulers', {
+      const refused = await api().post<Problem>('/api/v1/schedulers', {
         name: 'Both',
         providerIds: [a.id],
         duration: 30,
         appointmentTypeId: type.id,
       });
       expect(fieldsOf(refused.body)).toEqual(['duration']);
-      expect(fieldsOf((await api().post('/api/v1/schedulers', { name: 'Neither', providerIds: [a.id] })).body)).toEqual(['duration']);
+      expect(fieldsOf((await api().post<Problem>('/api/v1/schedulers', { name: 'Neither', providerIds: [a.id] })).body)).toEqual([
+        'duration',
+      ]);
       const scheduler = await createScheduler(suite.app, suite.tenant.testKey, [a.id, b.id], {
         duration: undefined,
         appointmentTypeId: type.id,
       });
       expect(scheduler).toMatchObject({ duration: null, type: null, appointmentTypeId: type.id });
-      const page = await call(suite.app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`);
+      const page = await call<PublicSchedulerDto>(suite.app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`);
       expect(page.body).toMatchObject({ duration: 60, type: 'New patient', providers: [{ name: a.name, timezone: 'UTC' }] });
 
       const day = nextDay();
-      const publicSlots = await call(
+      const publicSlots = await call<PublicAvailabilityDto>(
         suite.app,
         'GET',
         `/api/v1/public/schedulers/${scheduler.id}/availability?startDate=${day}&endDate=${day}`,
       );
       const keyed = await starts({ appointmentTypeId: type.id, providerId: a.id, startDate: day, endDate: day });
-      expect(publicSlots.body.slots.map((s: Json) => s.start)).toEqual(keyed);
+      expect(publicSlots.body.slots.map((s) => s.start)).toEqual(keyed);
       expect(publicSlots.body.slots[0]).toEqual({ start: `${day}T09:00:00.000Z`, end: `${day}T10:00:00.000Z` });
 
       const person = { firstName: 'Ada', lastName: 'Page', email: `ada.${day}@example.com` };
-      const booked = await call(suite.app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
+      const booked = await call<PublicBookingResultDto>(suite.app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
         body: { ...person, datetime: `${day}T09:00:00Z` },
       });
       expect(booked.status).toBe(201);
       expect(booked.body).toMatchObject({ duration: 60, type: 'New patient', provider: { name: a.name } });
       // 10:00 is free of the appointment but inside its 15-minute buffer; off the grid is not offered either.
-      const buffered = await call(suite.app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
+      const buffered = await call<SlotUnavailable<PublicSlotDto>>(suite.app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
         body: { ...person, datetime: `${day}T10:00:00Z` },
       });
       expect(buffered.status).toBe(409);
@@ -499,16 +525,18 @@ describe('Appointment types and booking policies', () => {
         { start: `${day}T11:30:00.000Z`, end: `${day}T12:30:00.000Z` },
       ]);
       expect(JSON.stringify(buffered.body)).not.toContain(a.id);
-      const appointment = await api().get(`${SCHEDULING}/appointments/${booked.body.id}`);
+      const appointment = await api().get<AppointmentDto>(`${SCHEDULING}/appointments/${booked.body.id}`);
       expect(appointment.body).toMatchObject({ appointmentTypeId: type.id, providerId: a.id });
 
       // Switching the page back to a bare duration needs one.
-      expect(fieldsOf((await api().patch(`/api/v1/schedulers/${scheduler.id}`, { appointmentTypeId: null })).body)).toEqual(['duration']);
-      const bare = await api().patch(`/api/v1/schedulers/${scheduler.id}`, { appointmentTypeId: null, duration: 20 });
+      expect(fieldsOf((await api().patch<Problem>(`/api/v1/schedulers/${scheduler.id}`, { appointmentTypeId: null })).body)).toEqual([
+        'duration',
+      ]);
+      const bare = await api().patch<SchedulerDto>(`/api/v1/schedulers/${scheduler.id}`, { appointmentTypeId: null, duration: 20 });
       expect(bare.body).toMatchObject({ duration: 20, appointmentTypeId: null });
-      const retyped = await api().patch(`/api/v1/schedulers/${scheduler.id}`, { appointmentTypeId: type.id });
+      const retyped = await api().patch<SchedulerDto>(`/api/v1/schedulers/${scheduler.id}`, { appointmentTypeId: type.id });
       expect(retyped.body).toMatchObject({ duration: null, type: null, appointmentTypeId: type.id });
-      expect(fieldsOf((await api().patch(`/api/v1/schedulers/${scheduler.id}`, { duration: 30 })).body)).toEqual(['duration']);
+      expect(fieldsOf((await api().patch<Problem>(`/api/v1/schedulers/${scheduler.id}`, { duration: 30 })).body)).toEqual(['duration']);
     });
   });
 
@@ -539,7 +567,7 @@ describe('Appointment types and booking policies', () => {
     const patient = await createPatient(suite.app, suite.tenant.testKey);
     const type = await createType({ isActive: false });
     const day = nextDay();
-    const res = await client(suite.app, suite.tenant.testKey).post(`${SCHEDULING}/book`, {
+    const res = await client(suite.app, suite.tenant.testKey).post<Problem>(`${SCHEDULING}/book`, {
       patientId: patient.id,
       providerId: provider.id,
       appointmentTypeId: type.id,

@@ -112,11 +112,12 @@ describe('Migration to a partitioned audit log', () => {
     );
     const snapshot = `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', id, tenant_id, mode, at, api_key_id, action,
                         resource_type, resource_id, status, request_id, ip), ',' ORDER BY id)) AS digest FROM audit_log`;
-    const [before] = (await db.query(snapshot)).rows;
+    const [before] = (await db.query<{ n: number; digest: string }>(snapshot)).rows;
     expect(before.n).toBe(months.length * perMonth + 2);
-    const { rows: patientReads } = await db.query(`SELECT id FROM audit_log WHERE resource_id = $1 AND status = 200 ORDER BY id`, [
-      patient,
-    ]);
+    const { rows: patientReads } = await db.query<{ id: string }>(
+      `SELECT id FROM audit_log WHERE resource_id = $1 AND status = 200 ORDER BY id`,
+      [patient],
+    );
     expect(patientReads.length).toBeGreaterThan(10);
 
     await migrate(url);
@@ -130,16 +131,16 @@ describe('Migration to a partitioned audit log', () => {
         WHERE tableoid::regclass::text <> 'audit_log_p' || to_char(at AT TIME ZONE 'UTC', 'YYYY_MM') GROUP BY 1`,
     );
     expect(misplaced).toEqual([]);
-    const { rows: perPartition } = await db.query(
+    const { rows: perPartition } = await db.query<{ partition: string; n: number }>(
       `SELECT tableoid::regclass::text AS partition, count(*)::int AS n FROM audit_log GROUP BY 1 ORDER BY 1`,
     );
     expect(perPartition.map((r) => r.partition)).toEqual(expect.arrayContaining(months.map((m) => `audit_log_p${m.suffix}`)));
-    expect(perPartition.find((r) => r.partition === `audit_log_p${monthOf(-2).suffix}`).n).toBe(perMonth + 1);
-    expect(perPartition.find((r) => r.partition === `audit_log_p${monthOf(-1).suffix}`).n).toBe(perMonth + 1);
-    const { rows: partitions } = await db.query(
+    expect(perPartition.find((r) => r.partition === `audit_log_p${monthOf(-2).suffix}`)!.n).toBe(perMonth + 1);
+    expect(perPartition.find((r) => r.partition === `audit_log_p${monthOf(-1).suffix}`)!.n).toBe(perMonth + 1);
+    const { rows: partitions } = await db.query<{ relname: string }>(
       `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'audit_log'::regclass ORDER BY 1`,
     );
-    const names = partitions.map((p) => p.relname as string);
+    const names = partitions.map((p) => p.relname);
     // Months ahead exist already, and a default partition catches anything outside them.
     for (const ahead of [1, 2, 3]) expect(names).toContain(`audit_log_p${monthOf(ahead).suffix}`);
     expect(names).toContain('audit_log_default');
@@ -149,7 +150,9 @@ describe('Migration to a partitioned audit log', () => {
       `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'audit_log'::regclass AND contype = 'p'`,
     );
     expect(key).toEqual([{ def: 'PRIMARY KEY (tenant_id, mode, at, id)' }]);
-    const { rows: indexes } = await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'audit_log' ORDER BY 1`);
+    const { rows: indexes } = await db.query<{ indexname: string }>(
+      `SELECT indexname FROM pg_indexes WHERE tablename = 'audit_log' ORDER BY 1`,
+    );
     // The indexes of every later migration too (the filters' indexes in page order).
     expect(indexes.map((i) => i.indexname)).toEqual([
       'IDX_AUDIT_LOG_TENANT_MODE_ACTION',
@@ -163,10 +166,14 @@ describe('Migration to a partitioned audit log', () => {
         [uuidv7(), tenants[0]],
       ),
     ).rejects.toThrow(/audit_log_mode_check/);
-    expect((await db.query(`SELECT to_regclass('audit_log_unpartitioned') AS t`)).rows[0].t).toBeNull();
+    expect((await db.query<{ t: string | null }>(`SELECT to_regclass('audit_log_unpartitioned') AS t`)).rows[0].t).toBeNull();
 
     // Single-patient answers recorded before the access log existed are in it.
-    const { rows: filled } = await db.query(`SELECT audit_id FROM audit_log_patients WHERE patient_id = $1 ORDER BY audit_id`, [patient]);
+    const { rows: filled } = await db.query<{ audit_id: string }>(
+      `SELECT audit_id
+ FROM audit_log_patients WHERE patient_id = $1 ORDER BY audit_id`,
+      [patient],
+    );
     expect(filled.map((r) => r.audit_id)).toEqual(patientReads.map((r) => r.id));
     const { rows: misfiled } = await db.query(
       `SELECT count(*)::int AS n FROM audit_log_patients WHERE tableoid::regclass::text <> 'audit_log_patients_p' || to_char(at AT TIME ZONE 'UTC', 'YYYY_MM')`,

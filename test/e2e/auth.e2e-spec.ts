@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { hashApiKey } from '../../src/common/auth/api-key-secret';
-import { call, client, createKey, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, client, createKey, createTenant, dataSource, type Problem, startApp, TestTenant } from '../helpers/app';
+import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
+
 import { clock } from '../../src/common/time/clock';
 
 describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)', () => {
@@ -16,7 +18,7 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
   const practice = '/api/v1/settings/practice';
 
   it('answers 401 missing_api_key with WWW-Authenticate when no Authorization header is sent', async () => {
-    const res = await call(app, 'GET', practice);
+    const res = await call<Problem>(app, 'GET', practice);
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -25,7 +27,7 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
   });
 
   it('answers 401 missing_api_key for a non-Bearer Authorization header', async () => {
-    const res = await call(app, 'GET', practice, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
+    const res = await call<Problem>(app, 'GET', practice, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('missing_api_key');
   });
@@ -36,14 +38,14 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
     ['a too short secret', `Bearer sk_test_${'a'.repeat(20)}`],
     ['non-base62 characters', `Bearer sk_test_${'a'.repeat(39)}!`],
   ])('answers 401 invalid_api_key for a malformed key (%s)', async (_label, header) => {
-    const res = await call(app, 'GET', practice, { headers: { authorization: header } });
+    const res = await call<Problem>(app, 'GET', practice, { headers: { authorization: header } });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('invalid_api_key');
     expect(res.headers['www-authenticate']).toBe('Bearer');
   });
 
   it('answers 401 invalid_api_key for a well-formed key that does not exist', async () => {
-    const res = await call(app, 'GET', practice, { key: `sk_test_${'Z'.repeat(40)}` });
+    const res = await call<Problem>(app, 'GET', practice, { key: `sk_test_${'Z'.repeat(40)}` });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('invalid_api_key');
   });
@@ -57,10 +59,10 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
   it('refuses a revoked key on the very next request', async () => {
     const key = await createKey(app, tenant.testKey, { name: 'to revoke' });
     expect((await client(app, key).get(practice)).status).toBe(200); // now cached
-    const me = await client(app, key).get('/api/v1/me');
+    const me = await client(app, key).get<MeDto>('/api/v1/me');
     const del = await client(app, tenant.testKey).delete(`/api/v1/settings/portal-access-keys/${me.body.key.id}`);
     expect(del.status).toBe(204);
-    const res = await client(app, key).get(practice);
+    const res = await client(app, key).get<Problem>(practice);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('invalid_api_key');
   });
@@ -69,14 +71,14 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
     const key = await createKey(app, tenant.testKey, { name: 'short-lived', expiresAt: new Date(clock.nowMs() + 1500).toISOString() });
     expect((await client(app, key).get(practice)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1600));
-    const res = await client(app, key).get(practice);
+    const res = await client(app, key).get<Problem>(practice);
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: 'invalid_api_key', detail: 'The API key has expired' });
   });
 
   it('answers 403 insufficient_scope naming the scope when the key lacks it', async () => {
     const key = await createKey(app, tenant.testKey, { scopes: ['patients:read'] });
-    const res = await client(app, key).get(practice);
+    const res = await client(app, key).get<Problem>(practice);
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('insufficient_scope');
     expect(res.body.detail).toContain('settings:read');
@@ -85,7 +87,7 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
   it('answers 403 insufficient_role naming the roles when the role is too low', async () => {
     const key = await createKey(app, tenant.testKey, { role: 'STAFF' });
     expect((await client(app, key).get(practice)).status).toBe(200);
-    const res = await client(app, key).post(practice, { a: 1 });
+    const res = await client(app, key).post<Problem>(practice, { a: 1 });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('insufficient_role');
     expect(res.body.detail).toContain('OWNER or ADMIN');
@@ -93,18 +95,22 @@ describe('Authentication and authorisation (ApiKeyGuard, ScopeGuard, RoleGuard)'
 
   it('checks the scope before the role', async () => {
     const key = await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['patients:read'] });
-    const res = await client(app, key).post(practice, { a: 1 });
+    const res = await client(app, key).post<Problem>(practice, { a: 1 });
     expect(res.body.code).toBe('insufficient_scope');
   });
 
   it('records last use without a write per request', async () => {
     const key = await createKey(app, tenant.testKey, { name: 'used' });
     await client(app, key).get(practice);
-    const before = await dataSource(app).query(`SELECT last_used_at FROM api_keys WHERE key_hash = $1`, [hashApiKey(key)]);
+    const before = await dataSource(app).query<{ last_used_at: Date | null }[]>(`SELECT last_used_at FROM api_keys WHERE key_hash = $1`, [
+      hashApiKey(key),
+    ]);
     expect(before[0].last_used_at).toBeNull();
     await app.close(); // a graceful shutdown flushes the buffer
     app = await startApp();
-    const after = await dataSource(app).query(`SELECT last_used_at FROM api_keys WHERE key_hash = $1`, [hashApiKey(key)]);
+    const after = await dataSource(app).query<{ last_used_at: Date | null }[]>(`SELECT last_used_at FROM api_keys WHERE key_hash = $1`, [
+      hashApiKey(key),
+    ]);
     expect(after[0].last_used_at).toBeInstanceOf(Date);
   });
 });

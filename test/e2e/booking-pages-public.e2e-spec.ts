@@ -1,8 +1,20 @@
-import { call, client, createTenant, dataSource, startApp, type Json } from '../helpers/app';
+import { call, client, createTenant, dataSource, startApp, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
+import type { EventPageOf } from '../helpers/events';
+import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
+import type {
+  PublicAvailabilityDto,
+  PublicBookingResultDto,
+  PublicSlotDto,
+} from '../../src/modules/booking-pages/dto/public-scheduler.dto';
+import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
+import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
-import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
+import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULERS, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';
+
 import { dayByDay } from '../helpers/dates';
 
 const PUBLIC = '/api/v1/public/schedulers';
@@ -12,7 +24,7 @@ const UNLIMITED = { ...NO_RATE_LIMITS, RATE_LIMIT_IP_PER_SECOND: '0', RATE_LIMIT
 describe('Public booking pages: /public/schedulers/{id} without a key', () => {
   const suite = useApp({ ...UNLIMITED, WORKERS: 'off', AUDIT_FLUSH_INTERVAL_MS: '50' });
   let api: ReturnType<typeof client>;
-  let provider: Json;
+  let provider: ProviderDto;
   // Every test books on its own day from a month ahead (providers work every day 09:00–17:00 UTC).
   const nextDay = dayByDay();
   let people = 0;
@@ -23,10 +35,12 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     ...extra,
   });
 
-  const anonymous = (method: 'GET' | 'POST', url: string, body?: unknown, remoteAddress = '198.51.100.7') =>
-    call(suite.app, method, url, { body, remoteAddress });
-  const book = (schedulerId: string, body: Record<string, unknown>) => anonymous('POST', `${PUBLIC}/${schedulerId}/book`, body);
-  const schedulerOf = async (id: string, key = suite.tenant.testKey) => (await suite.api(key).get(`${SCHEDULERS}/${id}`)).body;
+  const anonymous = <T = unknown>(method: 'GET' | 'POST', url: string, body?: unknown, remoteAddress = '198.51.100.7') =>
+    call<T>(suite.app, method, url, { body, remoteAddress });
+  const book = <T = PublicBookingResultDto>(schedulerId: string, body: Record<string, unknown>) =>
+    anonymous<T>('POST', `${PUBLIC}/${schedulerId}/book`, body);
+  const schedulerOf = async (id: string, key = suite.tenant.testKey) =>
+    (await suite.api(key).get<SchedulerDto>(`${SCHEDULERS}/${id}`)).body;
 
   beforeAll(async () => {
     api = suite.api();
@@ -71,7 +85,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       for (const id of [s.id, '00000000-0000-4000-8000-000000000000', 'not-an-id']) {
         expect((await anonymous('GET', `${PUBLIC}/${id}`)).status).toBe(404);
         expect((await anonymous('GET', `${PUBLIC}/${id}/availability?startDate=${day}&endDate=${day}`)).status).toBe(404);
-        const refused = await book(id, person({ datetime: `${day}T10:00:00Z` }));
+        const refused = await book<Problem>(id, person({ datetime: `${day}T10:00:00Z` }));
         expect([refused.status, refused.body.code]).toEqual([404, 'not_found']);
       }
       expect(await schedulerOf(s.id)).toMatchObject({ viewsCount: 0, bookingsCount: 0 });
@@ -86,9 +100,9 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const second = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay('16:00', '18:00') });
       const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id, second.id], { duration: 60 });
       const day = nextDay();
-      const res = await anonymous('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
+      const res = await anonymous<PublicAvailabilityDto>('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
       expect(res.status).toBe(200);
-      const starts = res.body.slots.map((x: Json) => x.start.slice(11, 16));
+      const starts = res.body.slots.map((x) => x.start.slice(11, 16));
       // 60-minute slots on a 15-minute grid: 09:00–16:00 from the first provider, 16:00–17:00 from both (once), 17:00 from the second.
       expect(starts[0]).toBe('09:00');
       expect(starts.at(-1)).toBe('17:00');
@@ -98,9 +112,9 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
 
       // A booked time leaves it (here only the first provider works at 10:00).
       expect((await book(s.id, person({ datetime: `${day}T10:00:00Z` }))).status).toBe(201);
-      const after = await anonymous('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
-      expect(after.body.slots.map((x: Json) => x.start)).not.toContain(`${day}T10:00:00.000Z`);
-      expect(after.body.slots.map((x: Json) => x.start)).not.toContain(`${day}T09:30:00.000Z`);
+      const after = await anonymous<PublicAvailabilityDto>('GET', `${PUBLIC}/${s.id}/availability?startDate=${day}&endDate=${day}`);
+      expect(after.body.slots.map((x) => x.start)).not.toContain(`${day}T10:00:00.000Z`);
+      expect(after.body.slots.map((x) => x.start)).not.toContain(`${day}T09:30:00.000Z`);
     });
 
     it('answers 400 naming the field for bad or reversed ranges and ranges over 31 days', async () => {
@@ -113,7 +127,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         ['startDate=2027-03-01&endDate=2027-03-02&duration=30', ['duration']],
       ];
       for (const [query, fields] of cases) {
-        const res = await anonymous('GET', `${PUBLIC}/${s.id}/availability?${query}`);
+        const res = await anonymous<Problem>('GET', `${PUBLIC}/${s.id}/availability?${query}`);
         expect([res.status, query]).toEqual([400, query]);
         expect(fieldsOf(res.body).sort()).toEqual([...fields].sort());
       }
@@ -137,7 +151,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         type: 'first-visit',
         provider: { name: 'Dr. Ada', timezone: 'UTC' },
       });
-      const appointment = (await api.get(`${SCHEDULING}/appointments/${res.body.id}`)).body;
+      const appointment = (await api.get<AppointmentDto>(`${SCHEDULING}/appointments/${res.body.id}`)).body;
       expect(appointment).toMatchObject({ providerId: provider.id, status: 'scheduled', duration: 45, type: 'first-visit' });
       expect(appointment.patient).toMatchObject({
         email: 'Ada.Lead@Example.com',
@@ -167,7 +181,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       );
       expect(res.status).toBe(201);
       expect(res.text).not.toMatch(/Known|Patient|known@/);
-      const appointment = (await api.get(`${SCHEDULING}/appointments/${res.body.id}`)).body;
+      const appointment = (await api.get<AppointmentDto>(`${SCHEDULING}/appointments/${res.body.id}`)).body;
       expect(appointment.patientId).toBe(existing.id);
       expect((await suite.api().get(`/api/v1/patients/${existing.id}`)).body).toMatchObject({
         firstName: 'Known',
@@ -186,7 +200,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         ),
       );
       expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
-      const [{ count }] = await dataSource(suite.app).query(
+      const [{ count }] = await dataSource(suite.app).query<{ count: number }[]>(
         `SELECT count(*)::int AS count FROM patients WHERE tenant_id = $1 AND lower(email) = 'twins@example.com'`,
         [suite.tenant.id],
       );
@@ -198,16 +212,16 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const day = nextDay();
       expect((await book(s.id, person({ datetime: `${day}T14:00:00Z` }))).status).toBe(201);
       for (const datetime of [`${day}T14:15:00Z`, '2020-01-06T10:00:00Z', `${day}T20:00:00Z`]) {
-        const res = await book(s.id, person({ datetime }));
+        const res = await book<SlotUnavailable<PublicSlotDto>>(s.id, person({ datetime }));
         expect([res.status, res.body.code]).toEqual([409, 'slot_unavailable']);
         expect(res.body.alternatives).toHaveLength(3);
         for (const alternative of res.body.alternatives) expect(Object.keys(alternative).sort()).toEqual(['end', 'start']);
       }
-      const taken = await book(s.id, person({ datetime: `${day}T14:00:00Z` }));
+      const taken = await book<SlotUnavailable<PublicSlotDto>>(s.id, person({ datetime: `${day}T14:00:00Z` }));
       expect(taken.body.alternatives[0]).toEqual({ start: `${day}T14:30:00.000Z`, end: `${day}T15:00:00.000Z` });
       expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 1 });
       // A refused booking leaves no lead behind.
-      const [{ count }] = await dataSource(suite.app).query(
+      const [{ count }] = await dataSource(suite.app).query<{ count: number }[]>(
         `SELECT count(*)::int AS count FROM patients WHERE tenant_id = $1 AND email = $2`,
         [suite.tenant.id, `booker${people}@example.com`],
       );
@@ -224,7 +238,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const day = nextDay();
       const first = await book(s.id, person({ datetime: `${day}T15:00:00Z` }));
       const next = await book(s.id, person({ datetime: `${day}T15:00:00Z` }));
-      const third = await book(s.id, person({ datetime: `${day}T15:00:00Z` }));
+      const third = await book<SlotUnavailable<PublicSlotDto>>(s.id, person({ datetime: `${day}T15:00:00Z` }));
       expect([first.body.provider.name, next.body.provider.name]).toEqual(['Dr. Ada', 'Dr. Second']);
       expect([third.status, third.body.code]).toEqual([409, 'slot_unavailable']);
       expect(third.body.detail).toBe('No provider of this page is free at the requested time');
@@ -241,7 +255,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         [{ firstName: 'a'.repeat(101), lastName: 'b', email: 'a@example.com', datetime: 12 }, ['firstName', 'datetime']],
       ];
       for (const [body, fields] of cases) {
-        const res = await book(s.id, body);
+        const res = await book<Problem>(s.id, body);
         expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
         expect(fieldsOf(res.body).sort()).toEqual([...fields].sort());
       }
@@ -271,18 +285,18 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         const bodies = Array.from({ length: 20 }, () => person({ datetime }));
         const results = await Promise.all(
           bodies.map((body, i) =>
-            call(i % 2 ? secondApp : suite.app, 'POST', `${PUBLIC}/${s.id}/book`, { body, remoteAddress: '198.51.100.8' }),
+            call<Problem>(i % 2 ? secondApp : suite.app, 'POST', `${PUBLIC}/${s.id}/book`, { body, remoteAddress: '198.51.100.8' }),
           ),
         );
         const statuses = results.map((r) => r.status);
         expect(statuses.filter((x) => x === 201)).toHaveLength(1);
         expect(results.filter((r) => r.status === 409).map((r) => r.body.code)).toEqual(Array(19).fill('slot_unavailable'));
-        const [{ appointments }] = await dataSource(suite.app).query(
+        const [{ appointments }] = await dataSource(suite.app).query<{ appointments: number }[]>(
           `SELECT count(*)::int AS appointments FROM appointments WHERE provider_id = $1 AND starts_at = $2 AND status IN ('scheduled', 'confirmed')`,
           [provider.id, datetime],
         );
         expect(appointments).toBe(1);
-        const [{ leads }] = await dataSource(suite.app).query(
+        const [{ leads }] = await dataSource(suite.app).query<{ leads: number }[]>(
           `SELECT count(*)::int AS leads FROM patients WHERE tenant_id = $1 AND email = ANY($2)`,
           [suite.tenant.id, bodies.map((b) => b.email)],
         );
@@ -304,17 +318,17 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const res = await book(liveScheduler.id, person({ email: 'live-only@example.com', datetime: `${nextDay()}T10:00:00Z` }));
       expect(res.status).toBe(201);
       const live = suite.api(suite.tenant.liveKey);
-      expect((await live.get(`${SCHEDULING}/appointments/${res.body.id}`)).body.patient).toMatchObject({
+      expect((await live.get<AppointmentDto>(`${SCHEDULING}/appointments/${res.body.id}`)).body.patient).toMatchObject({
         email: 'live-only@example.com',
         patientType: 'lead',
       });
-      expect((await live.get(`${SCHEDULERS}/${liveScheduler.id}`)).body.bookingsCount).toBe(1);
+      expect((await live.get<SchedulerDto>(`${SCHEDULERS}/${liveScheduler.id}`)).body.bookingsCount).toBe(1);
       const other = await createTenant(suite.app);
       for (const key of [suite.tenant.testKey, other.testKey, other.liveKey]) {
         const them = suite.api(key);
         expect((await them.get(`${SCHEDULING}/appointments/${res.body.id}`)).status).toBe(404);
         expect((await them.get(`${SCHEDULERS}/${liveScheduler.id}`)).status).toBe(404);
-        expect((await them.get('/api/v1/patients?email=live-only@example.com')).body.patients).toEqual([]);
+        expect((await them.get<PatientListDto>('/api/v1/patients?email=live-only@example.com')).body.patients).toEqual([]);
       }
     });
   });
@@ -328,41 +342,45 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const day = nextDay();
       const booked = await book(s.id, person({ email: 'events@example.com', datetime: `${day}T10:00:00Z` }));
       expect((await book(s.id, person({ datetime: `${day}T10:00:00Z` }))).status).toBe(409);
-      const appointment = (await them.get(`${SCHEDULING}/appointments/${booked.body.id}`)).body;
+      const appointment = (await them.get<AppointmentDto>(`${SCHEDULING}/appointments/${booked.body.id}`)).body;
 
-      const events = async (type: string) => (await them.get(`/api/v1/events?type=${type}`)).body.events;
+      const events = async <D = unknown>(type: string) => (await them.get<EventPageOf<D>>(`/api/v1/events?type=${type}`)).body.events;
       const bookedEvents = await events('appointment.booked');
       expect(bookedEvents).toHaveLength(1);
       expect(bookedEvents[0].data).toEqual(appointment);
       const created = await events('patient.created');
-      expect(created.map((e: Json) => e.data)).toEqual([appointment.patient]);
+      expect(created.map((e) => e.data)).toEqual([appointment.patient]);
 
       expect((await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, {})).status).toBe(200);
       expect(await events('appointment.updated')).toEqual([]);
-      const confirmed = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'confirmed' });
-      const moved = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { datetime: `${day}T11:00:00Z` });
+      const confirmed = await them.patch<AppointmentDto>(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'confirmed' });
+      const moved = await them.patch<AppointmentDto>(`${SCHEDULING}/appointments/${booked.body.id}`, { datetime: `${day}T11:00:00Z` });
       expect((await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { status: 'scheduled' })).status).toBe(409);
-      expect((await events('appointment.confirmed')).map((e: Json) => e.data)).toEqual([
+      expect((await events('appointment.confirmed')).map((e) => e.data)).toEqual([
         { appointment: confirmed.body, previous: { status: 'scheduled', confirmedAt: null }, source: 'api' },
       ]);
-      expect((await events('appointment.rescheduled')).map((e: Json) => e.data)).toEqual([
+      expect((await events('appointment.rescheduled')).map((e) => e.data)).toEqual([
         {
           appointment: moved.body,
           previous: { datetime: `${day}T10:00:00.000Z`, end: `${day}T10:30:00.000Z` },
           source: 'api',
         },
       ]);
-      const noted = await them.patch(`${SCHEDULING}/appointments/${booked.body.id}`, { notes: 'Bring the referral' });
-      expect((await events('appointment.updated')).map((e: Json) => e.data)).toEqual([noted.body]);
+      const noted = await them.patch<AppointmentDto>(`${SCHEDULING}/appointments/${booked.body.id}`, { notes: 'Bring the referral' });
+      expect((await events('appointment.updated')).map((e) => e.data)).toEqual([noted.body]);
 
       // A key-booked appointment emits appointment.booked too.
       const patient = await createPatient(suite.app, t.testKey);
-      const keyed = await them.post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: p.id, datetime: `${day}T15:00:00Z` });
-      expect((await events('appointment.booked')).map((e: Json) => e.data.id)).toEqual([keyed.body.id, booked.body.id]);
+      const keyed = await them.post<AppointmentDto>(`${SCHEDULING}/book`, {
+        patientId: patient.id,
+        providerId: p.id,
+        datetime: `${day}T15:00:00Z`,
+      });
+      expect((await events<AppointmentDto>('appointment.booked')).map((e) => e.data.id)).toEqual([keyed.body.id, booked.body.id]);
       expect(await suite.api().get('/api/v1/events?type=appointment.booked')).toMatchObject({ status: 200 });
-      expect((await suite.api().get('/api/v1/events?type=appointment.booked')).body.events.map((e: Json) => e.data.id)).not.toContain(
-        booked.body.id,
-      );
+      expect(
+        (await suite.api().get<EventPageOf<AppointmentDto>>('/api/v1/events?type=appointment.booked')).body.events.map((e) => e.data.id),
+      ).not.toContain(booked.body.id);
     });
 
     it('audits the public booking (no key) and reads and writes of appointments', async () => {
@@ -372,7 +390,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       const them = suite.api(t.testKey);
       const day = nextDay();
       const booked = await book(s.id, person({ datetime: `${day}T10:00:00Z` }));
-      const id = booked.body.id as string;
+      const id = booked.body.id;
       await them.get(`${SCHEDULING}/appointments/${id}`);
       await them.get(`${SCHEDULING}/appointments/${id}.ics`);
       await them.patch(`${SCHEDULING}/appointments/${id}`, { status: 'confirmed' });
@@ -396,7 +414,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         [201, id, null],
       ]);
       // Nothing of it reached another tenant's log.
-      expect((await api.get(`/api/v1/settings/audit-log?resourceId=${id}`)).body.entries).toEqual([]);
+      expect((await api.get<AuditLogDto>(`/api/v1/settings/audit-log?resourceId=${id}`)).body.entries).toEqual([]);
     });
   });
 
@@ -411,7 +429,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
     try {
       const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
       const from = (ip: string, method: 'GET' | 'POST', url: string, body?: unknown) =>
-        call(limited, method, url, { remoteAddress: ip, body });
+        call<Problem>(limited, method, url, { remoteAddress: ip, body });
       const day = nextDay();
       const statuses = [];
       statuses.push((await from('203.0.113.9', 'GET', `${PUBLIC}/${s.id}`)).status);

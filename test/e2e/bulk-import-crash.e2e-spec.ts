@@ -1,4 +1,5 @@
-import { dataSource, type Json } from '../helpers/app';
+import { dataSource } from '../helpers/app';
+import type { BulkImportAcceptedDto, BulkImportJobDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { useApp } from '../helpers/use-app';
@@ -25,10 +26,10 @@ describe('A bulk import survives its worker being killed twice (SIGKILL)', () =>
   const workers: BuiltProcess[] = [];
   suite.onClose(() => Promise.all(workers.map((w) => w.stop('SIGKILL'))));
 
-  const status = async (jobId: string): Promise<Json> => (await suite.api().get(`${IMPORT}/${jobId}`)).body;
+  const status = async (jobId: string): Promise<BulkImportJobDto> => (await suite.api().get<BulkImportJobDto>(`${IMPORT}/${jobId}`)).body;
 
   /** Starts a worker and answers the import's status once `processed` has reached `atLeast` (polled, 20 ms). */
-  async function runUntil(jobId: string, atLeast: number): Promise<{ worker: BuiltProcess; seen: Json }> {
+  async function runUntil(jobId: string, atLeast: number): Promise<{ worker: BuiltProcess; seen: BulkImportJobDto }> {
     const worker = BuiltProcess.start('worker.js', FAST_STALL_CHECKS);
     workers.push(worker);
     for (;;) {
@@ -41,7 +42,7 @@ describe('A bulk import survives its worker being killed twice (SIGKILL)', () =>
 
   it('completes with every row written exactly once', async () => {
     const patients = Array.from({ length: ROWS }, (_, i) => ({ firstName: 'Crash', lastName: `Row ${i}`, externalId: `crash-${i}` }));
-    const accepted = await suite.api().post(IMPORT, { patients });
+    const accepted = await suite.api().post<BulkImportAcceptedDto>(IMPORT, { patients });
     expect(accepted.status).toBe(202);
     const { jobId } = accepted.body;
 
@@ -77,12 +78,12 @@ describe('A bulk import survives its worker being killed twice (SIGKILL)', () =>
       failureReason: null,
     });
 
-    const [counts] = await dataSource(suite.app).query(
+    const [counts] = await dataSource(suite.app).query<{ rows: number; distinct_ids: number }[]>(
       `SELECT count(*)::int AS rows, count(DISTINCT external_id)::int AS distinct_ids FROM patients WHERE tenant_id = $1 AND mode = 'test'`,
       [suite.tenant.id],
     );
     expect(counts).toEqual({ rows: ROWS, distinct_ids: ROWS });
-    const [events] = await dataSource(suite.app).query(
+    const [events] = await dataSource(suite.app).query<{ n: number; patients: number }[]>(
       `SELECT count(*)::int AS n, count(DISTINCT payload->>'id')::int AS patients FROM events WHERE tenant_id = $1 AND type = 'patient.created'`,
       [suite.tenant.id],
     );

@@ -2,7 +2,8 @@ import { clock } from '../../src/common/time/clock';
 import { dataSource, type Problem } from '../helpers/app';
 import { utcDate } from '../helpers/dates';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
-import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { createProvider, everyDay, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';
+
 import { useApp } from '../helpers/use-app';
 
 const DAY = 86_400_000;
@@ -30,7 +31,7 @@ describe('The clock: CLOCK_OFFSET_MS moves every business "now" of the app and t
     expect(await slotsOn(unmovedDate(30))).toEqual([]);
     expect(await slotsOn(utcDate(30))).not.toEqual([]);
     const book = (day: string) =>
-      suite.api().post<Problem & { alternatives: { start: string }[] }>(`${SCHEDULING}/book`, {
+      suite.api().post<SlotUnavailable>(`${SCHEDULING}/book`, {
         patientId: patient.id,
         providerId: provider.id,
         datetime: `${day}T10:00:00Z`,

@@ -1,7 +1,12 @@
-import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, type Problem, type TestResponse, TestTenant } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
+import type { PatientDto } from '../../src/modules/patients';
+import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
+import type { EmailMessageListDto } from '../../src/modules/email/dto/email-message.dto';
+import type { EmailPreviewDto, EmailTemplateDto, EmailTemplateListDto } from '../../src/modules/email/dto/email-template.dto';
+import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
 
 const TEMPLATES = '/api/v1/emails/templates';
 const SEND = '/api/v1/emails/send';
@@ -9,16 +14,16 @@ const MESSAGES = '/api/v1/emails/messages';
 const UNKNOWN = '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40';
 
 /** The fields a 400 names. */
-function fieldsOf(res: { status: number; body: Json }): string[] {
+function fieldsOf(res: TestResponse<unknown>): string[] {
   expect(res.status).toBe(400);
-  expect(res.body.code).toBe('validation_failed');
-  return res.body.errors.map((e: { field: string }) => e.field);
+  expect((res.body as Problem).code).toBe('validation_failed');
+  return (res.body as Problem).errors!.map((e) => e.field);
 }
 
 describe('Email API: validation, isolation between tenants and modes, scopes, audit', () => {
   let other: TestTenant;
-  let template: Json;
-  let patient: Json;
+  let template: EmailTemplateDto;
+  let patient: PatientDto;
 
   // No workers: these tests look at what the API accepts and stores.
   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-api` });
@@ -26,25 +31,27 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
   beforeAll(async () => {
     other = await createTenant(suite.app);
     patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Grace', email: 'grace@example.test' });
-    template = (await suite.api().post(TEMPLATES, { name: 'Welcome', subject: 'Welcome {{patient.firstName}}', textContent: 'Hi' })).body;
+    template = (
+      await suite.api().post<EmailTemplateDto>(TEMPLATES, { name: 'Welcome', subject: 'Welcome {{patient.firstName}}', textContent: 'Hi' })
+    ).body;
   });
 
   describe('templates', () => {
     it('creates, reads, lists (cursor pages), changes and previews', async () => {
       const api = suite.api();
-      const created = await api.post(TEMPLATES, {
+      const created = await api.post<EmailTemplateDto>(TEMPLATES, {
         name: '  Reminder ',
         subject: 'Hi {{patient.firstName}}',
         htmlContent: '<b>{{practice.name}}</b> {{when}}',
       });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'Reminder', htmlContent: '<b>{{practice.name}}</b> {{when}}', textContent: null });
-      expect((await api.get(`${TEMPLATES}/${created.body.id}`)).body).toEqual(created.body);
+      expect((await api.get<EmailTemplateDto>(`${TEMPLATES}/${created.body.id}`)).body).toEqual(created.body);
 
-      const page1 = await api.get(`${TEMPLATES}?limit=1`);
+      const page1 = await api.get<EmailTemplateListDto>(`${TEMPLATES}?limit=1`);
       expect(page1.body.templates).toHaveLength(1);
       expect(page1.body.templates[0].id).toBe(created.body.id); // newest first
-      const page2 = await api.get(`${TEMPLATES}?limit=1&cursor=${page1.body.nextCursor}`);
+      const page2 = await api.get<EmailTemplateListDto>(`${TEMPLATES}?limit=1&cursor=${page1.body.nextCursor}`);
       expect(page2.body.templates[0].id).toBe(template.id);
 
       const patched = await api.patch(`${TEMPLATES}/${created.body.id}`, { textContent: 'Plain {{when}}', htmlContent: null });
@@ -56,12 +63,14 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       expect(preview.status).toBe(200);
       expect(preview.body).toEqual({ subject: 'Hi Grace', htmlContent: null, textContent: 'Plain <today>' });
       expect(preview.headers['cache-control']).toBe('no-store');
-      const html = await api.post(TEMPLATES, {
+      const html = await api.post<EmailTemplateDto>(TEMPLATES, {
         name: 'H',
         subject: 'S',
         htmlContent: '<p>{{practice.name}} {{patient.firstName}} {{when}}</p>',
       });
-      const sample = await api.post(`${TEMPLATES}/${html.body.id}/preview`, { variables: { when: '<b>', patient: { firstName: 'Sam' } } });
+      const sample = await api.post<EmailPreviewDto>(`${TEMPLATES}/${html.body.id}/preview`, {
+        variables: { when: '<b>', patient: { firstName: 'Sam' } },
+      });
       expect(sample.body.htmlContent).toBe('<p>Acme &amp; Sons Sam &lt;b&gt;</p>');
     });
 
@@ -69,14 +78,14 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       const api = suite.api();
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S' }))).toEqual(['htmlContent']);
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S', htmlContent: '{{#if}}oops{{/if}}' }))).toEqual(['htmlContent']);
-      const broken = await api.post(TEMPLATES, {
+      const broken = await api.post<Problem>(TEMPLATES, {
         name: 'x',
         subject: 'Hi {{patient.firstName',
         textContent: '{{#each}}',
         htmlContent: '{{{raw}}}',
       });
       expect(fieldsOf(broken).sort()).toEqual(['htmlContent', 'subject', 'textContent']);
-      expect(broken.body.errors[0].message).toMatch(/does not compile/);
+      expect(broken.body.errors![0].message).toMatch(/does not compile/);
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'a\u0000b', subject: 'S', textContent: 'x' }))).toEqual(['name']);
       expect(fieldsOf(await api.post(TEMPLATES, { name: '   ', subject: 'S', textContent: 'x' }))).toEqual(['name']);
       expect(fieldsOf(await api.post(TEMPLATES, { name: 'x', subject: 'S', textContent: 'x', extra: 1 }))).toEqual(['extra']);
@@ -86,7 +95,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       expect(fieldsOf(await api.patch(`${TEMPLATES}/${template.id}`, { name: null }))).toEqual(['name']);
       expect(fieldsOf(await api.post(`${TEMPLATES}/${template.id}/preview`, { patientId: UNKNOWN }))).toEqual(['patientId']);
       expect(fieldsOf(await api.post(`${TEMPLATES}/${template.id}/preview`, { variables: [] }))).toEqual(['variables']);
-      expect((await api.get(`${TEMPLATES}/${template.id}`)).body.textContent).toBe('Hi'); // nothing changed
+      expect((await api.get<EmailTemplateDto>(`${TEMPLATES}/${template.id}`)).body.textContent).toBe('Hi'); // nothing changed
     });
 
     it('answers 404 for unknown and malformed ids', async () => {
@@ -102,7 +111,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
   describe('sending', () => {
     it('queues a send and reads it back with its rendered content', async () => {
       const api = suite.api();
-      const sent = await api.post(SEND, { patientId: patient.id, templateId: template.id });
+      const sent = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, templateId: template.id });
       expect(sent.status).toBe(202);
       const message = await api.get(`${MESSAGES}/${sent.body.messageId}`);
       expect(message.body).toMatchObject({
@@ -113,16 +122,18 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
         attempts: 0,
       });
       expect(message.headers['cache-control']).toBe('no-store');
-      const byPatient = await api.get(`${MESSAGES}?patientId=${patient.id}`);
-      expect(byPatient.body.messages.map((m: Json) => m.id)).toEqual([sent.body.messageId]);
-      expect((await api.get(`${MESSAGES}?sequenceId=${UNKNOWN}`)).body.messages).toEqual([]);
+      const byPatient = await api.get<EmailMessageListDto>(`${MESSAGES}?patientId=${patient.id}`);
+      expect(byPatient.body.messages.map((m) => m.id)).toEqual([sent.body.messageId]);
+      expect((await api.get<EmailMessageListDto>(`${MESSAGES}?sequenceId=${UNKNOWN}`)).body.messages).toEqual([]);
     });
 
     it('refuses bad sends with a 400 naming the field', async () => {
       const api = suite.api();
       const noEmail = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'NoMail' });
       const othersPatient = await createPatient(suite.app, other.testKey, { email: 'x@example.test' });
-      const othersTemplate = (await client(suite.app, other.testKey).post(TEMPLATES, { name: 'O', subject: 'O', textContent: 'o' })).body;
+      const othersTemplate = (
+        await client(suite.app, other.testKey).post<EmailTemplateDto>(TEMPLATES, { name: 'O', subject: 'O', textContent: 'o' })
+      ).body;
       const cases: [Record<string, unknown>, string][] = [
         [{ subject: 'S', textContent: 'x' }, 'patientId'],
         [{ patientId: patient.id, to: 'a@example.test', subject: 'S', textContent: 'x' }, 'patientId'],
@@ -143,8 +154,8 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
         [{ to: 'a@example.test', subject: 'S', textContent: 'x', unknown: true }, 'unknown'],
       ];
       for (const [body, field] of cases) {
-        const res = await api.post(SEND, body);
-        expect({ body, status: res.status, fields: res.body.errors?.map((e: Json) => e.field) }).toEqual({
+        const res = await api.post<Problem>(SEND, body);
+        expect({ body, status: res.status, fields: res.body.errors?.map((e) => e.field) }).toEqual({
           body,
           status: 400,
           fields: [field],
@@ -156,19 +167,19 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
   });
 
   it("cannot see another tenant's or mode's templates and messages", async () => {
-    const sent = (await suite.api().post(SEND, { to: 'iso@example.test', subject: 'Iso', textContent: 'x' })).body;
+    const sent = (await suite.api().post<EmailSendAcceptedDto>(SEND, { to: 'iso@example.test', subject: 'Iso', textContent: 'x' })).body;
     for (const key of [other.testKey, other.liveKey, suite.tenant.liveKey]) {
       const api = client(suite.app, key);
       expect((await api.get(`${TEMPLATES}/${template.id}`)).status).toBe(404);
       expect((await api.patch(`${TEMPLATES}/${template.id}`, { name: 'stolen' })).status).toBe(404);
       expect((await api.post(`${TEMPLATES}/${template.id}/preview`, {})).status).toBe(404);
       expect((await api.get(`${MESSAGES}/${sent.messageId}`)).status).toBe(404);
-      expect((await api.get(`${TEMPLATES}?limit=100`)).body.templates.map((t: Json) => t.id)).not.toContain(template.id);
-      expect((await api.get(`${MESSAGES}?limit=100`)).body.messages.map((m: Json) => m.id)).not.toContain(sent.messageId);
+      expect((await api.get<EmailTemplateListDto>(`${TEMPLATES}?limit=100`)).body.templates.map((t) => t.id)).not.toContain(template.id);
+      expect((await api.get<EmailMessageListDto>(`${MESSAGES}?limit=100`)).body.messages.map((m) => m.id)).not.toContain(sent.messageId);
       expect(fieldsOf(await api.post(SEND, { to: 'a@example.test', templateId: template.id }))).toEqual(['templateId']);
       expect(fieldsOf(await api.post(SEND, { patientId: patient.id, subject: 'S', textContent: 'x' }))).toEqual(['patientId']);
     }
-    expect((await suite.api().get(`${TEMPLATES}/${template.id}`)).body.name).toBe('Welcome');
+    expect((await suite.api().get<EmailTemplateDto>(`${TEMPLATES}/${template.id}`)).body.name).toBe('Welcome');
   });
 
   it('enforces emails:read and emails:write', async () => {
@@ -178,17 +189,21 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
     const send = { to: 'a@example.test', subject: 'S', textContent: 'x' };
     for (const api of [readOnly, neither]) {
       for (const res of [
-        await api.post(SEND, send),
-        await api.post(TEMPLATES, { name: 'x', subject: 'S', textContent: 'x' }),
-        await api.patch(`${TEMPLATES}/${template.id}`, { name: 'x' }),
-        await api.post(`${TEMPLATES}/${template.id}/preview`, {}),
+        await api.post<Problem>(SEND, send),
+        await api.post<Problem>(TEMPLATES, { name: 'x', subject: 'S', textContent: 'x' }),
+        await api.patch<Problem>(`${TEMPLATES}/${template.id}`, { name: 'x' }),
+        await api.post<Problem>(`${TEMPLATES}/${template.id}/preview`, {}),
       ]) {
         expect(res.status).toBe(403);
         expect(res.body.code).toBe('insufficient_scope');
       }
     }
     for (const api of [writeOnly, neither]) {
-      for (const res of [await api.get(TEMPLATES), await api.get(`${TEMPLATES}/${template.id}`), await api.get(MESSAGES)]) {
+      for (const res of [
+        await api.get<Problem>(TEMPLATES),
+        await api.get<Problem>(`${TEMPLATES}/${template.id}`),
+        await api.get<Problem>(MESSAGES),
+      ]) {
         expect(res.status).toBe(403);
         expect(res.body.detail).toMatch(/emails:read/);
       }
@@ -200,11 +215,11 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
 
   it('audits reading messages as patient data', async () => {
     const api = suite.api();
-    const sent = (await api.post(SEND, { patientId: patient.id, subject: 'A', textContent: 'x' })).body;
+    const sent = (await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'A', textContent: 'x' })).body;
     await api.get(`${MESSAGES}/${sent.messageId}`);
     await eventually(async () => {
-      const log = await api.get(`/api/v1/settings/audit-log?resourceId=${sent.messageId}`);
-      expect(log.body.entries.map((e: Json) => e.action)).toContain('email_message.read');
+      const log = await api.get<AuditLogDto>(`/api/v1/settings/audit-log?resourceId=${sent.messageId}`);
+      expect(log.body.entries.map((e) => e.action)).toContain('email_message.read');
     });
   });
 });

@@ -3,8 +3,14 @@ import { DataSource } from 'typeorm';
 import { EmailMessagesService } from '../../src/modules/email/email-messages.service';
 import { JobOutboxRelay } from '../../src/common/queue/job-outbox-relay';
 import { clock } from '../../src/common/time/clock';
-import { client, createTenant, startApp, type Json } from '../helpers/app';
+import { client, createTenant, startApp } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
+import type { EventPageOf } from '../helpers/events';
+import type { AuthContext } from '../../src/common/auth/auth.types';
+import type { EmailMessageDetailDto, EmailMessageListDto } from '../../src/modules/email/dto/email-message.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
+
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
@@ -15,9 +21,14 @@ const MESSAGES = '/api/v1/emails/messages';
 const IDLE_CLOSE_MS = 1_000;
 
 /** Polls a message until its status is one of `statuses`. */
-async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<Json> {
+async function settled(
+  app: NestFastifyApplication,
+  key: string,
+  id: string,
+  statuses = ['sent', 'failed', 'suppressed'],
+): Promise<EmailMessageDetailDto> {
   return eventually(async () => {
-    const res = await client(app, key).get(`${MESSAGES}/${id}`);
+    const res = await client(app, key).get<EmailMessageDetailDto>(`${MESSAGES}/${id}`);
     expect(res.status).toBe(200);
     expect(statuses).toContain(res.body.status);
     return res.body;
@@ -56,7 +67,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
       lastName: 'Lovelace & Co',
       email: 'ada@example.test',
     });
-    const template = await api.post(TEMPLATES, {
+    const template = await api.post<EmailTemplateDto>(TEMPLATES, {
       name: 'Reminder',
       subject: 'Hello {{patient.firstName}}',
       htmlContent: '<p>Hi {{patient.firstName}} {{patient.lastName}} from {{practice.name}}, {{when}}</p>',
@@ -65,7 +76,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     expect(template.status).toBe(201);
     expect(template.headers.location).toBe(`${TEMPLATES}/${template.body.id}`);
 
-    const sent = await api.post(SEND, {
+    const sent = await api.post<EmailSendAcceptedDto>(SEND, {
       patientId: patient.id,
       templateId: template.body.id,
       templateVariables: { when: 'Monday <09:30>' },
@@ -98,8 +109,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.byMessageId(sent.body.messageId)).toHaveLength(1);
 
-    const events = await api.get(`/api/v1/events?type=email.sent`);
-    expect(events.body.events.map((e: Json) => e.data.id)).toContain(sent.body.messageId);
+    const events = await api.get<EventPageOf<{ id: string }>>(`/api/v1/events?type=email.sent`);
+    expect(events.body.events.map((e) => e.data.id)).toContain(sent.body.messageId);
   });
 
   it("sends every message of a burst after the pool sat idle past the server's idle close, each once and at the first try", async () => {
@@ -107,7 +118,11 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const burst = async (label: string): Promise<string[]> => {
       const ids: string[] = [];
       for (let i = 0; i < 48; i++) {
-        const res = await api.post(SEND, { to: `burst${i}@example.test`, subject: `${label} ${i}`, textContent: 'x' });
+        const res = await api.post<EmailSendAcceptedDto>(SEND, {
+          to: `burst${i}@example.test`,
+          subject: `${label} ${i}`,
+          textContent: 'x',
+        });
         expect(res.status).toBe(202);
         ids.push(res.body.messageId);
       }
@@ -115,9 +130,9 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     };
     const allSent = (ids: string[]): Promise<void> =>
       eventually(async () => {
-        const rows: { status: string; attempts: number }[] = await suite.app
+        const rows = await suite.app
           .get(DataSource)
-          .query(`SELECT status, attempts FROM email_messages WHERE id = ANY($1::uuid[])`, [ids]);
+          .query<{ status: string; attempts: number }[]>(`SELECT status, attempts FROM email_messages WHERE id = ANY($1::uuid[])`, [ids]);
         expect(rows.filter((r) => r.status !== 'sent' || r.attempts !== 1)).toEqual([]);
         expect(rows).toHaveLength(ids.length);
       }, 20_000);
@@ -135,16 +150,16 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
 
   it('sends a one-off message to a bare address, and lists it by status', async () => {
     const api = suite.api();
-    const sent = await api.post(SEND, { to: 'someone@example.test', subject: 'Plain', textContent: 'Just text' });
+    const sent = await api.post<EmailSendAcceptedDto>(SEND, { to: 'someone@example.test', subject: 'Plain', textContent: 'Just text' });
     expect(sent.status).toBe(202);
     const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'sent', patientId: null, templateId: null, textContent: 'Just text', htmlContent: null });
     expect(receiver.byMessageId(sent.body.messageId)[0].text).toBe('Just text');
 
-    const list = await api.get(`${MESSAGES}?status=sent&limit=100`);
+    const list = await api.get<EmailMessageListDto>(`${MESSAGES}?status=sent&limit=100`);
     expect(list.status).toBe(200);
-    expect(list.body.messages.map((m: Json) => m.id)).toContain(sent.body.messageId);
-    expect(list.body.messages.every((m: Json) => m.status === 'sent')).toBe(true);
+    expect(list.body.messages.map((m) => m.id)).toContain(sent.body.messageId);
+    expect(list.body.messages.every((m) => m.status === 'sent')).toBe(true);
     expect(list.headers['cache-control']).toBe('no-store');
   });
 
@@ -152,7 +167,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     let refusals = 0;
     receiver.answer = (email) =>
       email.headers.subject === 'Flaky' && refusals++ < 2 ? { accept: false, code: 451, message: 'Try again later' } : { accept: true };
-    const sent = await suite.api().post(SEND, { to: 'flaky@example.test', subject: 'Flaky', textContent: 'x' });
+    const sent = await suite.api().post<EmailSendAcceptedDto>(SEND, { to: 'flaky@example.test', subject: 'Flaky', textContent: 'x' });
     const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'sent', attempts: 3 });
     // Two refused (and discarded by a real relay) plus the accepted one.
@@ -163,17 +178,17 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     receiver.answer = (email) =>
       email.headers.subject === 'Doomed' ? { accept: false, code: 452, message: 'Mailbox full' } : { accept: true };
     const api = suite.api();
-    const sent = await api.post(SEND, { to: 'full@example.test', subject: 'Doomed', textContent: 'x' });
+    const sent = await api.post<EmailSendAcceptedDto>(SEND, { to: 'full@example.test', subject: 'Doomed', textContent: 'x' });
     const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'failed', attempts: 3, lastError: expect.stringContaining('Mailbox full') });
-    const events = await api.get(`/api/v1/events?type=email.failed`);
-    expect(events.body.events.map((e: Json) => e.data.id)).toContain(sent.body.messageId);
+    const events = await api.get<EventPageOf<{ id: string }>>(`/api/v1/events?type=email.failed`);
+    expect(events.body.events.map((e) => e.data.id)).toContain(sent.body.messageId);
   });
 
   it('fails at once, without retrying, when the server refuses with 5xx', async () => {
     receiver.answer = (email) =>
       email.headers.subject === 'Refused' ? { accept: false, code: 554, message: 'Rejected' } : { accept: true };
-    const sent = await suite.api().post(SEND, { to: 'no@example.test', subject: 'Refused', textContent: 'x' });
+    const sent = await suite.api().post<EmailSendAcceptedDto>(SEND, { to: 'no@example.test', subject: 'Refused', textContent: 'x' });
     const message = await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(message).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining('Rejected') });
   });
@@ -192,7 +207,11 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     });
     try {
       const otherTenant = await createTenant(other);
-      const sent = await client(other, otherTenant.testKey).post(SEND, { to: 'x@example.test', subject: 'Down', textContent: 'x' });
+      const sent = await client(other, otherTenant.testKey).post<EmailSendAcceptedDto>(SEND, {
+        to: 'x@example.test',
+        subject: 'Down',
+        textContent: 'x',
+      });
       const message = await settled(other, otherTenant.testKey, sent.body.messageId);
       expect(message).toMatchObject({ status: 'failed', attempts: 3, lastError: expect.stringMatching(/ECONNREFUSED|connect/i) });
     } finally {
@@ -204,7 +223,11 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const logged = await startApp({ ...NO_RATE_LIMITS, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-log` });
     try {
       const t = await createTenant(logged);
-      const sent = await client(logged, t.testKey).post(SEND, { to: 'log@example.test', subject: 'Logged', textContent: 'x' });
+      const sent = await client(logged, t.testKey).post<EmailSendAcceptedDto>(SEND, {
+        to: 'log@example.test',
+        subject: 'Logged',
+        textContent: 'x',
+      });
       expect(sent.status).toBe(202);
       const message = await settled(logged, t.testKey, sent.body.messageId);
       expect(message).toMatchObject({ status: 'sent', transport: 'log', attempts: 1 });
@@ -216,8 +239,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   it('queues a message written in a rolled-back transaction never, and one in a committed transaction once', async () => {
     const service = suite.app.get(EmailMessagesService);
     const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'tx@example.test' });
-    const template = await suite.api().post(TEMPLATES, { name: 'T', subject: 'Tx', textContent: 'x' });
-    const auth = { tenantId: suite.tenant.id, mode: 'test' } as Json;
+    const template = await suite.api().post<EmailTemplateDto>(TEMPLATES, { name: 'T', subject: 'Tx', textContent: 'x' });
+    const auth = { tenantId: suite.tenant.id, mode: 'test' } as AuthContext;
     const db = suite.app.get(DataSource);
     let rolledBack = '';
     await db
@@ -243,7 +266,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   it('the job outbox relay adds the job of a committed message whose own process never did, which then sends it once', async () => {
     const db = suite.app.get(DataSource);
     // As a process that died right after its COMMIT leaves them: the message and its recorded job.
-    const [{ id }] = await db.query(
+    const [{ id }] = await db.query<{ id: string }[]>(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, next_attempt_at, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, 'test', 'lost@example.test', 'Lost job', 'x', 'queued', 0, $2, $2, $2)
        RETURNING id`,
@@ -266,7 +289,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
 
   it('sends again, with the same Message-ID, a message left sending by a worker that died before recording the answer', async () => {
     const db = suite.app.get(DataSource);
-    const [{ id }] = await db.query(
+    const [{ id }] = await db.query<{ id: string }[]>(
       `INSERT INTO email_messages (id, tenant_id, mode, to_address, subject, text_body, status, attempts, handed_over_at,
                                    next_attempt_at, created_at, updated_at)
        VALUES (gen_random_uuid(), $1, 'test', 'orphan@example.test', 'Orphaned', 'x', 'sending', 1, $2::timestamptz - interval '2 minutes',

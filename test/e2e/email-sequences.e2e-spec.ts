@@ -1,12 +1,23 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '../../src/common/queue/queues';
 import { clock } from '../../src/common/time/clock';
-import { client, createKey, createTenant, dataSource, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, dataSource, TestTenant, type Problem } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
+import type { EmailMessageListDto } from '../../src/modules/email/dto/email-message.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type {
+  EnrollmentDto,
+  EnrollmentListDto,
+  EnrollResultDto,
+  SequenceCreatedDto,
+  SequenceDto,
+  SequenceListDto,
+} from '../../src/modules/email/sequences/dto/sequence.dto';
+import type { EventListDto } from '../../src/modules/events/dto/event.dto';
 
 const SEQUENCES = '/api/v1/emails/sequences';
 const TEMPLATES = '/api/v1/emails/templates';
@@ -16,55 +27,62 @@ const MINUTE_MS = 100;
 
 describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   let receiver: SmtpReceiver;
-  let app: NestFastifyApplication;
   let acme: TestTenant;
   let globex: TestTenant;
   let templates: string[];
 
   beforeAll(async () => {
     receiver = await new SmtpReceiver().start();
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      SMTP_URL: receiver.url,
-      EMAIL_RETRY_BASE_MS: '50',
-      EMAIL_SEQUENCE_MINUTE_MS: String(MINUTE_MS),
-      // Its own queues: no other app of this run takes these jobs.
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-sequences`,
-    });
-    acme = await createTenant(app, 'Acme');
-    globex = await createTenant(app, 'Globex');
+  });
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    SMTP_URL: receiver.url,
+    EMAIL_RETRY_BASE_MS: '50',
+    EMAIL_SEQUENCE_MINUTE_MS: String(MINUTE_MS),
+    // Its own queues: no other app of this run takes these jobs.
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-sequences`,
+  }));
+  afterAll(() => receiver.stop());
+  beforeAll(async () => {
+    acme = suite.tenant;
+    globex = await createTenant(suite.app, 'Globex');
     templates = [];
     for (const n of [1, 2, 3]) templates.push(await createTemplate(acme.testKey, `Step ${n} for {{patient.firstName}}`));
   });
-  afterAll(async () => {
-    await app.close();
-    await receiver.stop();
-  });
 
   async function createTemplate(key: string, subject: string): Promise<string> {
-    const res = await client(app, key).post(TEMPLATES, { name: subject, subject, textContent: `${subject}: hello {{patient.firstName}}` });
+    const res = await client(suite.app, key).post<EmailTemplateDto>(TEMPLATES, {
+      name: subject,
+      subject,
+      textContent: `${subject}: hello {{patient.firstName}}`,
+    });
     expect([res.status, res.text]).toEqual([201, expect.any(String)]);
     return res.body.id;
   }
 
-  async function createSequence(key: string, steps: { templateId: string; delayMinutes: number }[], status?: 'active'): Promise<Json> {
-    const api = client(app, key);
-    const res = await api.post(SEQUENCES, { name: 'Welcome', steps });
+  async function createSequence(
+    key: string,
+    steps: { templateId: string; delayMinutes: number }[],
+    status?: 'active',
+  ): Promise<SequenceDto> {
+    const api = client(suite.app, key);
+    const res = await api.post<SequenceCreatedDto>(SEQUENCES, { name: 'Welcome', steps });
     expect([res.status, res.text]).toEqual([201, expect.any(String)]);
     if (!status) return res.body.sequence;
-    const activated = await api.patch(`${SEQUENCES}/${res.body.sequence.id}`, { status });
+    const activated = await api.patch<SequenceDto>(`${SEQUENCES}/${res.body.sequence.id}`, { status });
     expect([activated.status, activated.text]).toEqual([200, expect.any(String)]);
     return activated.body;
   }
 
-  const enroll = (key: string, id: string, patientIds: string[]) => client(app, key).post(`${SEQUENCES}/${id}/enroll`, { patientIds });
-  const enrollments = async (key: string, id: string): Promise<Json[]> =>
-    (await client(app, key).get(`${SEQUENCES}/${id}/enrollments`)).body.enrollments;
+  const enroll = <T = EnrollResultDto>(key: string, id: string, patientIds: string[]) =>
+    client(suite.app, key).post<T>(`${SEQUENCES}/${id}/enroll`, { patientIds });
+  const enrollments = async (key: string, id: string): Promise<EnrollmentDto[]> =>
+    (await client(suite.app, key).get<EnrollmentListDto>(`${SEQUENCES}/${id}/enrollments`)).body.enrollments;
   const receivedBy = (email: string) => receiver.received.filter((m) => m.to.includes(email));
 
   it('creates a draft with "Sequence created", reads, lists and renames it', async () => {
-    const api = client(app, acme.testKey);
-    const res = await api.post(SEQUENCES, {
+    const api = client(suite.app, acme.testKey);
+    const res = await api.post<SequenceCreatedDto>(SEQUENCES, {
       name: ' Welcome ',
       description: 'Three emails',
       steps: [{ templateId: templates[0], delayMinutes: 0 }],
@@ -85,23 +103,23 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     });
     const id = res.body.sequence.id;
     expect(res.headers.location).toBe(`${SEQUENCES}/${id}`);
-    expect((await api.get(`${SEQUENCES}/${id}`)).body).toEqual(res.body.sequence);
-    expect((await api.get(SEQUENCES)).body.sequences.map((s: { id: string }) => s.id)).toContain(id);
-    expect((await api.get(`${SEQUENCES}?status=active`)).body.sequences.map((s: { id: string }) => s.id)).not.toContain(id);
+    expect((await api.get<SequenceDto>(`${SEQUENCES}/${id}`)).body).toEqual(res.body.sequence);
+    expect((await api.get<SequenceListDto>(SEQUENCES)).body.sequences.map((s) => s.id)).toContain(id);
+    expect((await api.get<SequenceListDto>(`${SEQUENCES}?status=active`)).body.sequences.map((s) => s.id)).not.toContain(id);
     const renamed = await api.patch(`${SEQUENCES}/${id}`, { name: 'Welcome 2', description: null });
     expect(renamed.body).toMatchObject({ name: 'Welcome 2', description: null, status: 'draft' });
   });
 
   it('follows draft → active ⇄ paused, any → archived (final), and changes steps only while draft or paused', async () => {
-    const api = client(app, acme.testKey);
-    const empty = (await api.post(SEQUENCES, { name: 'Empty' })).body.sequence;
-    const noSteps = await api.patch(`${SEQUENCES}/${empty.id}`, { status: 'active' });
+    const api = client(suite.app, acme.testKey);
+    const empty = (await api.post<SequenceCreatedDto>(SEQUENCES, { name: 'Empty' })).body.sequence;
+    const noSteps = await api.patch<Problem>(`${SEQUENCES}/${empty.id}`, { status: 'active' });
     expect([noSteps.status, noSteps.body.errors?.[0]?.field]).toEqual([400, 'steps']);
 
     const seq = await createSequence(acme.testKey, [{ templateId: templates[0], delayMinutes: 60 }]);
-    const patch = (body: Record<string, unknown>) => api.patch(`${SEQUENCES}/${seq.id}`, body);
+    const patch = <T = SequenceDto>(body: Record<string, unknown>) => api.patch<T>(`${SEQUENCES}/${seq.id}`, body);
     const expectConflict = async (body: Record<string, unknown>, field: string) => {
-      const res = await patch(body);
+      const res = await patch<Problem>(body);
       expect([JSON.stringify(body), res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([
         JSON.stringify(body),
         409,
@@ -129,15 +147,15 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   });
 
   it('enrols only into an active sequence (409 sequence_not_active)', async () => {
-    const patient = await createPatient(app, acme.testKey, { email: 'draft@example.test' });
+    const patient = await createPatient(suite.app, acme.testKey, { email: 'draft@example.test' });
     const seq = await createSequence(acme.testKey, [{ templateId: templates[0], delayMinutes: 0 }]);
-    const res = await enroll(acme.testKey, seq.id, [patient.id]);
+    const res = await enroll<Problem & { sequenceStatus: string }>(acme.testKey, seq.id, [patient.id]);
     expect([res.status, res.body.code, res.body.sequenceStatus]).toEqual([409, 'sequence_not_active', 'draft']);
-    expect((await client(app, acme.testKey).get(`${SEQUENCES}/${seq.id}`)).body.enrollmentCount).toBe(0);
+    expect((await client(suite.app, acme.testKey).get<SequenceDto>(`${SEQUENCES}/${seq.id}`)).body.enrollmentCount).toBe(0);
   });
 
   it('delivers every step of a 0-minute sequence in order, once, and completes the enrolment', async () => {
-    const ada = await createPatient(app, acme.testKey, { firstName: 'Ada', email: 'ada.seq@example.test' });
+    const ada = await createPatient(suite.app, acme.testKey, { firstName: 'Ada', email: 'ada.seq@example.test' });
     const seq = await createSequence(
       acme.testKey,
       templates.map((templateId) => ({ templateId, delayMinutes: 0 })),
@@ -162,17 +180,18 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
 
     // The receiver has the last message a moment before its row says `sent`.
     await eventually(async () => {
-      const messages = (await client(app, acme.testKey).get(`/api/v1/emails/messages?sequenceId=${seq.id}`)).body.messages;
-      expect(messages.map((m: Json) => [m.step, m.enrollmentId, m.status]).sort()).toEqual([
+      const messages = (await client(suite.app, acme.testKey).get<EmailMessageListDto>(`/api/v1/emails/messages?sequenceId=${seq.id}`)).body
+        .messages;
+      expect(messages.map((m) => [m.step, m.enrollmentId, m.status]).sort()).toEqual([
         [0, done.id, 'sent'],
         [1, done.id, 'sent'],
         [2, done.id, 'sent'],
       ]);
     });
-    const events = (await client(app, acme.testKey).get('/api/v1/events?limit=100')).body.events.filter(
-      (e: Json) => e.data?.id === done.id,
+    const events = (await client(suite.app, acme.testKey).get<EventListDto>('/api/v1/events?limit=100')).body.events.filter(
+      (e) => e.data?.id === done.id,
     );
-    expect(events.map((e: Json) => e.type).sort()).toEqual(['sequence.enrollment.completed', 'sequence.enrollment.created']);
+    expect(events.map((e) => e.type).sort()).toEqual(['sequence.enrollment.completed', 'sequence.enrollment.created']);
     // Nothing more arrives later (no step ran twice).
     await new Promise((r) => setTimeout(r, 500));
     expect(receivedBy('ada.seq@example.test')).toHaveLength(3);
@@ -180,10 +199,10 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
 
   it('skips patients without email or opted out, and makes re-enrolment a no-op; the count stays exact', async () => {
     const seq = await createSequence(acme.testKey, [{ templateId: templates[0], delayMinutes: 600 }], 'active');
-    const withEmail = await createPatient(app, acme.testKey, { email: 'count1@example.test' });
-    const other = await createPatient(app, acme.testKey, { email: 'count2@example.test' });
-    const noEmail = await createPatient(app, acme.testKey);
-    const optedOut = await createPatient(app, acme.testKey, { email: 'out@example.test', emailOptOut: true });
+    const withEmail = await createPatient(suite.app, acme.testKey, { email: 'count1@example.test' });
+    const other = await createPatient(suite.app, acme.testKey, { email: 'count2@example.test' });
+    const noEmail = await createPatient(suite.app, acme.testKey);
+    const optedOut = await createPatient(suite.app, acme.testKey, { email: 'out@example.test', emailOptOut: true });
     const first = await enroll(acme.testKey, seq.id, [withEmail.id, noEmail.id, optedOut.id, withEmail.id]);
     expect(first.body).toEqual({ enrolled: 1, alreadyEnrolled: 0, skipped: 2 });
     expect((await enroll(acme.testKey, seq.id, [withEmail.id])).body).toEqual({ enrolled: 0, alreadyEnrolled: 1, skipped: 0 });
@@ -191,14 +210,14 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => enroll(acme.testKey, seq.id, [withEmail.id, other.id])));
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(202));
     expect(answers.reduce((sum, a) => sum + a.body.enrolled, 0)).toBe(1);
-    expect((await client(app, acme.testKey).get(`${SEQUENCES}/${seq.id}`)).body.enrollmentCount).toBe(2);
+    expect((await client(suite.app, acme.testKey).get<SequenceDto>(`${SEQUENCES}/${seq.id}`)).body.enrollmentCount).toBe(2);
     const list = await enrollments(acme.testKey, seq.id);
     expect(list.map((e) => e.patientId).sort()).toEqual([withEmail.id, other.id].sort());
     expect(list[0]).toMatchObject({ status: 'active', currentStep: 0, nextStepAt: expect.any(String), lastMessageId: null });
   });
 
   it('holds steps that fall due while paused and sends them on resume', async () => {
-    const grace = await createPatient(app, acme.testKey, { firstName: 'Grace', email: 'grace.pause@example.test' });
+    const grace = await createPatient(suite.app, acme.testKey, { firstName: 'Grace', email: 'grace.pause@example.test' });
     // Step 2 falls due 5 "minutes" (500 ms here) after step 1.
     const seq = await createSequence(
       acme.testKey,
@@ -210,14 +229,18 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     );
     await enroll(acme.testKey, seq.id, [grace.id]);
     await eventually(async () => expect(receivedBy('grace.pause@example.test')).toHaveLength(1), 20_000);
-    expect((await client(app, acme.testKey).patch(`${SEQUENCES}/${seq.id}`, { status: 'paused' })).body.status).toBe('paused');
+    expect((await client(suite.app, acme.testKey).patch<SequenceDto>(`${SEQUENCES}/${seq.id}`, { status: 'paused' })).body.status).toBe(
+      'paused',
+    );
     await new Promise((r) => setTimeout(r, 5 * MINUTE_MS + 1_500));
     expect(receivedBy('grace.pause@example.test')).toHaveLength(1);
     const [held] = await enrollments(acme.testKey, seq.id);
     expect(held).toMatchObject({ status: 'active', currentStep: 1 });
-    expect(Date.parse(held.nextStepAt)).toBeLessThan(clock.nowMs());
+    expect(Date.parse(held.nextStepAt!)).toBeLessThan(clock.nowMs());
 
-    expect((await client(app, acme.testKey).patch(`${SEQUENCES}/${seq.id}`, { status: 'active' })).body.status).toBe('active');
+    expect((await client(suite.app, acme.testKey).patch<SequenceDto>(`${SEQUENCES}/${seq.id}`, { status: 'active' })).body.status).toBe(
+      'active',
+    );
     await eventually(async () => expect(receivedBy('grace.pause@example.test')).toHaveLength(2), 20_000);
     expect(receivedBy('grace.pause@example.test').map((m) => m.headers.subject)).toEqual(['Step 1 for Grace', 'Step 2 for Grace']);
     await eventually(async () =>
@@ -226,7 +249,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   });
 
   it('cancels pending steps on archive: the enrolment ends cancelled and its delayed job is gone', async () => {
-    const linus = await createPatient(app, acme.testKey, { firstName: 'Linus', email: 'linus.archive@example.test' });
+    const linus = await createPatient(suite.app, acme.testKey, { firstName: 'Linus', email: 'linus.archive@example.test' });
     const seq = await createSequence(
       acme.testKey,
       [
@@ -242,10 +265,12 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
       expect(list[0].currentStep).toBe(1);
       return list;
     });
-    const queue = app.get<Queue>(getQueueToken(QueueName.EmailSequences), { strict: false });
+    const queue = suite.app.get<Queue>(getQueueToken(QueueName.EmailSequences), { strict: false });
     expect(await (await queue.getJob(`${enrolment.id}_1`))?.isDelayed()).toBe(true);
 
-    expect((await client(app, acme.testKey).patch(`${SEQUENCES}/${seq.id}`, { status: 'archived' })).body.status).toBe('archived');
+    expect((await client(suite.app, acme.testKey).patch<SequenceDto>(`${SEQUENCES}/${seq.id}`, { status: 'archived' })).body.status).toBe(
+      'archived',
+    );
     expect(await queue.getJob(`${enrolment.id}_1`)).toBeUndefined();
     expect((await enrollments(acme.testKey, seq.id))[0]).toMatchObject({
       status: 'cancelled',
@@ -257,8 +282,8 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   });
 
   it("suppresses an opted-out patient's next step", async () => {
-    const api = client(app, acme.testKey);
-    const mary = await createPatient(app, acme.testKey, { firstName: 'Mary', email: 'mary.optout@example.test' });
+    const api = client(suite.app, acme.testKey);
+    const mary = await createPatient(suite.app, acme.testKey, { firstName: 'Mary', email: 'mary.optout@example.test' });
     const seq = await createSequence(
       acme.testKey,
       [
@@ -271,8 +296,8 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     await eventually(async () => expect(receivedBy('mary.optout@example.test')).toHaveLength(1), 20_000);
     expect((await api.put(`/api/v1/patients/${mary.id}`, { emailOptOut: true })).status).toBe(200);
     const messages = await eventually(async () => {
-      const list = (await api.get(`/api/v1/emails/messages?sequenceId=${seq.id}`)).body.messages;
-      expect(list.map((m: Json) => [m.step, m.status]).sort()).toEqual([
+      const list = (await api.get<EmailMessageListDto>(`/api/v1/emails/messages?sequenceId=${seq.id}`)).body.messages;
+      expect(list.map((m) => [m.step, m.status]).sort()).toEqual([
         [0, 'sent'],
         [1, 'suppressed'],
       ]);
@@ -284,9 +309,9 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   });
 
   it('refuses bad input with a 4xx naming the field', async () => {
-    const api = client(app, acme.testKey);
+    const api = client(suite.app, acme.testKey);
     const seq = await createSequence(acme.testKey, [{ templateId: templates[0], delayMinutes: 600 }], 'active');
-    const patient = await createPatient(app, acme.testKey, { email: 'bad-input@example.test' });
+    const patient = await createPatient(suite.app, acme.testKey, { email: 'bad-input@example.test' });
     const creates: [string, Record<string, unknown>, string][] = [
       ['no name', { steps: [] }, 'name'],
       ['NUL in name', { name: 'a\u0000b' }, 'name'],
@@ -299,10 +324,10 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
       ['steps not an array', { name: 'x', steps: 'all' }, 'steps'],
     ];
     for (const [what, body, field] of creates) {
-      const res = await api.post(SEQUENCES, body);
+      const res = await api.post<Problem>(SEQUENCES, body);
       expect([what, res.status, res.body.errors?.map((e: { field: string }) => e.field)]).toEqual([what, 400, [field]]);
     }
-    expect((await api.patch(`${SEQUENCES}/${seq.id}`, { status: 'running' })).body.errors?.[0]?.field).toBe('status');
+    expect((await api.patch<Problem>(`${SEQUENCES}/${seq.id}`, { status: 'running' })).body.errors?.[0]?.field).toBe('status');
 
     const ids = (n: number) => Array.from({ length: n }, () => patient.id);
     const enrolls: [string, unknown, string][] = [
@@ -313,7 +338,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
       ['NUL', ['\u0000'], 'patientIds.0'],
     ];
     for (const [what, patientIds, field] of enrolls) {
-      const res = await api.post(`${SEQUENCES}/${seq.id}/enroll`, { patientIds });
+      const res = await api.post<Problem>(`${SEQUENCES}/${seq.id}/enroll`, { patientIds });
       expect([what, res.status, res.body.errors?.[0]?.field]).toEqual([what, 400, field]);
     }
     expect((await api.post(`${SEQUENCES}/${seq.id}/enroll`, { patientIds: ids(1000) })).body).toEqual({
@@ -330,33 +355,36 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
 
   it("cannot see, change, enrol into or list another tenant's or mode's sequences, nor use their templates or patients", async () => {
     const seq = await createSequence(acme.testKey, [{ templateId: templates[0], delayMinutes: 600 }], 'active');
-    const acmePatient = await createPatient(app, acme.testKey, { email: 'iso@example.test' });
+    const acmePatient = await createPatient(suite.app, acme.testKey, { email: 'iso@example.test' });
     expect((await enroll(acme.testKey, seq.id, [acmePatient.id])).body.enrolled).toBe(1);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
-      const api = client(app, key);
-      const own = await createPatient(app, key, { email: 'own@example.test' });
-      expect((await api.get(SEQUENCES)).body.sequences.map((s: { id: string }) => s.id)).not.toContain(seq.id);
+      const api = client(suite.app, key);
+      const own = await createPatient(suite.app, key, { email: 'own@example.test' });
+      expect((await api.get<SequenceListDto>(SEQUENCES)).body.sequences.map((s) => s.id)).not.toContain(seq.id);
       expect((await api.get(`${SEQUENCES}/${seq.id}`)).status).toBe(404);
       expect((await api.patch(`${SEQUENCES}/${seq.id}`, { status: 'paused' })).status).toBe(404);
       expect((await api.post(`${SEQUENCES}/${seq.id}/enroll`, { patientIds: [own.id] })).status).toBe(404);
       expect((await api.get(`${SEQUENCES}/${seq.id}/enrollments`)).status).toBe(404);
       // Acme's template in their own sequence, Acme's patient in their own sequence: named nothing.
-      const theirs = await api.post(SEQUENCES, { name: 'x', steps: [{ templateId: templates[0], delayMinutes: 0 }] });
+      const theirs = await api.post<Problem>(SEQUENCES, { name: 'x', steps: [{ templateId: templates[0], delayMinutes: 0 }] });
       expect([theirs.status, theirs.body.errors?.[0]?.field]).toEqual([400, 'steps.0.templateId']);
       const template = await createTemplate(key, 'Theirs');
       const ownSeq = await createSequence(key, [{ templateId: template, delayMinutes: 600 }], 'active');
-      const crossed = await api.post(`${SEQUENCES}/${ownSeq.id}/enroll`, { patientIds: [acmePatient.id] });
+      const crossed = await api.post<Problem>(`${SEQUENCES}/${ownSeq.id}/enroll`, { patientIds: [acmePatient.id] });
       expect([crossed.status, crossed.body.errors?.[0]?.field]).toEqual([400, 'patientIds.0']);
     }
-    expect((await client(app, acme.testKey).get(`${SEQUENCES}/${seq.id}`)).body).toMatchObject({ status: 'active', enrollmentCount: 1 });
+    expect((await client(suite.app, acme.testKey).get(`${SEQUENCES}/${seq.id}`)).body).toMatchObject({
+      status: 'active',
+      enrollmentCount: 1,
+    });
   });
 
   it('enforces emails:read and emails:write', async () => {
     const seq = await createSequence(acme.testKey, [{ templateId: templates[0], delayMinutes: 600 }], 'active');
-    const patient = await createPatient(app, acme.testKey, { email: 'scopes@example.test' });
-    const reader = client(app, await createKey(app, acme.testKey, { scopes: ['emails:read'] }));
-    const writer = client(app, await createKey(app, acme.testKey, { scopes: ['emails:write'] }));
-    const sms = client(app, await createKey(app, acme.testKey, { scopes: ['sms:read', 'sms:write'] }));
+    const patient = await createPatient(suite.app, acme.testKey, { email: 'scopes@example.test' });
+    const reader = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['emails:read'] }));
+    const writer = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['emails:write'] }));
+    const sms = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['sms:read', 'sms:write'] }));
     for (const res of [
       await reader.get(SEQUENCES),
       await reader.get(`${SEQUENCES}/${seq.id}`),
@@ -365,9 +393,9 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
       expect(res.status).toBe(200);
     }
     const writes = (api: typeof reader) => [
-      () => api.post(SEQUENCES, { name: 'x' }),
-      () => api.patch(`${SEQUENCES}/${seq.id}`, { name: 'x' }),
-      () => api.post(`${SEQUENCES}/${seq.id}/enroll`, { patientIds: [patient.id] }),
+      () => api.post<Problem>(SEQUENCES, { name: 'x' }),
+      () => api.patch<Problem>(`${SEQUENCES}/${seq.id}`, { name: 'x' }),
+      () => api.post<Problem>(`${SEQUENCES}/${seq.id}/enroll`, { patientIds: [patient.id] }),
     ];
     for (const write of writes(reader)) expect((await write()).body.code).toBe('insufficient_scope');
     for (const read of [() => writer.get(SEQUENCES), () => writer.get(`${SEQUENCES}/${seq.id}/enrollments`)])
@@ -375,7 +403,12 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
     for (const call of [...writes(sms), () => sms.get(SEQUENCES)]) expect((await call()).status).toBe(403);
     expect((await writer.post(`${SEQUENCES}/${seq.id}/enroll`, { patientIds: [patient.id] })).status).toBe(202);
     expect(
-      (await dataSource(app).query(`SELECT count(*)::int AS n FROM email_sequence_enrollments WHERE sequence_id = $1`, [seq.id]))[0].n,
+      (
+        await dataSource(suite.app).query<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM email_sequence_enrollments WHERE sequence_id = $1`,
+          [seq.id],
+        )
+      )[0].n,
     ).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
-import { dataSource, type Json } from '../helpers/app';
+import { dataSource } from '../helpers/app';
+import type { BulkImportAcceptedDto, BulkImportJobDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { useApp } from '../helpers/use-app';
@@ -23,7 +24,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
     return child;
   };
 
-  const post = (path: string, body: unknown): Promise<{ status: number; body: Json; at: number }> =>
+  const post = (path: string, body: unknown): Promise<{ status: number; body: unknown; at: number }> =>
     fetch(`${BASE}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${suite.tenant.testKey}`, 'content-type': 'application/json' },
@@ -69,7 +70,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
     const statuses = created.map((c) => c.status);
     expect(statuses.every((s) => s === 201 || s === 503 || s === 0)).toBe(true);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(15);
-    const [{ n }] = await dataSource(suite.app).query(
+    const [{ n }] = await dataSource(suite.app).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM patients WHERE tenant_id = $1 AND last_name LIKE $2`,
       [suite.tenant.id, `${run}-%`],
     );
@@ -80,11 +81,12 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
 
   it('dist/worker.js stops mid-import after its current batch, exits 0, and the import resumes to completion', async () => {
     const rows = 3_000;
-    const accepted = await suite.api().post(IMPORT, {
+    const accepted = await suite.api().post<BulkImportAcceptedDto>(IMPORT, {
       patients: Array.from({ length: rows }, (_, i) => ({ firstName: 'Term', lastName: `Import ${i}`, externalId: `term-${i}` })),
     });
     expect(accepted.status).toBe(202);
-    const status = async (): Promise<Json> => (await suite.api().get(`${IMPORT}/${accepted.body.jobId}`)).body;
+    const status = async (): Promise<BulkImportJobDto> =>
+      (await suite.api().get<BulkImportJobDto>(`${IMPORT}/${accepted.body.jobId}`)).body;
 
     const worker = start('worker.js');
     let seen = await status();
@@ -113,7 +115,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
       final = await status();
     }
     expect(final).toMatchObject({ status: 'completed', processed: rows, created: rows, failed: 0 });
-    const [counts] = await dataSource(suite.app).query(
+    const [counts] = await dataSource(suite.app).query<{ rows: number; ids: number }[]>(
       `SELECT count(*)::int AS rows, count(DISTINCT external_id)::int AS ids FROM patients WHERE tenant_id = $1 AND external_id LIKE 'term-%'`,
       [suite.tenant.id],
     );

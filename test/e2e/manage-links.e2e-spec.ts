@@ -3,10 +3,21 @@ import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { ManageTokens } from '../../src/modules/scheduling/manage-tokens';
-import { call, createTenant, dataSource, type Json } from '../helpers/app';
+import { call, createTenant, dataSource, type Problem } from '../helpers/app';
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
-import { createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
+import { bookAppointment, createProvider, everyDay, fieldsOf, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';
+import { type AppointmentChanged, type EventPageOf } from '../helpers/events';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type {
+  PublicAppointmentDto,
+  PublicManageAvailabilityDto,
+  PublicManageSlotDto,
+} from '../../src/modules/scheduling/dto/public-appointment.dto';
+
 import { useApp } from '../helpers/use-app';
 
 const MINUTE = 60_000;
@@ -46,24 +57,29 @@ describe('Manage links: /public/appointments/{token}', () => {
   let dayCounter = 20;
   const nextDay = (): string => DateTime.fromMillis(clock.nowMs(), { zone: 'utc' }).plus({ days: dayCounter++ }).toISODate()!;
   const pathOf = (manageUrl: string): string => new URL(manageUrl).pathname;
-  const pub = (method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>) =>
-    call(suite.app, method, path, { body, headers, remoteAddress: '198.51.100.9' });
+  const pub = <T = PublicAppointmentDto>(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>) =>
+    call<T>(suite.app, method, path, { body, headers, remoteAddress: '198.51.100.9' });
 
   /** A provider (UTC, every day 09–17), a patient and an appointment at `datetime`; answers the appointment. */
-  async function booked(datetime: string, body: Record<string, unknown> = {}, key = suite.tenant.testKey): Promise<Json> {
+  async function booked(
+    datetime: string,
+    body: Record<string, unknown> = {},
+    key = suite.tenant.testKey,
+  ): Promise<AppointmentDto & { provider: ProviderDto }> {
     const provider =
-      (body.provider as Json) ?? (await createProvider(suite.app, key, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') }));
+      (body.provider as ProviderDto | undefined) ??
+      (await createProvider(suite.app, key, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') }));
     const patient = await createPatient(suite.app, key, { email: 'pat@example.com', phone: '+14155550100' });
     const rest = { ...body };
     delete rest.provider;
-    const res = await suite.api(key).post(`${SCHEDULING}/book`, { patientId: patient.id, providerId: provider.id, datetime, ...rest });
-    if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${res.text}`);
-    return { ...res.body, provider };
+    return { ...(await bookAppointment(suite.app, key, { patientId: patient.id, providerId: provider.id, datetime, ...rest })), provider };
   }
 
   const createType = async (body: Record<string, unknown>) =>
-    (await suite.api().post(`${SCHEDULING}/appointment-types`, { name: 'Check-up', durationMinutes: 30, ...body })).body;
-  const events = async (type: string) => (await suite.api().get(`/api/v1/events?type=${type}`)).body.events;
+    (await suite.api().post<AppointmentTypeDto>(`${SCHEDULING}/appointment-types`, { name: 'Check-up', durationMinutes: 30, ...body }))
+      .body;
+  const events = async (type: string) =>
+    (await suite.api().get<EventPageOf<AppointmentChanged>>(`/api/v1/events?type=${type}`)).body.events;
 
   it('shows the visit and nothing of the patient; a page with Confirm, Cancel and Reschedule for a browser', async () => {
     await suite.api().post('/api/v1/settings/practice', { name: 'Riverside <Clinic>' });
@@ -100,7 +116,7 @@ describe('Manage links: /public/appointments/{token}', () => {
     expect(page.text).toMatch(/<h2>Reschedule<\/h2>.*action="[^"]+\/reschedule\?datetime=/s);
     expect(page.text).not.toContain('pat@example.com');
     // Opening the page changed nothing.
-    expect((await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
+    expect((await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
   });
 
   it('confirms and cancels through the same rules and events as the keyed API, audited in the tenant without a key', async () => {
@@ -110,27 +126,29 @@ describe('Manage links: /public/appointments/{token}', () => {
     const confirmed = await pub('POST', `${path}/confirm`);
     expect(confirmed.status).toBe(200);
     expect(confirmed.body).toMatchObject({ status: 'confirmed', canConfirm: false, canCancel: true });
-    const keyed = (await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    const keyed = (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body;
     expect(keyed.confirmedAt).toEqual(expect.stringMatching(/Z$/));
     expect((await pub('POST', `${path}/confirm`)).status).toBe(200);
-    const confirmedEvents = (await events('appointment.confirmed')).filter((e: Json) => e.data.appointment.id === appointment.id);
-    expect(confirmedEvents.map((e: Json) => e.data)).toEqual([
+    const confirmedEvents = (await events('appointment.confirmed')).filter((e) => e.data.appointment.id === appointment.id);
+    expect(confirmedEvents.map((e) => e.data)).toEqual([
       { appointment: keyed, previous: { status: 'scheduled', confirmedAt: null }, source: 'patient_link' },
     ]);
 
     const cancelled = await pub('POST', `${path}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', canCancel: false, canReschedule: false });
-    const after = (await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    const after = (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body;
     expect(after.cancelledAt).toEqual(expect.stringMatching(/Z$/));
-    const [cancelEvent] = (await events('appointment.cancelled')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    const [cancelEvent] = (await events('appointment.cancelled')).filter((e) => e.data.appointment.id === appointment.id);
     expect(cancelEvent.data).toEqual({ appointment: after, previous: { status: 'confirmed', cancelledAt: null }, source: 'patient_link' });
     // The slot is free again.
-    const slots = await suite.api().get(`${SCHEDULING}/availability?providerId=${appointment.provider.id}&startDate=${day}&endDate=${day}`);
-    expect(slots.body.slots.map((s: Json) => s.start)).toContain(`${day}T11:00:00.000Z`);
+    const slots = await suite
+      .api()
+      .get<AvailabilityDto>(`${SCHEDULING}/availability?providerId=${appointment.provider.id}&startDate=${day}&endDate=${day}`);
+    expect(slots.body.slots.map((s) => s.start)).toContain(`${day}T11:00:00.000Z`);
 
     // Final: every change is invalid_transition.
     for (const [route, body] of [['confirm'], ['cancel'], ['reschedule', { datetime: `${day}T14:00:00Z` }]] as const) {
-      const res = await pub('POST', `${path}/${route}`, body);
+      const res = await pub<Problem>('POST', `${path}/${route}`, body);
       expect([res.status, res.body.code]).toEqual([409, 'invalid_transition']);
     }
     const entries = await auditEntries(suite.app, suite.tenant.testKey, `resourceId=${appointment.id}&action=appointment.public_cancel`, 2);
@@ -150,9 +168,9 @@ describe('Manage links: /public/appointments/{token}', () => {
     setNow(deadline + 1);
     let view = await pub('GET', path);
     expect(view.body).toMatchObject({ changeDeadline: `${day}T10:30:00.000Z`, canCancel: false, canReschedule: false, canConfirm: true });
-    const late = await pub('POST', `${path}/cancel`);
+    const late = await pub<Problem & { changeDeadline: string }>('POST', `${path}/cancel`);
     expect([late.status, late.body.code, late.body.changeDeadline]).toEqual([409, 'change_window_closed', `${day}T10:30:00.000Z`]);
-    expect((await pub('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` })).body.code).toBe('change_window_closed');
+    expect((await pub<Problem>('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` })).body.code).toBe('change_window_closed');
     // Confirming is not a change of time: still allowed.
     expect((await pub('POST', `${path}/confirm`)).status).toBe(200);
 
@@ -168,7 +186,7 @@ describe('Manage links: /public/appointments/{token}', () => {
     // Without a type: 24 hours. The keyed API is not held to the window.
     const bare = await booked(`${day}T13:00:00Z`);
     setNow(Date.parse(`${day}T13:00:00Z`) - 24 * 60 * MINUTE + 1);
-    expect((await pub('POST', `${pathOf(bare.manageUrl)}/cancel`)).body.code).toBe('change_window_closed');
+    expect((await pub<Problem>('POST', `${pathOf(bare.manageUrl)}/cancel`)).body.code).toBe('change_window_closed');
     expect((await suite.api().patch(`${SCHEDULING}/appointments/${bare.id}`, { status: 'cancelled' })).status).toBe(200);
   });
 
@@ -178,23 +196,23 @@ describe('Manage links: /public/appointments/{token}', () => {
     const appointment = await booked(`${day}T09:00:00Z`, { appointmentTypeId: type.id });
     const other = await booked(`${day}T13:00:00Z`, { provider: appointment.provider, appointmentTypeId: type.id });
     const path = pathOf(appointment.manageUrl);
-    const slots = await pub('GET', `${path}/availability?startDate=${day}&endDate=${day}`);
+    const slots = await pub<PublicManageAvailabilityDto>('GET', `${path}/availability?startDate=${day}&endDate=${day}`);
     expect(slots.status).toBe(200);
     // Its own time is free to it; the other's 13:00–14:00 and 30 minutes after it are not (nor 12:00, whose end + 30 reaches 13:00).
-    expect(slots.body.slots.map((s: Json) => s.start.slice(11, 16))).toEqual(['09:00', '10:00', '11:00', '15:00', '16:00']);
+    expect(slots.body.slots.map((s) => s.start.slice(11, 16))).toEqual(['09:00', '10:00', '11:00', '15:00', '16:00']);
     expect(Object.keys(slots.body.slots[0]).sort()).toEqual(['end', 'start']);
 
-    const refused = await pub('POST', `${path}/reschedule`, { datetime: `${day}T12:00:00Z` });
+    const refused = await pub<SlotUnavailable<PublicManageSlotDto>>('POST', `${path}/reschedule`, { datetime: `${day}T12:00:00Z` });
     expect([refused.status, refused.body.code]).toEqual([409, 'slot_unavailable']);
-    expect(refused.body.alternatives.map((s: Json) => s.start.slice(11, 16))).toEqual(['15:00', '16:00', '09:00']);
-    const bad = await pub('POST', `${path}/reschedule`, { datetime: 'soon', extra: 1 });
+    expect(refused.body.alternatives.map((s) => s.start.slice(11, 16))).toEqual(['15:00', '16:00', '09:00']);
+    const bad = await pub<Problem>('POST', `${path}/reschedule`, { datetime: 'soon', extra: 1 });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['datetime', 'extra']);
+    expect(fieldsOf(bad.body).sort()).toEqual(['datetime', 'extra']);
 
     const moved = await pub('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` });
     expect(moved.status).toBe(200);
-    const keyed = (await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body;
-    const [event] = (await events('appointment.rescheduled')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    const keyed = (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    const [event] = (await events('appointment.rescheduled')).filter((e) => e.data.appointment.id === appointment.id);
     expect(event.data).toEqual({
       appointment: keyed,
       previous: { datetime: `${day}T09:00:00.000Z`, end: `${day}T10:00:00.000Z` },
@@ -209,7 +227,9 @@ describe('Manage links: /public/appointments/{token}', () => {
     });
     expect(form.status).toBe(200);
     expect(form.text).toContain('Your appointment is moved.');
-    expect((await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body.datetime).toBe(`${day}T10:00:00.000Z`);
+    expect((await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body.datetime).toBe(
+      `${day}T10:00:00.000Z`,
+    );
   });
 
   it('answers 404 to a tampered, unknown or foreign token, and to an unsubscribe token', async () => {
@@ -237,7 +257,7 @@ describe('Manage links: /public/appointments/{token}', () => {
         ['POST', '/cancel'],
         ['GET', '/availability?startDate=2030-01-01&endDate=2030-01-02'],
       ] as const) {
-        const res = await pub(method, `/api/v1/public/appointments/${encodeURIComponent(bad)}${route}`);
+        const res = await pub<Problem>(method, `/api/v1/public/appointments/${encodeURIComponent(bad)}${route}`);
         expect([bad, route, res.status, res.body.code]).toEqual([bad, route, 404, 'not_found']);
       }
     }
@@ -247,7 +267,7 @@ describe('Manage links: /public/appointments/{token}', () => {
     const theirs = await booked(`${day}T10:00:00Z`, {}, other.testKey);
     const res = await pub('GET', pathOf(theirs.manageUrl));
     expect(res.body.id).toBe(theirs.id);
-    expect((await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
+    expect((await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
   });
 
   it('20 concurrent reschedules: one appointment wins a contested slot, moves into free ones never overlap', async () => {
@@ -256,28 +276,31 @@ describe('Manage links: /public/appointments/{token}', () => {
     const b = await booked(`${day}T09:30:00Z`, { provider: a.provider });
     const contested = `${day}T12:00:00Z`;
     const race = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => pub('POST', `${pathOf((i % 2 ? a : b).manageUrl)}/reschedule`, { datetime: contested })),
+      Array.from({ length: 20 }, (_, i) =>
+        pub<Problem>('POST', `${pathOf((i % 2 ? a : b).manageUrl)}/reschedule`, { datetime: contested }),
+      ),
     );
-    const byAppointment = (x: Json) => race.filter((_, i) => (i % 2 ? a : b) === x).map((r) => r.status);
-    const winner = (await suite.api().get(`${SCHEDULING}/appointments/${a.id}`)).body.datetime === `${day}T12:00:00.000Z` ? a : b;
+    const byAppointment = (x: typeof a) => race.filter((_, i) => (i % 2 ? a : b) === x).map((r) => r.status);
+    const winner =
+      (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${a.id}`)).body.datetime === `${day}T12:00:00.000Z` ? a : b;
     const loser = winner === a ? b : a;
     expect(byAppointment(winner)).toEqual(Array(10).fill(200));
     expect(byAppointment(loser)).toEqual(Array(10).fill(409));
     expect(race.filter((r) => r.status === 409).every((r) => r.body.code === 'slot_unavailable')).toBe(true);
 
     const free = Array.from({ length: 20 }, (_, i) => new Date(Date.parse(`${day}T13:00:00Z`) + i * 10 * MINUTE).toISOString());
-    const moves = await Promise.all(free.map((datetime) => pub('POST', `${pathOf(loser.manageUrl)}/reschedule`, { datetime })));
+    const moves = await Promise.all(free.map((datetime) => pub<Problem>('POST', `${pathOf(loser.manageUrl)}/reschedule`, { datetime })));
     // Moves that would overlap the loser's own new time are fine (its own time is free to it); each answer is a 200 or a clean 409.
     expect(moves.every((r) => r.status === 200 || (r.status === 409 && r.body.code === 'slot_unavailable'))).toBe(true);
     expect(moves.filter((r) => r.status === 200).length).toBeGreaterThan(0);
-    const overlaps = await dataSource(suite.app).query(
+    const overlaps = await dataSource(suite.app).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM appointments x JOIN appointments y ON x.provider_id = y.provider_id AND x.id < y.id
         WHERE x.provider_id = $1 AND x.status IN ('scheduled', 'confirmed') AND y.status IN ('scheduled', 'confirmed')
           AND tstzrange(x.starts_at, x.ends_at) && tstzrange(y.starts_at, y.ends_at)`,
       [a.provider.id],
     );
     expect(overlaps[0].n).toBe(0);
-    const final = (await suite.api().get(`${SCHEDULING}/appointments/${loser.id}`)).body.datetime;
+    const final = (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${loser.id}`)).body.datetime;
     expect(free).toContain(final);
   });
 
@@ -286,10 +309,10 @@ describe('Manage links: /public/appointments/{token}', () => {
     const appointment = await booked(`${day}T10:00:00Z`);
     const confirmed = await suite.app.get(AppointmentsService).confirm({ tenantId: suite.tenant.id, mode: 'test' }, appointment.id, 'sms');
     expect(confirmed.status).toBe('confirmed');
-    const [event] = (await events('appointment.confirmed')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    const [event] = (await events('appointment.confirmed')).filter((e) => e.data.appointment.id === appointment.id);
     expect(event.data.source).toBe('sms');
     expect((await suite.api().patch(`${SCHEDULING}/appointments/${appointment.id}`, { status: 'no_show' })).status).toBe(200);
-    const [noShow] = (await events('appointment.no_show')).filter((e: Json) => e.data.appointment.id === appointment.id);
+    const [noShow] = (await events('appointment.no_show')).filter((e) => e.data.appointment.id === appointment.id);
     expect(noShow.data).toMatchObject({ previous: { status: 'confirmed' }, source: 'api', appointment: { status: 'no_show' } });
   });
 

@@ -123,7 +123,6 @@ describe('OpenAPI document', () => {
   });
 
   it('names an absolute server (default PUBLIC_URL) that /api/v1 paths resolve against', () => {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any) as any
     expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:3000', description: expect.any(String) }]);
     expect(new URL('/api/v1/patients', doc.servers![0].url).href).toBe('http://127.0.0.1:3000/api/v1/patients');
   });
@@ -135,7 +134,6 @@ describe('OpenAPI document', () => {
       const before = clock.now();
       const served = (await call<OpenAPIObject>(suite.app, 'GET', '/api/docs-json')).body;
       const after = clock.now();
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any) as any
       expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
       // The examples change each Monday (UTC): the one of the request's moment, whichever side of it.
       expect(

@@ -1,8 +1,8 @@
-import { client, createTenant, type Json, type TestResponse } from '../helpers/app';
+import { client, createTenant, type Problem, type TestResponse } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { clock } from '../../src/common/time/clock';
-import type { PatientDto } from '../../src/modules/patients';
+import type { PatientDto, PatientListDto, TagListDto } from '../../src/modules/patients/dto/patient.dto';
 
 /** A birth date that makes someone `years` old today plus `days` days (UTC). */
 function bornYearsAgo(years: number, days = 10): string {
@@ -22,9 +22,9 @@ describe('Patients: list, filters, pagination, tags', () => {
   let afterCreates: string;
 
   const names = async (query: string): Promise<string[]> => {
-    const res = await api.get(`${PATIENTS}?limit=100&${query}`);
+    const res = await api.get<PatientListDto>(`${PATIENTS}?limit=100&${query}`);
     expect(res.status).toBe(200);
-    return res.body.patients.map((p: { firstName: string }) => p.firstName).sort();
+    return res.body.patients.map((p) => p.firstName).sort();
   };
 
   beforeAll(async () => {
@@ -72,9 +72,9 @@ describe('Patients: list, filters, pagination, tags', () => {
   });
 
   it('lists newest first', async () => {
-    const res = await api.get(PATIENTS);
+    const res = await api.get<PatientListDto>(PATIENTS);
     expect(res.status).toBe(200);
-    expect(res.body.patients.map((p: { firstName: string }) => p.firstName)).toEqual(['Dan', 'Carol', 'Bob', 'Alice']);
+    expect(res.body.patients.map((p) => p.firstName)).toEqual(['Dan', 'Carol', 'Bob', 'Alice']);
     expect(res.body.nextCursor).toBeNull();
   });
 
@@ -107,7 +107,7 @@ describe('Patients: list, filters, pagination, tags', () => {
   });
 
   it('filters by the joining code', async () => {
-    const carol = (await api.get(`${PATIENTS}/${ids.carol}`)).body;
+    const carol = (await api.get<PatientDto>(`${PATIENTS}/${ids.carol}`)).body;
     expect(await names(`search=${carol.joiningCode.toLowerCase()}`)).toEqual(['Carol']);
   });
 
@@ -136,9 +136,9 @@ describe('Patients: list, filters, pagination, tags', () => {
     ['a cursor not issued by the API', 'cursor=abc', 'cursor'],
     ['an unknown parameter', 'colour=blue', 'colour'],
   ])('answers 400 for a bad query: %s', async (_label, query, field) => {
-    const res = await api.get(`${PATIENTS}?${query}`);
+    const res = await api.get<Problem>(`${PATIENTS}?${query}`);
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(res.body.errors!.map((e: { field: string }) => e.field)).toContain(field);
   });
 
   it('counts tags, most used first', async () => {
@@ -152,7 +152,7 @@ describe('Patients: list, filters, pagination, tags', () => {
       ],
     });
     await api.put(`${PATIENTS}/${ids.bob}`, { tags: ['paris'] });
-    const after = await api.get(`${PATIENTS}/tags`);
+    const after = await api.get<TagListDto>(`${PATIENTS}/tags`);
     expect(after.body.tags).toEqual([
       { name: 'paris', count: 2 },
       { name: 'london', count: 1 },
@@ -212,9 +212,9 @@ describe('Patients: list, filters, pagination, tags', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: Json = await c.get(`${PATIENTS}?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: TestResponse<PatientListDto> = await c.get<PatientListDto>(`${PATIENTS}?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.status).toBe(200);
-      seen.push(...res.body.patients.map((p: { id: string }) => p.id));
+      seen.push(...res.body.patients.map((p) => p.id));
       cursor = res.body.nextCursor;
       pages++;
       // New patients arrive between pages; they are newer than the cursor, so they never shift the pages.

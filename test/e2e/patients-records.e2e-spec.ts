@@ -1,8 +1,12 @@
-import { client, createKey, createTenant } from '../helpers/app';
+import { client, createKey, createTenant, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
+import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
+import type { EncounterDto, MedicationDto } from '../../src/modules/patients/dto/clinical.dto';
+import type { CustomFieldListDto } from '../../src/modules/patients/dto/custom-field.dto';
+import type { PatientListDto, TagListDto } from '../../src/modules/patients/dto/patient.dto';
 
 describe('Patients: custom fields, clinical data, isolation', () => {
   const suite = useApp(NO_RATE_LIMITS);
@@ -26,13 +30,13 @@ describe('Patients: custom fields, clinical data, isolation', () => {
         expect(res.status).toBe(201);
         expect(res.body).toEqual({ options: null, ...d, createdAt: expect.any(String) });
       }
-      const list = await api.get(`${PATIENTS}/custom-fields`);
+      const list = await api.get<CustomFieldListDto>(`${PATIENTS}/custom-fields`);
       expect(list.status).toBe(200);
-      expect(list.body.fields.map((f: { key: string }) => f.key)).toEqual(defs.map((d) => d.key));
+      expect(list.body.fields.map((f) => f.key)).toEqual(defs.map((d) => d.key));
     });
 
     it('answers 409 custom_field_key_taken for a key defined already', async () => {
-      const res = await api.post(`${PATIENTS}/custom-fields`, { key: 'insurer', label: 'Again', type: 'text' });
+      const res = await api.post<Problem>(`${PATIENTS}/custom-fields`, { key: 'insurer', label: 'Again', type: 'text' });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('custom_field_key_taken');
       // the other mode has its own definitions
@@ -48,14 +52,14 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       ['bad key', { key: 'Bad Key', label: 'A', type: 'text' }, 'key'],
       ['missing label', { key: 'a4', type: 'text' }, 'label'],
     ])('rejects a bad definition: %s', async (_label, body, field) => {
-      const res = await api.post(`${PATIENTS}/custom-fields`, body);
+      const res = await api.post<Problem>(`${PATIENTS}/custom-fields`, body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect(res.body.errors!.map((e: { field: string }) => e.field)).toContain(field);
     });
 
     it('requires OWNER or ADMIN to define a field', async () => {
       const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
-      const res = await suite.api(staff).post(`${PATIENTS}/custom-fields`, { key: 'z', label: 'Z', type: 'text' });
+      const res = await suite.api(staff).post<Problem>(`${PATIENTS}/custom-fields`, { key: 'z', label: 'Z', type: 'text' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_role');
     });
@@ -75,7 +79,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       ['select outside its options', { plan: 'gold' }, 'customFields.plan'],
       ['an undefined key', { favourite_colour: 'blue' }, 'customFields.favourite_colour'],
     ])('rejects a value that does not fit: %s', async (_label, customFields, field) => {
-      const res = await api.post(PATIENTS, { firstName: 'A', lastName: 'B', customFields });
+      const res = await api.post<Problem>(PATIENTS, { firstName: 'A', lastName: 'B', customFields });
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ field, message: expect.any(String) }]);
     });
@@ -110,14 +114,14 @@ describe('Patients: custom fields, clinical data, isolation', () => {
         onsetDate: '2019-04-02',
         recordedAt: expect.any(String),
       });
-      const medication = await staff.post(`${base}/medications`, {
+      const medication = await staff.post<MedicationDto>(`${base}/medications`, {
         name: 'Metformin 500 mg',
         dosage: 'twice daily',
         startDate: '2019-04-10',
         status: 'active',
       });
       expect(medication.status).toBe(201);
-      const encounter = await staff.post(`${base}/encounters`, {
+      const encounter = await staff.post<EncounterDto>(`${base}/encounters`, {
         datetime: '2026-01-05T09:30:00.000Z',
         type: 'consultation',
         reason: 'Review',
@@ -151,7 +155,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
           },
         ],
       });
-      const again = await staff.post(`${base}/encounters`, {
+      const again = await staff.post<Problem>(`${base}/encounters`, {
         datetime: '2026-01-05T09:30:00.000Z',
         appointmentId,
       });
@@ -169,9 +173,9 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       ['encounters', { datetime: '2026-01-01T00:00:00Z', providerId: 'nope' }, 'providerId'],
     ])('rejects a bad %s body: %j', async (kind, body, field) => {
       const p = await createPatient(suite.app, suite.tenant.testKey);
-      const res = await api.post(`${PATIENTS}/${p.id}/clinical/${kind}`, body);
+      const res = await api.post<Problem>(`${PATIENTS}/${p.id}/clinical/${kind}`, body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect(res.body.errors!.map((e: { field: string }) => e.field)).toContain(field);
     });
 
     it('answers 404 for an unknown patient', async () => {
@@ -183,7 +187,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
     it('requires patients:write to record', async () => {
       const p = await createPatient(suite.app, suite.tenant.testKey);
       const reader = suite.api(await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'] }));
-      const res = await reader.post(`${PATIENTS}/${p.id}/clinical/conditions`, { display: 'x' });
+      const res = await reader.post<Problem>(`${PATIENTS}/${p.id}/clinical/conditions`, { display: 'x' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
     });
@@ -217,7 +221,9 @@ describe('Patients: custom fields, clinical data, isolation', () => {
 
     it("cannot see another tenant's import job", async () => {
       const other = await createTenant(suite.app);
-      const res = await suite.api(other.testKey).post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
+      const res = await suite
+        .api(other.testKey)
+        .post<BulkImportAcceptedDto>(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
       expect(res.status).toBe(202);
       await waitForImport(suite.app, other.testKey, res.body.jobId);
       expect((await api.get(`${PATIENTS}/bulk-import/${res.body.jobId}`)).status).toBe(404);
@@ -228,23 +234,23 @@ describe('Patients: custom fields, clinical data, isolation', () => {
 /** The foreign patient answers 404 on every route taking its id and appears in no list, search or tag count. */
 async function expectInvisible(api: ReturnType<typeof client>, id: string, firstName: string): Promise<void> {
   for (const res of [
-    await api.get(`${PATIENTS}/${id}`),
-    await api.put(`${PATIENTS}/${id}`, { gender: 'x' }),
-    await api.put(`${PATIENTS}/${id}`, { gender: 'x' }, { 'if-match': '*' }),
-    await api.get(`${PATIENTS}/${id}/clinical`),
-    await api.post(`${PATIENTS}/${id}/clinical/conditions`, { display: 'x' }),
-    await api.post(`${PATIENTS}/${id}/clinical/medications`, { name: 'x' }),
-    await api.post(`${PATIENTS}/${id}/clinical/encounters`, { datetime: '2026-01-01T00:00:00Z' }),
+    await api.get<Problem>(`${PATIENTS}/${id}`),
+    await api.put<Problem>(`${PATIENTS}/${id}`, { gender: 'x' }),
+    await api.put<Problem>(`${PATIENTS}/${id}`, { gender: 'x' }, { 'if-match': '*' }),
+    await api.get<Problem>(`${PATIENTS}/${id}/clinical`),
+    await api.post<Problem>(`${PATIENTS}/${id}/clinical/conditions`, { display: 'x' }),
+    await api.post<Problem>(`${PATIENTS}/${id}/clinical/medications`, { name: 'x' }),
+    await api.post<Problem>(`${PATIENTS}/${id}/clinical/encounters`, { datetime: '2026-01-01T00:00:00Z' }),
   ]) {
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
   }
-  const list = await api.get(`${PATIENTS}?limit=100`);
-  expect(list.body.patients.map((p: { id: string }) => p.id)).not.toContain(id);
-  expect((await api.get(`${PATIENTS}?search=${firstName}`)).body.patients).toEqual([]);
-  const tags = (await api.get(`${PATIENTS}/tags`)).body.tags.map((t: { name: string }) => t.name);
+  const list = await api.get<PatientListDto>(`${PATIENTS}?limit=100`);
+  expect(list.body.patients.map((p) => p.id)).not.toContain(id);
+  expect((await api.get<PatientListDto>(`${PATIENTS}?search=${firstName}`)).body.patients).toEqual([]);
+  const tags = (await api.get<TagListDto>(`${PATIENTS}/tags`)).body.tags.map((t) => t.name);
   expect(tags).not.toContain('theirs');
   expect(tags).not.toContain('live-only');
   // their externalId is free here
-  expect((await api.get(`${PATIENTS}?externalId=ext-iso`)).body.patients).toEqual([]);
+  expect((await api.get<PatientListDto>(`${PATIENTS}?externalId=ext-iso`)).body.patients).toEqual([]);
 }

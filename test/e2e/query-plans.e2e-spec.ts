@@ -1,7 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, type QueryConfig } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
-import { client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
+import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
+import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
+
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
 /** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
@@ -106,9 +110,13 @@ describe('Query plans: filters use their index under a generic plan', () => {
   });
 
   /** The list statement (on `table`) that GET `path` sends, and the page it answered. */
-  async function statementOf(query: string, path = PATIENTS, table = /FROM patients\b/): Promise<{ config: QueryConfig; body: Json }> {
+  async function statementOf<Page = PatientListDto>(
+    query: string,
+    path = PATIENTS,
+    table = /FROM patients\b/,
+  ): Promise<{ config: QueryConfig; body: Page }> {
     sent.length = 0;
-    const res = await client(app, tenant.liveKey).get(`${path}?${query}`);
+    const res = await client(app, tenant.liveKey).get<Page>(`${path}?${query}`);
     expect(res.status).toBe(200);
     const lists = sent.filter((c) => table.test(c.text) && /ORDER BY/.test(c.text));
     expect(lists).toHaveLength(1);
@@ -122,8 +130,10 @@ describe('Query plans: filters use their index under a generic plan', () => {
     await db.query(`SET plan_cache_mode = force_generic_plan`);
     await db.query(`PREPARE probe AS ${config.text}`);
     try {
-      const { rows } = await db.query(`EXPLAIN (FORMAT JSON) EXECUTE probe(${(config.values ?? []).map(literal).join(', ')})`);
-      return nodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+      const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE probe(${(config.values ?? []).map(literal).join(', ')})`,
+      );
+      return nodes(rows[0]['QUERY PLAN'][0].Plan);
     } finally {
       await db.query('DEALLOCATE probe');
       await db.query('RESET plan_cache_mode');
@@ -132,13 +142,13 @@ describe('Query plans: filters use their index under a generic plan', () => {
 
   /** The plan PostgreSQL picks with the values in view (what an unnamed statement gets). */
   async function customPlan(config: QueryConfig): Promise<PlanNode[]> {
-    const { rows } = await db.query(`EXPLAIN (FORMAT JSON) ${config.text}`, config.values);
-    return nodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+    const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${config.text}`, config.values);
+    return nodes(rows[0]['QUERY PLAN'][0].Plan);
   }
 
   it('email: an index scan of IDX_PATIENTS_TENANT_MODE_EMAIL on the address, in page order (no sort of the matches)', async () => {
     const { config, body } = await statementOf(`email=${encodeURIComponent('PERSON.20001@example.COM')}`);
-    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-20001']);
+    expect(body.patients.map((p) => p.externalId)).toEqual(['crm-20001']);
     const plan = await genericPlan(config);
     const scan = plan.find((n) => n['Index Name'] === 'IDX_PATIENTS_TENANT_MODE_EMAIL');
     expect(scan?.['Node Type']).toBe('Index Scan');
@@ -151,7 +161,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
 
   it('externalId: an index scan of UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID on the id', async () => {
     const { config, body } = await statementOf('externalId=crm-12345');
-    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(['crm-12345']);
+    expect(body.patients.map((p) => p.externalId)).toEqual(['crm-12345']);
     const plan = await genericPlan(config);
     const scan = plan.find((n) => n['Index Name'] === 'UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID');
     expect(scan?.['Node Type']).toMatch(/^Index (Only )?Scan$/);
@@ -160,9 +170,13 @@ describe('Query plans: filters use their index under a generic plan', () => {
   });
 
   it('appointments by status: an index scan of IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS, in list order', async () => {
-    const { config, body } = await statementOf('status=scheduled&limit=20', '/api/v1/scheduling/appointments', /FROM "appointments"/);
+    const { config, body } = await statementOf<AppointmentListDto>(
+      'status=scheduled&limit=20',
+      '/api/v1/scheduling/appointments',
+      /FROM "appointments"/,
+    );
     expect(body.appointments).toHaveLength(20);
-    expect(body.appointments.every((a: { status: string }) => a.status === 'scheduled')).toBe(true);
+    expect(body.appointments.every((a) => a.status === 'scheduled')).toBe(true);
     const plan = await genericPlan(config);
     const scan = plan.find((n) => n['Index Name'] === 'IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS');
     expect(scan?.['Node Type']).toBe('Index Scan');
@@ -177,7 +191,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
   ])('audit log %s: a backward scan of %s, in page order', async (filter, index, condition) => {
     const key = await db.query<{ id: string }>(`SELECT id FROM api_keys WHERE tenant_id = $1 AND mode = 'live' LIMIT 1`, [tenant.id]);
     const query = filter === 'apiKeyId=' ? `apiKeyId=${key.rows[0].id}` : filter;
-    const { config, body } = await statementOf(`${query}&limit=20`, '/api/v1/settings/audit-log', /FROM "audit_log"/);
+    const { config, body } = await statementOf<AuditLogDto>(`${query}&limit=20`, '/api/v1/settings/audit-log', /FROM "audit_log"/);
     expect(body.entries).toHaveLength(20);
     const plan = await genericPlan(config);
     // The partitions' own indexes, which the partitioned table's index is made of.
@@ -201,7 +215,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
       .filter((i) => (i % 20 === 3 || i % 20 === 7) && i % 100 !== 0)
       .slice(0, 50)
       .map((i) => `crm-${i}`);
-    expect(body.patients.map((p: { externalId: string }) => p.externalId)).toEqual(expected);
+    expect(body.patients.map((p) => p.externalId)).toEqual(expected);
     for (const plan of [await genericPlan(config), await customPlan(config)]) {
       const walks = plan.filter((n) => n['Index Name'] === 'patient_tags_pkey');
       expect(walks).toHaveLength(2);
@@ -214,10 +228,10 @@ describe('Query plans: filters use their index under a generic plan', () => {
   it('search: a common term walks the page order, a rare one asks the trigram index, chosen by a sample of the newest', async () => {
     const statementsOf = async (query: string): Promise<{ configs: QueryConfig[]; ids: string[] }> => {
       sent.length = 0;
-      const res = await client(app, tenant.liveKey).get(`${PATIENTS}?${query}`);
+      const res = await client(app, tenant.liveKey).get<PatientListDto>(`${PATIENTS}?${query}`);
       expect(res.status).toBe(200);
       const configs = sent.filter((c) => /FROM patients\b/.test(c.text) && /ORDER BY/.test(c.text));
-      return { configs, ids: res.body.patients.map((p: { externalId: string }) => p.externalId) };
+      return { configs, ids: res.body.patients.map((p) => p.externalId ?? '') };
     };
     const scans = (plan: PlanNode[]): string[] => plan.filter((n) => n['Index Name']).map((n) => n['Index Name']!);
     // number7 and number70–79 of 500 surnames: 2.2 % of patients, about 44 in the newest 2,000, short of a page.

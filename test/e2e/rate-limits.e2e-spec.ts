@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken, ThrottlerStorage } from '@nestjs/throttler';
 import { RedisService } from '../../src/common/redis/redis.service';
-import { call, client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { call, client, createTenant, startApp, TestTenant, type Problem } from '../helpers/app';
+import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
+
 import { eventually } from '../helpers/eventually';
 import { PrivateRedis } from '../helpers/redis-server';
 
@@ -67,11 +69,11 @@ describe('Rate limits (sliding window per key and per IP)', () => {
 
     it('sends them on 403 and 404 answers too (the request was counted)', async () => {
       const key = await (async () => {
-        const res = await client(app, tenant.testKey).post('/api/v1/settings/portal-access-keys', {
+        const res = await client(app, tenant.testKey).post<{ key: string }>('/api/v1/settings/portal-access-keys', {
           name: 'narrow',
           scopes: ['patients:read'],
         });
-        return res.body.key as string;
+        return res.body.key;
       })();
       const forbidden = await client(app, key).get(practice);
       expect(forbidden.status).toBe(403);
@@ -120,14 +122,14 @@ describe('Rate limits (sliding window per key and per IP)', () => {
     it('reports the budget on GET /me without consuming any', async () => {
       const other = await createTenant(app);
       const c = client(app, other.liveKey);
-      const first = await c.get('/api/v1/me');
+      const first = await c.get<MeDto>('/api/v1/me');
       expect(first.body.rateLimits).toEqual([]); // live mode has no window in this app
-      const me1 = await client(app, other.testKey).get('/api/v1/me');
-      const me2 = await client(app, other.testKey).get('/api/v1/me');
-      const hour = (b: Json) => b.rateLimits.find((w: Json) => w.window === 'hour');
+      const me1 = await client(app, other.testKey).get<MeDto>('/api/v1/me');
+      const me2 = await client(app, other.testKey).get<MeDto>('/api/v1/me');
+      const hour = (b: MeDto) => b.rateLimits.find((w) => w.window === 'hour')!;
       expect(hour(me1.body)).toMatchObject({ window: 'hour', limit: 100, remaining: 99 });
       expect(hour(me2.body).remaining).toBe(98); // one per request: reading the budget counts nothing
-      expect(me2.body.rateLimits.map((w: Json) => w.window)).toEqual(['second', 'hour', 'day']);
+      expect(me2.body.rateLimits.map((w) => w.window)).toEqual(['second', 'hour', 'day']);
       const reset = hour(me2.body).reset;
       expect(reset).toBeGreaterThan(Date.now() / 1000 + 3590);
       expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 3600);
@@ -151,7 +153,7 @@ describe('Rate limits (sliding window per key and per IP)', () => {
           expect(ok.headers['x-ratelimit-remaining']).toBe(String(limit - i));
           expect(ok.headers['ratelimit-policy']).toBe(`"${window}";q=${limit};w=${{ second: 1, hour: 3600, day: 86400 }[window]}`);
         }
-        const refused = await c.get(practice);
+        const refused = await c.get<Problem>(practice);
         expect(refused.status).toBe(429);
         expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(refused.body).toMatchObject({ status: 429, code: 'rate_limited', window, limit });
@@ -189,7 +191,7 @@ describe('Rate limits (sliding window per key and per IP)', () => {
     const b = await c.get(practice);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.headers.ratelimit).toMatch(/^"hour";r=0;t=(3599|3600)$/);
-    const refused = await c.get(practice);
+    const refused = await c.get<Problem & { window: string }>(practice);
     expect(refused.status).toBe(429);
     expect(refused.body.window).toBe('hour');
   });
@@ -284,7 +286,7 @@ describe('Rate limits (sliding window per key and per IP)', () => {
       expect(res.headers['x-ratelimit-limit']).toBeUndefined();
       expect(res.headers['ratelimit-policy']).toBeUndefined();
     }
-    const me = await c.get('/api/v1/me');
+    const me = await c.get<MeDto>('/api/v1/me');
     const redis = app.get(RedisService);
     expect(await redis.client.keys(redis.key('rl', `*${me.body.key.id}*`))).toEqual([]);
   });
@@ -294,7 +296,7 @@ describe('Rate limits (sliding window per key and per IP)', () => {
     const tenant = await createTenant(app);
     const c = client(app, tenant.testKey);
     for (let i = 0; i < 3; i++) expect((await c.get(practice)).status).toBe(200);
-    const me = await c.get('/api/v1/me'); // counted too
+    const me = await c.get<MeDto>('/api/v1/me'); // counted too
     const redis = app.get(RedisService);
     const keys = await redis.client.keys(redis.key('rl', `*${me.body.key.id}*`));
     expect(keys).toHaveLength(1);

@@ -1,7 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DateTime } from 'luxon';
 import { clock } from '../../src/common/time/clock';
-import { client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
@@ -49,8 +52,11 @@ describe('Reminders survive their worker being killed while they are due (dist/w
   it('sends each reminder exactly once across a SIGKILL', async () => {
     const key = tenant.testKey;
     // The manage link makes each text unique to its appointment.
-    const template = await client(api, key).post('/api/v1/sms/templates', { name: 'R', body: 'See you {{appointment.manageUrl}}' });
-    const type = await client(api, key).post(`${SCHEDULING}/appointment-types`, {
+    const template = await client(api, key).post<SmsTemplateDto>('/api/v1/sms/templates', {
+      name: 'R',
+      body: 'See you {{appointment.manageUrl}}',
+    });
+    const type = await client(api, key).post<AppointmentTypeDto>(`${SCHEDULING}/appointment-types`, {
       name: 'Visit',
       durationMinutes: 30,
       reminders: [{ offsetMinutes: 60, channel: 'sms', templateId: template.body.id }],
@@ -65,7 +71,7 @@ describe('Reminders survive their worker being killed while they are due (dist/w
       firstDay.plus({ days: Math.floor(i / 20), hours: 10, minutes: 30 * (i % 20) }),
     );
     // One booking at a time per provider (they take turns at its schedule anyway), the providers side by side.
-    const appointments: Json[] = [];
+    const appointments: AppointmentDto[] = [];
     for (const start of slots) {
       appointments.push(
         ...(await Promise.all(
@@ -80,7 +86,7 @@ describe('Reminders survive their worker being killed while they are due (dist/w
         )),
       );
     }
-    expect(appointments.flatMap((a) => a.reminders.map((r: Json) => r.status))).toEqual(Array(TOTAL).fill('scheduled'));
+    expect(appointments.flatMap((a) => a.reminders.map((r) => r.status))).toEqual(Array(TOTAL).fill('scheduled'));
 
     const statuses = async (table: 'appointment_reminders' | 'sms_messages'): Promise<Record<string, number>> => {
       const rows: { status: string; n: string }[] = await dataSource(api).query(

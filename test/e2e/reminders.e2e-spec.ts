@@ -4,7 +4,7 @@ import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
-import { call, client, createTenant, dataSource, Json, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
 import { nextOffsetChange } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
@@ -12,6 +12,19 @@ import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { sleep } from '../helpers/processes';
 import { bookAppointment, createProvider, createScheduler, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
+import type { EventPageOf } from '../helpers/events';
+import type { AuthContext } from '../../src/common/auth/auth.types';
+import type { PatientDto } from '../../src/modules/patients';
+import type { AppointmentDto, AppointmentListDto, AppointmentReminderDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { PublicBookingResultDto } from '../../src/modules/booking-pages/dto/public-scheduler.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { SmsMessageDto } from '../../src/modules/sms';
+import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
+
+/** reminder.sent carries the reminder with its appointment and patient. */
+type ReminderSent = AppointmentReminderDto & { appointmentId: string; patientId: string };
 
 const TYPES = `${SCHEDULING}/appointment-types`;
 const APPOINTMENTS = `${SCHEDULING}/appointments`;
@@ -31,9 +44,9 @@ describe('Appointment reminders', () => {
   let app: NestFastifyApplication;
   let tenant: TestTenant;
   let other: TestTenant;
-  let provider: Json;
-  let emailTemplate: Json;
-  let smsTemplate: Json;
+  let provider: ProviderDto;
+  let emailTemplate: EmailTemplateDto;
+  let smsTemplate: SmsTemplateDto;
   const baseOffset = clock.offsetMs();
 
   beforeAll(async () => {
@@ -46,7 +59,7 @@ describe('Appointment reminders', () => {
     expect((await api().post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
     provider = await createProvider(app, tenant.testKey, { name: 'Dr. Ada Lovelace', timezone: NY, workingHours: everyDay() });
     emailTemplate = (
-      await api().post('/api/v1/emails/templates', {
+      await api().post<EmailTemplateDto>('/api/v1/emails/templates', {
         name: 'Reminder',
         subject: 'Your {{appointment.typeName}} at {{appointment.localTime}}',
         textContent:
@@ -55,7 +68,7 @@ describe('Appointment reminders', () => {
       })
     ).body;
     smsTemplate = (
-      await api().post('/api/v1/sms/templates', {
+      await api().post<SmsTemplateDto>('/api/v1/sms/templates', {
         name: 'Reminder',
         body: '{{practice.name}}: {{appointment.localDate}} {{appointment.localTime}}',
       })
@@ -73,8 +86,8 @@ describe('Appointment reminders', () => {
   /** Moves the clock the app and this test read to `instant`. */
   const setNow = (instant: number): void => clock.setOffsetMs(instant - Date.now());
 
-  async function createType(reminders: Json[], key?: string): Promise<Json> {
-    const res = await api(key).post(TYPES, { name: 'Check-up', durationMinutes: 30, reminders });
+  async function createType(reminders: Record<string, unknown>[], key?: string): Promise<AppointmentTypeDto> {
+    const res = await api(key).post<AppointmentTypeDto>(TYPES, { name: 'Check-up', durationMinutes: 30, reminders });
     if (res.status !== 201) throw new Error(`type creation failed: ${res.status} ${res.text}`);
     return res.body;
   }
@@ -95,16 +108,17 @@ describe('Appointment reminders', () => {
       ...body,
     });
 
-  const book = (patient: Json, type: Json, start: DateTime, key?: string, providerId = provider.id) =>
+  const book = (patient: PatientDto, type: AppointmentTypeDto, start: DateTime, key?: string, providerId = provider.id) =>
     bookAppointment(app, key ?? tenant.testKey, {
       patientId: patient.id,
       providerId,
       appointmentTypeId: type.id,
       datetime: start.toUTC().toISO()!,
     });
-  const remindersOf = async (id: string, key?: string): Promise<Json[]> => (await api(key).get(`${APPOINTMENTS}/${id}`)).body.reminders;
+  const remindersOf = async (id: string, key?: string): Promise<AppointmentReminderDto[]> =>
+    (await api(key).get<AppointmentDto>(`${APPOINTMENTS}/${id}`)).body.reminders;
   /** Waits until no reminder of the appointment is `scheduled` any more, and answers them. */
-  const settled = (id: string, key?: string): Promise<Json[]> =>
+  const settled = (id: string, key?: string): Promise<AppointmentReminderDto[]> =>
     eventually(async () => {
       const reminders = await remindersOf(id, key);
       expect(reminders.map((r) => r.status)).not.toContain('scheduled');
@@ -137,7 +151,7 @@ describe('Appointment reminders', () => {
         messageId: null,
       },
     ]);
-    const list = await api().get(`${APPOINTMENTS}?patientId=${patient.id}`);
+    const list = await api().get<AppointmentListDto>(`${APPOINTMENTS}?patientId=${patient.id}`);
     expect(list.body.appointments[0].reminders).toEqual(booked.reminders);
 
     // Just before the email's time nothing goes; just after it, the email only.
@@ -165,7 +179,7 @@ describe('Appointment reminders', () => {
     const [sentEmail, sentSms] = await settled(booked.id);
     expect(sentSms).toMatchObject({ status: 'sent', messageId: expect.any(String) });
     const sms = await eventually(async () => {
-      const res = await api().get(`/api/v1/sms/messages/${sentSms.messageId}`);
+      const res = await api().get<SmsMessageDto>(`/api/v1/sms/messages/${sentSms.messageId}`);
       expect(res.body.status).toBe('sent');
       return res.body;
     });
@@ -177,9 +191,9 @@ describe('Appointment reminders', () => {
     });
 
     // reminder.sent, once per reminder; nothing is sent twice by later sweeps.
-    const events = await api().get('/api/v1/events?type=reminder.sent&limit=100');
-    const mine = events.body.events.filter((e: Json) => e.data.appointmentId === booked.id);
-    expect(mine.map((e: Json) => e.data)).toEqual(
+    const events = await api().get<EventPageOf<ReminderSent>>('/api/v1/events?type=reminder.sent&limit=100');
+    const mine = events.body.events.filter((e) => e.data.appointmentId === booked.id);
+    expect(mine.map((e) => e.data)).toEqual(
       expect.arrayContaining([
         { ...sentEmail, appointmentId: booked.id, patientId: patient.id },
         { ...sentSms, appointmentId: booked.id, patientId: patient.id },
@@ -197,9 +211,9 @@ describe('Appointment reminders', () => {
     const booked = await book(patient, type, start);
     const later = nextAfternoon().plus({ hours: 1 });
 
-    const moved = await api().patch(`${APPOINTMENTS}/${booked.id}`, { datetime: later.toUTC().toISO() });
+    const moved = await api().patch<AppointmentDto>(`${APPOINTMENTS}/${booked.id}`, { datetime: later.toUTC().toISO() });
     expect(moved.status).toBe(200);
-    const old = booked.reminders.map((r: Json) => ({ ...r, status: 'cancelled', reason: 'rescheduled' }));
+    const old = booked.reminders.map((r) => ({ ...r, status: 'cancelled', reason: 'rescheduled' }));
     expect(moved.body.reminders).toEqual([
       ...old,
       expect.objectContaining({ channel: 'email', sendAt: later.minus({ minutes: 120 }).toUTC().toISO(), status: 'scheduled' }),
@@ -211,8 +225,8 @@ describe('Appointment reminders', () => {
     await sleep(2_500);
     expect(emailsTo(patient.email)).toHaveLength(0);
 
-    const cancelled = await api().patch(`${APPOINTMENTS}/${booked.id}`, { status: 'cancelled' });
-    expect(cancelled.body.reminders.slice(2).map((r: Json) => [r.status, r.reason])).toEqual([
+    const cancelled = await api().patch<AppointmentDto>(`${APPOINTMENTS}/${booked.id}`, { status: 'cancelled' });
+    expect(cancelled.body.reminders.slice(2).map((r) => [r.status, r.reason])).toEqual([
       ['cancelled', 'appointment_cancelled'],
       ['cancelled', 'appointment_cancelled'],
     ]);
@@ -226,11 +240,11 @@ describe('Appointment reminders', () => {
     const type = await createType([emailRule(60)]);
     const patient = await newPatient();
     const start = nextAfternoon();
-    const ends = async (status: string, at: DateTime): Promise<Json[]> => {
+    const ends = async (status: string, at: DateTime): Promise<[string, string | null][]> => {
       const booked = await book(patient, type, at);
-      const res = await api().patch(`${APPOINTMENTS}/${booked.id}`, { status });
+      const res = await api().patch<AppointmentDto>(`${APPOINTMENTS}/${booked.id}`, { status });
       expect(res.status).toBe(200);
-      return res.body.reminders.map((r: Json) => [r.status, r.reason]);
+      return res.body.reminders.map((r): [string, string | null] => [r.status, r.reason]);
     };
     expect(await ends('confirmed', start)).toEqual([['scheduled', null]]);
     expect(await ends('no_show', start.plus({ hours: 1 }))).toEqual([['cancelled', 'appointment_no_show']]);
@@ -241,11 +255,11 @@ describe('Appointment reminders', () => {
     const type = await createType([emailRule(1440)]);
     const scheduler = await createScheduler(app, tenant.testKey, [provider.id], { duration: undefined, appointmentTypeId: type.id });
     const start = nextAfternoon();
-    const booked = await call(app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
+    const booked = await call<PublicBookingResultDto>(app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
       body: { firstName: 'Lin', lastName: 'Page', email: `page${++phones}@reminders.test`, datetime: start.toUTC().toISO() },
     });
     expect(booked.status).toBe(201);
-    const appointment = (await api().get(`${APPOINTMENTS}/${booked.body.id}`)).body;
+    const appointment = (await api().get<AppointmentDto>(`${APPOINTMENTS}/${booked.body.id}`)).body;
     expect(appointment.reminders).toEqual([
       expect.objectContaining({ channel: 'email', sendAt: start.minus({ minutes: 1440 }).toUTC().toISO(), status: 'scheduled' }),
     ]);
@@ -267,7 +281,7 @@ describe('Appointment reminders', () => {
     // Two hours from now, on a 15-minute boundary: the day-before reminder is already past.
     const start = DateTime.fromMillis(Math.ceil((clock.nowMs() + 120 * MINUTE) / (15 * MINUTE)) * 15 * MINUTE, { zone: NY });
     const booked = await book(patient, type, start);
-    expect(booked.reminders.map((r: Json) => [r.offsetMinutes, r.status, r.reason])).toEqual([
+    expect(booked.reminders.map((r) => [r.offsetMinutes, r.status, r.reason])).toEqual([
       [1440, 'skipped', 'past'],
       [30, 'scheduled', null],
     ]);
@@ -282,10 +296,12 @@ describe('Appointment reminders', () => {
   it("suppresses a patient's reminders after their unsubscribe link and their STOP reply (live mode, texts at the fake Twilio)", async () => {
     const live = tenant.liveKey;
     expect((await api(live).post('/api/v1/settings/practice', { name: 'Acme Live' })).status).toBe(200);
-    const liveEmail = (await api(live).post('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' }))
-      .body;
-    const liveSms = (await api(live).post('/api/v1/sms/templates', { name: 'R', body: '{{practice.name}} at {{appointment.localTime}}' }))
-      .body;
+    const liveEmail = (
+      await api(live).post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' })
+    ).body;
+    const liveSms = (
+      await api(live).post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'R', body: '{{practice.name}} at {{appointment.localTime}}' })
+    ).body;
     const type = await createType(
       [
         { offsetMinutes: 60, channel: 'email', templateId: liveEmail.id },
@@ -314,7 +330,7 @@ describe('Appointment reminders', () => {
       },
     });
     expect(stop.status).toBe(200);
-    expect((await api(live).get(`/api/v1/patients/${optedOut.id}`)).body).toMatchObject({ emailOptOut: true, smsOptOut: true });
+    expect((await api(live).get<PatientDto>(`/api/v1/patients/${optedOut.id}`)).body).toMatchObject({ emailOptOut: true, smsOptOut: true });
 
     setNow(start.plus({ hours: 1, minutes: 1 }).toMillis());
     const reminders = await settled(first.id, live);
@@ -322,7 +338,7 @@ describe('Appointment reminders', () => {
       ['email', 'suppressed', 'opted_out'],
       ['sms', 'suppressed', 'opted_out'],
     ]);
-    expect((await api(live).get(`/api/v1/sms/messages/${reminders[1].messageId}`)).body.status).toBe('suppressed');
+    expect((await api(live).get<SmsMessageDto>(`/api/v1/sms/messages/${reminders[1].messageId}`)).body.status).toBe('suppressed');
     expect((await settled(second.id, live)).map((r) => [r.channel, r.status])).toEqual([
       ['email', 'sent'],
       ['sms', 'sent'],
@@ -359,20 +375,20 @@ describe('Appointment reminders', () => {
       ]);
       const patient = await newPatient();
       const at10 = await book(patient, type, day.set({ hour: 10 }));
-      expect(at10.reminders.map((r: Json) => [DateTime.fromISO(r.sendAt, { zone: NY }).toFormat('yyyy-MM-dd HH:mm'), r.status])).toEqual([
+      expect(at10.reminders.map((r) => [DateTime.fromISO(r.sendAt, { zone: NY }).toFormat('yyyy-MM-dd HH:mm'), r.status])).toEqual([
         [`${day.toISODate()} 08:00`, 'scheduled'],
         [`${day.toISODate()} 09:00`, 'scheduled'],
       ]);
       // Due at 20:30 and at 08:00, outside quiet hours: both go then.
       const early = await createType([smsRule(12 * 60), smsRule(30)]);
       const at8 = await book(patient, early, day.set({ hour: 8, minute: 30 }).plus({ days: 1 }));
-      expect(at8.reminders.map((r: Json) => [DateTime.fromISO(r.sendAt, { zone: NY }).toFormat('HH:mm'), r.status, r.reason])).toEqual([
+      expect(at8.reminders.map((r) => [DateTime.fromISO(r.sendAt, { zone: NY }).toFormat('HH:mm'), r.status, r.reason])).toEqual([
         ['20:30', 'scheduled', null],
         ['08:00', 'scheduled', null],
       ]);
       // Due at 20:00, and at 07:30, which would wait until 08:00, the start: skipped.
       const at0800 = await book(patient, early, day.set({ hour: 8 }).plus({ days: 2 }));
-      expect(at0800.reminders.map((r: Json) => [r.status, r.reason])).toEqual([
+      expect(at0800.reminders.map((r) => [r.status, r.reason])).toEqual([
         ['scheduled', null],
         ['skipped', 'quiet_hours'],
       ]);
@@ -384,9 +400,13 @@ describe('Appointment reminders', () => {
     const patient = await newPatient();
     const scope = { tenantId: tenant.id, mode: 'test' as const };
     // The booking's own path, with a step after the insert that fails (as a public booking's counter might).
-    const entity = await app.get(ProvidersService).require({ ...scope } as Json, provider.id);
+    const entity = await app.get(ProvidersService).require({ ...scope } as AuthContext, provider.id);
     const count = async () =>
-      Number((await dataSource(app).query(`SELECT count(*) FROM appointment_reminders WHERE tenant_id = $1`, [tenant.id]))[0].count);
+      Number(
+        (
+          await dataSource(app).query<{ count: string }[]>(`SELECT count(*) FROM appointment_reminders WHERE tenant_id = $1`, [tenant.id])
+        )[0].count,
+      );
     const before = await count();
     const booking = app.get(AppointmentsService).insert(
       scope,
@@ -416,15 +436,19 @@ describe('Appointment reminders', () => {
     const booked = await book(patient, type, start);
     for (const key of [other.testKey, tenant.liveKey]) {
       expect((await api(key).get(`${APPOINTMENTS}/${booked.id}`)).status).toBe(404);
-      const listed = (await api(key).get(`${APPOINTMENTS}?limit=100`)).body.appointments;
-      expect(listed.flatMap((a: Json) => a.reminders.map((r: Json) => r.id))).not.toContain(booked.reminders[0].id);
-      const events = (await api(key).get('/api/v1/events?type=reminder.sent&limit=100')).body.events;
-      expect(events.filter((e: Json) => e.data.appointmentId === booked.id)).toEqual([]);
+      const listed = (await api(key).get<AppointmentListDto>(`${APPOINTMENTS}?limit=100`)).body.appointments;
+      expect(listed.flatMap((a) => a.reminders.map((r) => r.id))).not.toContain(booked.reminders[0].id);
+      const events = (await api(key).get<EventPageOf<ReminderSent>>('/api/v1/events?type=reminder.sent&limit=100')).body.events;
+      expect(events.filter((e) => e.data.appointmentId === booked.id)).toEqual([]);
     }
     // The other tenant's own appointment at the same time sends its own reminder, rendered with its own practice.
     await api(other.testKey).post('/api/v1/settings/practice', { name: 'Globex' });
     const otherTemplate = (
-      await api(other.testKey).post('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' })
+      await api(other.testKey).post<EmailTemplateDto>('/api/v1/emails/templates', {
+        name: 'R',
+        subject: '{{practice.name}}',
+        textContent: 'x',
+      })
     ).body;
     const otherType = await createType([{ offsetMinutes: 60, channel: 'email', templateId: otherTemplate.id }], other.testKey);
     const otherProvider = await createProvider(app, other.testKey, { timezone: NY, workingHours: everyDay() });
@@ -438,7 +462,7 @@ describe('Appointment reminders', () => {
       expect(emailsTo(patient.email).map((m) => m.headers.subject)).toEqual(['Your Check-up at 15:00']);
       expect(emailsTo('globex@reminders.test').map((m) => m.headers.subject)).toEqual(['Globex']);
     });
-    const events = (await api(other.testKey).get('/api/v1/events?type=reminder.sent')).body.events;
-    expect(events.map((e: Json) => e.data.appointmentId)).toEqual([otherBooked.id]);
+    const events = (await api(other.testKey).get<EventPageOf<ReminderSent>>('/api/v1/events?type=reminder.sent')).body.events;
+    expect(events.map((e) => e.data.appointmentId)).toEqual([otherBooked.id]);
   });
 });

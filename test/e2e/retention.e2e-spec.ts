@@ -2,7 +2,8 @@ import { DataSource } from 'typeorm';
 import { uuidv7 } from '../../src/common/ids';
 import { clock } from '../../src/common/time/clock';
 import { RetentionSweeper } from '../../src/modules/retention/retention.sweep';
-import { createTenant, dataSource, TestTenant, type Json } from '../helpers/app';
+import { createTenant, dataSource, TestTenant } from '../helpers/app';
+import type { EmailMessageDetailDto } from '../../src/modules/email/dto/email-message.dto';
 import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -76,7 +77,9 @@ describe('Retention sweeps (clock moved)', () => {
       ]);
     }
     const where = (table: string) => `SELECT tableoid::regclass::text AS partition FROM ${table} WHERE request_id = 'retention'`;
-    expect(new Set((await db.query(where('audit_log'))).map((r: Json) => r.partition))).toEqual(new Set(['audit_log_default']));
+    expect(new Set((await db.query<{ partition: string }[]>(where('audit_log'))).map((r) => r.partition))).toEqual(
+      new Set(['audit_log_default']),
+    );
 
     // The clock at month -75: its month and three ahead are made, and their entries move out of the default partition.
     clock.setOffsetMs(base + (month(-75).getTime() - clock.now().getTime()) + 3 * DAY);
@@ -85,11 +88,11 @@ describe('Retention sweeps (clock moved)', () => {
     expect(early.partitions.created).toEqual(
       expect.arrayContaining([...made.map((s) => `audit_log_p${s}`), ...made.map((s) => `audit_log_patients_p${s}`)]),
     );
-    const placed = await db.query(
+    const placed = await db.query<{ partition: string; month: string }[]>(
       `SELECT tableoid::regclass::text AS partition, to_char(at AT TIME ZONE 'UTC', 'YYYY_MM') AS month FROM audit_log WHERE request_id = 'retention'`,
     );
     for (const p of placed) expect(p.partition).toBe(made.includes(p.month) ? `audit_log_p${p.month}` : 'audit_log_default');
-    const patientsPlaced = await db.query(
+    const patientsPlaced = await db.query<{ partition: string; month: string }[]>(
       `SELECT tableoid::regclass::text AS partition, to_char(at AT TIME ZONE 'UTC', 'YYYY_MM') AS month FROM audit_log_patients WHERE audit_id = ANY($1::uuid[])`,
       [rows.map((r) => r.id)],
     );
@@ -208,12 +211,12 @@ describe('Retention sweeps (clock moved)', () => {
     const pass = await sweep();
     expect(pass.emailBodiesCleared).toBe(made.filter((m) => m.cleared).length);
     for (const m of made) {
-      const res = await suite.api(m.key).get(`/api/v1/emails/messages/${m.id}`);
+      const res = await suite.api(m.key).get<EmailMessageDetailDto>(`/api/v1/emails/messages/${m.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ to: 'ada@example.test', subject: 'Your results' });
       if (m.cleared) {
         expect(res.body).toMatchObject({ status: 'sent', htmlContent: null, textContent: null });
-        expect(Math.abs(Date.parse(res.body.bodyClearedAt) - clock.nowMs())).toBeLessThan(60_000);
+        expect(Math.abs(Date.parse(res.body.bodyClearedAt!) - clock.nowMs())).toBeLessThan(60_000);
       } else {
         expect(res.body).toMatchObject({ htmlContent: '<p>Private</p>', textContent: 'Private', bodyClearedAt: null });
       }

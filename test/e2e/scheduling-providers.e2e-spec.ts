@@ -1,10 +1,13 @@
 import { DateTime } from 'luxon';
-import { client, createKey, createTenant } from '../helpers/app';
+import { client, createKey, createTenant, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, everyDay, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
 import { nextOffsetChange, nextWeekday, utcDate } from '../helpers/dates';
 import { clock } from '../../src/common/time/clock';
+import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
+import type { ProviderDto, ProviderListDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { TimeOffDto, TimeOffListDto } from '../../src/modules/scheduling/dto/time-off.dto';
 
 const query = (params: Record<string, string | number>): string =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
@@ -18,12 +21,12 @@ describe('Scheduling: providers, time off and availability', () => {
     api = suite.api();
   });
 
-  const availability = (params: Record<string, string | number>, key = suite.tenant.testKey) =>
-    suite.api(key).get(`${SCHEDULING}/availability?${query(params)}`);
+  const availability = <T = AvailabilityDto>(params: Record<string, string | number>, key = suite.tenant.testKey) =>
+    suite.api(key).get<T>(`${SCHEDULING}/availability?${query(params)}`);
 
   describe('providers', () => {
     it('creates a provider with several intervals a day, answers 201 with Location, and reads it back', async () => {
-      const res = await api.post(`${SCHEDULING}/providers`, {
+      const res = await api.post<ProviderDto>(`${SCHEDULING}/providers`, {
         name: ' Dr. Grace Hopper ',
         email: 'grace@clinic.example',
         timezone: 'Asia/Kolkata',
@@ -59,15 +62,15 @@ describe('Scheduling: providers, time off and availability', () => {
       expect(patched.status).toBe(200);
       expect(patched.body).toMatchObject({ name: 'List A', isActive: false, timezone: 'Europe/London', workingHours: a.workingHours });
 
-      const page1 = await api.get(`${SCHEDULING}/providers?limit=1`);
+      const page1 = await api.get<ProviderListDto>(`${SCHEDULING}/providers?limit=1`);
       expect(page1.status).toBe(200);
-      expect(page1.body.providers.map((p: { id: string }) => p.id)).toEqual([b.id]);
-      const page2 = await api.get(`${SCHEDULING}/providers?limit=1&cursor=${page1.body.nextCursor}`);
-      expect(page2.body.providers.map((p: { id: string }) => p.id)).toEqual([a.id]);
+      expect(page1.body.providers.map((p) => p.id)).toEqual([b.id]);
+      const page2 = await api.get<ProviderListDto>(`${SCHEDULING}/providers?limit=1&cursor=${page1.body.nextCursor}`);
+      expect(page2.body.providers.map((p) => p.id)).toEqual([a.id]);
 
-      const inactive = await api.get(`${SCHEDULING}/providers?isActive=false`);
-      expect(inactive.body.providers.map((p: { id: string }) => p.id)).toContain(a.id);
-      expect(inactive.body.providers.map((p: { id: string }) => p.id)).not.toContain(b.id);
+      const inactive = await api.get<ProviderListDto>(`${SCHEDULING}/providers?isActive=false`);
+      expect(inactive.body.providers.map((p) => p.id)).toContain(a.id);
+      expect(inactive.body.providers.map((p) => p.id)).not.toContain(b.id);
     });
 
     it.each([
@@ -91,7 +94,7 @@ describe('Scheduling: providers, time off and availability', () => {
       ],
       ['an unknown property', { colour: 'blue' }, ['colour']],
     ])('refuses %s with a 400 naming the field', async (_label, override, fields) => {
-      const res = await api.post(`${SCHEDULING}/providers`, { name: 'X', timezone: 'UTC', workingHours: weekdays(), ...override });
+      const res = await api.post<Problem>(`${SCHEDULING}/providers`, { name: 'X', timezone: 'UTC', workingHours: weekdays(), ...override });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(fieldsOf(res.body).sort()).toEqual([...fields].sort());
@@ -99,7 +102,7 @@ describe('Scheduling: providers, time off and availability', () => {
 
     it('validates PATCH bodies the same way', async () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
-      const res = await api.patch(`${SCHEDULING}/providers/${p.id}`, { timezone: 'Nowhere/Land', isActive: 'yes' });
+      const res = await api.patch<Problem>(`${SCHEDULING}/providers/${p.id}`, { timezone: 'Nowhere/Land', isActive: 'yes' });
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body).sort()).toEqual(['isActive', 'timezone']);
     });
@@ -107,11 +110,11 @@ describe('Scheduling: providers, time off and availability', () => {
     it('refuses null for a PATCH member that cannot be cleared, naming it; null clears the email', async () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
       for (const field of ['name', 'timezone', 'workingHours', 'isActive']) {
-        const res = await api.patch(`${SCHEDULING}/providers/${p.id}`, { [field]: null });
+        const res = await api.patch<Problem>(`${SCHEDULING}/providers/${p.id}`, { [field]: null });
         expect([res.status, fieldsOf(res.body)]).toEqual([400, [field]]);
       }
       await api.patch(`${SCHEDULING}/providers/${p.id}`, { email: 'grace@example.com' });
-      const cleared = await api.patch(`${SCHEDULING}/providers/${p.id}`, { email: null });
+      const cleared = await api.patch<ProviderDto>(`${SCHEDULING}/providers/${p.id}`, { email: null });
       expect([cleared.status, cleared.body.email, cleared.body.name]).toEqual([200, null, p.name]);
     });
 
@@ -126,11 +129,11 @@ describe('Scheduling: providers, time off and availability', () => {
     it('adds, lists by start and removes time off; availability excludes it while it exists', async () => {
       const [day1, day2] = [utcDate(30), utcDate(31)];
       const p = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay('09:00', '17:00') });
-      const later = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, {
+      const later = await api.post<TimeOffDto>(`${SCHEDULING}/providers/${p.id}/time-off`, {
         start: `${day2}T09:00:00Z`,
         end: `${day2}T17:00:00Z`,
       });
-      const res = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, {
+      const res = await api.post<TimeOffDto>(`${SCHEDULING}/providers/${p.id}/time-off`, {
         start: `${day1}T12:00:00Z`,
         end: `${day1}T14:00:00+01:00`,
         reason: 'Training',
@@ -143,35 +146,35 @@ describe('Scheduling: providers, time off and availability', () => {
         reason: 'Training',
       });
 
-      const list = await api.get(`${SCHEDULING}/providers/${p.id}/time-off`);
+      const list = await api.get<TimeOffListDto>(`${SCHEDULING}/providers/${p.id}/time-off`);
       expect(list.status).toBe(200);
-      expect(list.body.timeOff.map((t: { id: string }) => t.id)).toEqual([res.body.id, later.body.id]);
+      expect(list.body.timeOff.map((t) => t.id)).toEqual([res.body.id, later.body.id]);
 
       const slots = await availability({ providerId: p.id, startDate: day1, endDate: day2, duration: 30 });
       expect(slots.status).toBe(200);
-      const starts = slots.body.slots.map((s: { start: string }) => s.start);
+      const starts = slots.body.slots.map((s) => s.start);
       expect(starts).toContain(`${day1}T11:30:00.000Z`);
       expect(starts).not.toContain(`${day1}T11:45:00.000Z`);
       expect(starts).not.toContain(`${day1}T12:30:00.000Z`);
       expect(starts).toContain(`${day1}T13:00:00.000Z`);
-      expect(starts.filter((s: string) => s.startsWith(day2))).toEqual([]);
+      expect(starts.filter((s) => s.startsWith(day2))).toEqual([]);
 
       expect((await api.delete(`${SCHEDULING}/providers/${p.id}/time-off/${res.body.id}`)).status).toBe(204);
       expect((await api.delete(`${SCHEDULING}/providers/${p.id}/time-off/${res.body.id}`)).status).toBe(404);
       const after = await availability({ providerId: p.id, startDate: day1, endDate: day1 });
-      expect(after.body.slots.map((s: { start: string }) => s.start)).toContain(`${day1}T12:30:00.000Z`);
+      expect(after.body.slots.map((s) => s.start)).toContain(`${day1}T12:30:00.000Z`);
     });
 
     it('refuses an end before the start, impossible dates and times without an offset', async () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
       const url = `${SCHEDULING}/providers/${p.id}/time-off`;
-      const reversed = await api.post(url, { start: '2027-02-02T10:00:00Z', end: '2027-02-02T09:00:00Z' });
+      const reversed = await api.post<Problem>(url, { start: '2027-02-02T10:00:00Z', end: '2027-02-02T09:00:00Z' });
       expect(reversed.status).toBe(400);
       expect(fieldsOf(reversed.body)).toEqual(['end']);
-      const impossible = await api.post(url, { start: '2027-02-30T10:00:00Z', end: '2027-02-02T25:00:00Z' });
+      const impossible = await api.post<Problem>(url, { start: '2027-02-30T10:00:00Z', end: '2027-02-02T25:00:00Z' });
       expect(impossible.status).toBe(400);
       expect(fieldsOf(impossible.body).sort()).toEqual(['end', 'start']);
-      const floating = await api.post(url, { start: '2027-02-02T10:00:00', end: '2027-02-02T11:00:00Z' });
+      const floating = await api.post<Problem>(url, { start: '2027-02-02T10:00:00', end: '2027-02-02T11:00:00Z' });
       expect(fieldsOf(floating.body)).toEqual(['start']);
     });
 
@@ -194,7 +197,7 @@ describe('Scheduling: providers, time off and availability', () => {
       });
       const res = await availability({ providerId: p.id, startDate: fri, endDate: mon, duration: 60 });
       expect(res.status).toBe(200);
-      const slots: { providerId: string; start: string; end: string }[] = res.body.slots;
+      const slots = res.body.slots;
       expect(slots.every((s) => s.providerId === p.id)).toBe(true);
       const friday = slots.filter((s) => local(s.start, 'America/New_York').startsWith(fri));
       const monday = slots.filter((s) => local(s.start, 'America/New_York').startsWith(mon));
@@ -210,17 +213,17 @@ describe('Scheduling: providers, time off and availability', () => {
       const spring = nextOffsetChange('America/New_York', 'forward').toISODate()!;
       const autumn = nextOffsetChange('America/New_York', 'back').toISODate()!;
       const march = await availability({ providerId: p.id, startDate: spring, endDate: spring });
-      const marchWalls = march.body.slots.map((s: { start: string }) => local(s.start, 'America/New_York').slice(11));
-      expect(marchWalls.filter((w: string) => w.startsWith('02:'))).toEqual([]);
+      const marchWalls = march.body.slots.map((s) => local(s.start, 'America/New_York').slice(11));
+      expect(marchWalls.filter((w) => w.startsWith('02:'))).toEqual([]);
       expect(new Set(marchWalls).size).toBe(marchWalls.length);
       expect(marchWalls).toHaveLength(19);
 
       const november = await availability({ providerId: p.id, startDate: autumn, endDate: autumn });
-      const novemberWalls = november.body.slots.map((s: { start: string }) => local(s.start, 'America/New_York').slice(11));
+      const novemberWalls = november.body.slots.map((s) => local(s.start, 'America/New_York').slice(11));
       expect(new Set(novemberWalls).size).toBe(novemberWalls.length);
-      expect(novemberWalls.filter((w: string) => w === '01:30')).toHaveLength(1);
+      expect(novemberWalls.filter((w) => w === '01:30')).toHaveLength(1);
       expect(november.body.slots[novemberWalls.indexOf('01:30')].start).toBe(`${autumn}T05:30:00.000Z`);
-      expect(november.body.slots.at(-1).end).toBe(`${autumn}T11:00:00.000Z`);
+      expect(november.body.slots.at(-1)!.end).toBe(`${autumn}T11:00:00.000Z`);
     });
 
     it('America/New_York across the November change: 09:00 local is 13:00Z before and 14:00Z after', async () => {
@@ -228,7 +231,7 @@ describe('Scheduling: providers, time off and availability', () => {
       const [fri, mon] = [change.minus({ days: 2 }).toISODate()!, change.plus({ days: 1 }).toISODate()!];
       const p = await createProvider(suite.app, suite.tenant.testKey);
       const res = await availability({ providerId: p.id, startDate: fri, endDate: mon });
-      const starts: string[] = res.body.slots.map((s: { start: string }) => s.start);
+      const starts = res.body.slots.map((s) => s.start);
       expect(starts.find((s) => s.startsWith(fri))).toBe(`${fri}T13:00:00.000Z`);
       expect(starts.find((s) => s.startsWith(mon))).toBe(`${mon}T14:00:00.000Z`);
     });
@@ -239,10 +242,8 @@ describe('Scheduling: providers, time off and availability', () => {
       const res = await availability({ providerId: p.id, startDate: monday, endDate: monday, duration: 45 });
       const slots = res.body.slots;
       expect(slots[0].start).toBe(`${monday}T03:30:00.000Z`);
-      expect(slots.at(-1).end).toBe(`${monday}T11:30:00.000Z`);
-      expect(slots.map((s: { start: string }) => s.start.slice(14, 16)).every((m: string) => ['00', '15', '30', '45'].includes(m))).toBe(
-        true,
-      );
+      expect(slots.at(-1)!.end).toBe(`${monday}T11:30:00.000Z`);
+      expect(slots.map((s) => s.start.slice(14, 16)).every((m) => ['00', '15', '30', '45'].includes(m))).toBe(true);
     });
 
     it('never offers a slot in the past', async () => {
@@ -251,7 +252,7 @@ describe('Scheduling: providers, time off and availability', () => {
       const today = utcDate();
       const res = await availability({ providerId: p.id, startDate: today, endDate: today, duration: 15 });
       expect(res.status).toBe(200);
-      expect(res.body.slots.every((s: { start: string }) => Date.parse(s.start) >= now)).toBe(true);
+      expect(res.body.slots.every((s) => Date.parse(s.start) >= now)).toBe(true);
       if (res.body.slots.length) expect(Date.parse(res.body.slots[0].start) - now).toBeLessThanOrEqual(15 * 60_000);
       const past = await availability({ providerId: p.id, startDate: '2020-01-01', endDate: '2020-01-20' });
       expect(past.body.slots).toEqual([]);
@@ -271,9 +272,7 @@ describe('Scheduling: providers, time off and availability', () => {
       const monday = nextWeekday(1);
       const res = await availability({ startDate: monday, endDate: monday, duration: 30 }, other.testKey);
       expect(res.status).toBe(200);
-      expect(
-        res.body.slots.map((s: { providerId: string; start: string }) => [s.start.slice(11, 16), s.providerId === a.id ? 'a' : 'b']),
-      ).toEqual([
+      expect(res.body.slots.map((s) => [s.start.slice(11, 16), s.providerId === a.id ? 'a' : 'b'])).toEqual([
         ['09:00', 'a'],
         ['09:15', 'a'],
         ['09:30', 'a'],
@@ -299,7 +298,7 @@ describe('Scheduling: providers, time off and availability', () => {
       ['a non-numeric duration', { startDate: '2027-01-01', endDate: '2027-01-02', duration: '1e309' }, ['duration']],
       ['a malformed providerId', { providerId: 'abc', startDate: '2027-01-01', endDate: '2027-01-02' }, ['providerId']],
     ])('refuses %s with a 400 naming the fields', async (_label, params, fields) => {
-      const res = await availability(params);
+      const res = await availability<Problem>(params);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(fieldsOf(res.body).sort()).toEqual(fields);
@@ -312,7 +311,7 @@ describe('Scheduling: providers, time off and availability', () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
       const res = await availability({ providerId: p.id, startDate: first.toISODate()!, endDate: first.plus({ days: 30 }).toISODate()! });
       expect(res.status).toBe(200);
-      expect(res.body.slots.at(-1).start.slice(0, 10)).toBe(lastWeekday.toISODate()); // the last weekday of the range
+      expect(res.body.slots.at(-1)!.start.slice(0, 10)).toBe(lastWeekday.toISODate()); // the last weekday of the range
     });
 
     it('answers 404 for an unknown provider', async () => {
@@ -328,7 +327,10 @@ describe('Scheduling: providers, time off and availability', () => {
   describe('access', () => {
     it("cannot see another tenant's or mode's providers, time off or availability", async () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
-      const t = await api.post(`${SCHEDULING}/providers/${p.id}/time-off`, { start: '2027-02-02T10:00:00Z', end: '2027-02-02T11:00:00Z' });
+      const t = await api.post<TimeOffDto>(`${SCHEDULING}/providers/${p.id}/time-off`, {
+        start: '2027-02-02T10:00:00Z',
+        end: '2027-02-02T11:00:00Z',
+      });
       const other = await createTenant(suite.app);
       for (const key of [other.testKey, suite.tenant.liveKey]) {
         const them = suite.api(key);
@@ -341,11 +343,11 @@ describe('Scheduling: providers, time off and availability', () => {
         ).toBe(404);
         expect((await them.delete(`${SCHEDULING}/providers/${p.id}/time-off/${t.body.id}`)).status).toBe(404);
         expect((await availability({ providerId: p.id, startDate: '2027-01-04', endDate: '2027-01-05' }, key)).status).toBe(404);
-        const list = await them.get(`${SCHEDULING}/providers`);
-        expect(list.body.providers.map((x: { id: string }) => x.id)).not.toContain(p.id);
+        const list = await them.get<ProviderListDto>(`${SCHEDULING}/providers`);
+        expect(list.body.providers.map((x) => x.id)).not.toContain(p.id);
       }
-      expect((await api.get(`${SCHEDULING}/providers/${p.id}`)).body.name).toBe(p.name);
-      expect((await api.get(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
+      expect((await api.get<ProviderDto>(`${SCHEDULING}/providers/${p.id}`)).body.name).toBe(p.name);
+      expect((await api.get<TimeOffListDto>(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
     });
 
     it('needs scheduling:read to read and scheduling:write to write', async () => {
@@ -354,7 +356,7 @@ describe('Scheduling: providers, time off and availability', () => {
       const patientsOnly = await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'] });
       expect((await suite.api(reader).get(`${SCHEDULING}/providers/${p.id}`)).status).toBe(200);
       expect((await availability({ providerId: p.id, startDate: '2027-01-04', endDate: '2027-01-05' }, reader)).status).toBe(200);
-      const write = await suite.api(reader).post(`${SCHEDULING}/providers`, { name: 'X', timezone: 'UTC', workingHours: [] });
+      const write = await suite.api(reader).post<Problem>(`${SCHEDULING}/providers`, { name: 'X', timezone: 'UTC', workingHours: [] });
       expect(write.status).toBe(403);
       expect(write.body.code).toBe('insufficient_scope');
       expect((await suite.api(reader).patch(`${SCHEDULING}/providers/${p.id}`, { name: 'X' })).status).toBe(403);

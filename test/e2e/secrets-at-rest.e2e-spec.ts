@@ -11,6 +11,8 @@ import { clock } from '../../src/common/time/clock';
 import { IdempotencyKeysRepository } from '../../src/common/idempotency/idempotency-keys.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/webhooks/webhook-endpoints.repository';
 import { EncryptSecretsAtRest1764030000000 } from '../../migrations/1764030000000-EncryptSecretsAtRest';
+import type { CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
+import type { WebhookWithSecretDto } from '../../src/modules/webhooks/dto/webhook.dto';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 const WEBHOOKS = '/api/v1/webhooks';
@@ -18,9 +20,9 @@ const ENCRYPTED = /^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]+$/;
 
 /** What an attacker with a database dump reads: every column of the row, as text. */
 async function rawRow(app: NestFastifyApplication, table: string, where: string, params: unknown[]): Promise<string> {
-  const rows = await dataSource(app).query(`SELECT to_jsonb(t)::text AS row FROM ${table} t WHERE ${where}`, params);
+  const rows = await dataSource(app).query<{ row: string }[]>(`SELECT to_jsonb(t)::text AS row FROM ${table} t WHERE ${where}`, params);
   expect(rows).toHaveLength(1);
-  return rows[0].row as string;
+  return rows[0].row;
 }
 
 describe('Secrets at rest', () => {
@@ -41,21 +43,22 @@ describe('Secrets at rest', () => {
   it('keeps a stored idempotent answer that carries an API key encrypted, and still replays it to its creator', async () => {
     const owner = client(app, tenant.testKey);
     const headers = { 'idempotency-key': 'encrypted-answer' };
-    const created = await owner.post(KEYS, { name: 'integration key' }, headers);
+    const created = await owner.post<CreatedApiKeyDto>(KEYS, { name: 'integration key' }, headers);
     expect(created.status).toBe(201);
-    const secret = created.body.key as string;
+    const secret = created.body.key;
     expect(secret).toMatch(/^sk_test_/);
 
     const raw = await rawRow(app, 'idempotency_keys', `tenant_id = $1 AND response_status = 201`, [tenant.id]);
     expect(raw).not.toContain(secret);
     expect(raw).not.toContain(secret.slice(-12));
     expect(raw).not.toContain('sk_test_');
-    const [{ response_body: body }] = await dataSource(app).query(`SELECT response_body FROM idempotency_keys WHERE tenant_id = $1`, [
-      tenant.id,
-    ]);
+    const [{ response_body: body }] = await dataSource(app).query<{ response_body: string }[]>(
+      `SELECT response_body FROM idempotency_keys WHERE tenant_id = $1`,
+      [tenant.id],
+    );
     expect(body).toMatch(ENCRYPTED);
 
-    const replayed = await owner.post(KEYS, { name: 'integration key' }, headers);
+    const replayed = await owner.post<CreatedApiKeyDto>(KEYS, { name: 'integration key' }, headers);
     expect(replayed.status).toBe(201);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(replayed.body.key).toBe(secret);
@@ -77,7 +80,7 @@ describe('Secrets at rest', () => {
     await new Promise((r) => setTimeout(r, 1100));
     const retry = await keys.claim(scope, 'a'.repeat(64), 'f'.repeat(64));
     if (!('claimed' in retry)) throw new Error('expected a takeover');
-    expect(retry.claimed.recoveryPoints.map((p) => deserialize(p))).toEqual([result]);
+    expect(retry.claimed.recoveryPoints.map((p): unknown => deserialize(p))).toEqual([result]);
 
     // Copied into another key's record, the point does not open.
     const other = await keys.claim({ ...scope, apiKeyId: '00000000-0000-7000-8000-000000000002' }, 'a'.repeat(64), 'f'.repeat(64));
@@ -95,21 +98,27 @@ describe('Secrets at rest', () => {
 
   it('stores webhook signing secrets encrypted, before and after a rotation, and signs with them', async () => {
     const api = client(app, tenant.testKey);
-    const created = await api.post(WEBHOOKS, { url: receiver.url('/at-rest'), events: ['patient.created'] });
+    const created = await api.post<WebhookWithSecretDto>(WEBHOOKS, { url: receiver.url('/at-rest'), events: ['patient.created'] });
     expect(created.status).toBe(201);
-    const secret = created.body.secret as string;
-    const id = created.body.id as string;
+    const secret = created.body.secret;
+    const id = created.body.id;
     const raw = await rawRow(app, 'webhook_endpoints', 'id = $1', [id]);
     expect(raw).not.toContain(secret);
     expect(raw).not.toContain(secret.slice('whsec_'.length));
-    const [row] = await dataSource(app).query(`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1`, [id]);
+    const [row] = await dataSource(app).query<{ secret: string; previous_secret: string | null }[]>(
+      `SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1`,
+      [id],
+    );
     expect(row.secret).toMatch(ENCRYPTED);
 
-    const rotated = await api.post(`${WEBHOOKS}/${id}/rotate-secret`);
+    const rotated = await api.post<WebhookWithSecretDto>(`${WEBHOOKS}/${id}/rotate-secret`);
     expect(rotated.status).toBe(200);
     const rawAfter = await rawRow(app, 'webhook_endpoints', 'id = $1', [id]);
-    for (const s of [secret, rotated.body.secret as string]) expect(rawAfter).not.toContain(s.slice('whsec_'.length));
-    const [after] = await dataSource(app).query(`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1`, [id]);
+    for (const s of [secret, rotated.body.secret]) expect(rawAfter).not.toContain(s.slice('whsec_'.length));
+    const [after] = await dataSource(app).query<{ secret: string; previous_secret: string | null }[]>(
+      `SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1`,
+      [id],
+    );
     expect(after.secret).toMatch(ENCRYPTED);
     expect(after.previous_secret).toMatch(ENCRYPTED);
 
@@ -125,16 +134,16 @@ describe('Secrets at rest', () => {
 
   it('migrates rows stored in plain text before encryption (EncryptSecretsAtRest1764030000000)', async () => {
     const api = client(app, tenant.testKey);
-    const created = await api.post(WEBHOOKS, { url: receiver.url('/legacy'), events: ['patient.created'] });
-    const id = created.body.id as string;
+    const created = await api.post<WebhookWithSecretDto>(WEBHOOKS, { url: receiver.url('/legacy'), events: ['patient.created'] });
+    const id = created.body.id;
     const legacy = 'whsec_bGVnYWN5LXBsYWluLXRleHQtc2VjcmV0LTAxMjM0NTY3ODk=';
     const previous = 'whsec_cHJldmlvdXMtcGxhaW4tdGV4dC1zZWNyZXQtMDEyMzQ1Njc=';
     await dataSource(app).query(
       `UPDATE webhook_endpoints SET secret = $2, previous_secret = $3, previous_secret_expires_at = $4::timestamptz + interval '1 hour' WHERE id = $1`,
       [id, legacy, previous, clock.now()],
     );
-    const keyed = await api.post(KEYS, { name: 'legacy answer' }, { 'idempotency-key': 'legacy-answer' });
-    const [record] = await dataSource(app).query(
+    const keyed = await api.post<CreatedApiKeyDto>(KEYS, { name: 'legacy answer' }, { 'idempotency-key': 'legacy-answer' });
+    const [record] = await dataSource(app).query<{ id: string; response_body: string }[]>(
       `SELECT id, response_body FROM idempotency_keys WHERE tenant_id = $1 AND response_status = 201 AND response_body IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
       [tenant.id],
     );
@@ -157,7 +166,7 @@ describe('Secrets at rest', () => {
     const scope = { tenantId: tenant.id, mode: 'test' as const };
     expect(await app.get(WebhookEndpointsRepository).secrets(scope, id)).toMatchObject({ secret: legacy, previousSecret: previous });
     expect(await rawRow(app, 'idempotency_keys', 'id = $1', [record.id])).not.toContain(keyed.body.key);
-    const replayed = await api.post(KEYS, { name: 'legacy answer' }, { 'idempotency-key': 'legacy-answer' });
+    const replayed = await api.post<CreatedApiKeyDto>(KEYS, { name: 'legacy answer' }, { 'idempotency-key': 'legacy-answer' });
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(replayed.body.key).toBe(keyed.body.key);
   });

@@ -1,5 +1,6 @@
-import { call, client, createKey } from '../helpers/app';
+import { call, client, createKey, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
+import type { SettingsDto, SettingsUpdatedDto } from '../../src/modules/settings/dto/settings.dto';
 
 describe('Settings: portal, practice, brand', () => {
   const suite = useApp();
@@ -16,18 +17,18 @@ describe('Settings: portal, practice, brand', () => {
       settings: { timezone: 'Europe/London', hours: { mon: ['09:00', '17:00'] }, legacy: true },
     });
 
-    const second = await api.post(url, { hours: { tue: ['10:00', '16:00'] }, legacy: null, currency: 'GBP' });
+    const second = await api.post<SettingsUpdatedDto>(url, { hours: { tue: ['10:00', '16:00'] }, legacy: null, currency: 'GBP' });
     expect(second.body.settings).toEqual({ timezone: 'Europe/London', hours: { tue: ['10:00', '16:00'] }, currency: 'GBP' });
 
-    const read = await api.get(url);
+    const read = await api.get<SettingsDto>(url);
     expect(read.body.settings).toEqual(second.body.settings);
-    expect(new Date(read.body.updatedAt).toISOString()).toBe(read.body.updatedAt);
+    expect(new Date(read.body.updatedAt!).toISOString()).toBe(read.body.updatedAt);
   });
 
   it('keeps every key when concurrent updates race', async () => {
     const api = suite.api();
     await Promise.all(Array.from({ length: 25 }, (_, i) => api.post('/api/v1/settings/brand', { [`k${i}`]: i })));
-    const read = await api.get('/api/v1/settings/brand');
+    const read = await api.get<SettingsDto>('/api/v1/settings/brand');
     for (let i = 0; i < 25; i++) expect(read.body.settings[`k${i}`]).toBe(i);
   });
 
@@ -40,7 +41,7 @@ describe('Settings: portal, practice, brand', () => {
   });
 
   it('rejects settings over 64 KiB with 413', async () => {
-    const res = await suite.api().post('/api/v1/settings/practice', { big: 'x'.repeat(65 * 1024) });
+    const res = await suite.api().post<Problem>('/api/v1/settings/practice', { big: 'x'.repeat(65 * 1024) });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('payload_too_large');
   });
@@ -52,37 +53,37 @@ describe('Settings: portal, practice, brand', () => {
       return v;
     };
     expect((await suite.api().post('/api/v1/settings/practice', nest(10))).status).toBe(200);
-    const res = await suite.api().post('/api/v1/settings/practice', nest(11));
+    const res = await suite.api().post<Problem>('/api/v1/settings/practice', nest(11));
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'n.n.n.n.n.n.n.n.n.n', message: 'nests deeper than 10 levels' }]);
   });
 
   it('rejects __proto__, constructor and prototype keys at any depth and writes nothing', async () => {
     const api = suite.api();
-    const before = (await api.get('/api/v1/settings/portal')).body.settings;
-    const proto = await call(suite.app, 'POST', '/api/v1/settings/portal', {
+    const before = (await api.get<SettingsDto>('/api/v1/settings/portal')).body.settings;
+    const proto = await call<Problem>(suite.app, 'POST', '/api/v1/settings/portal', {
       key: suite.tenant.testKey,
       rawBody: '{"ok":1,"__proto__":{"isAdmin":true}}',
       headers: { 'content-type': 'application/json' },
     });
     expect(proto.status).toBe(400);
     expect(proto.body.code).toBe('validation_failed');
-    const ctor = await api.post('/api/v1/settings/portal', { ok: 1, nested: { constructor: { prototype: { x: 1 } } } });
+    const ctor = await api.post<Problem>('/api/v1/settings/portal', { ok: 1, nested: { constructor: { prototype: { x: 1 } } } });
     expect(ctor.status).toBe(400);
     expect(ctor.body.errors).toEqual([{ field: 'nested.constructor', message: 'is a forbidden key' }]);
     expect(proto.body.errors).toEqual([{ field: '__proto__', message: 'is a forbidden key' }]);
-    const prototype = await api.post('/api/v1/settings/portal', { prototype: 1 });
+    const prototype = await api.post<Problem>('/api/v1/settings/portal', { prototype: 1 });
     expect(prototype.body.errors).toEqual([{ field: 'prototype', message: 'is a forbidden key' }]);
-    expect((await api.get('/api/v1/settings/portal')).body.settings).toEqual(before);
+    expect((await api.get<SettingsDto>('/api/v1/settings/portal')).body.settings).toEqual(before);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
   });
 
   it('lets STAFF read but not write; needs settings:read / settings:write', async () => {
     const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
     expect((await client(suite.app, staff).get('/api/v1/settings/practice')).status).toBe(200);
-    expect((await client(suite.app, staff).post('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_role');
+    expect((await client(suite.app, staff).post<Problem>('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_role');
     const readOnly = await createKey(suite.app, suite.tenant.testKey, { scopes: ['settings:read'] });
     expect((await client(suite.app, readOnly).get('/api/v1/settings/practice')).status).toBe(200);
-    expect((await client(suite.app, readOnly).post('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_scope');
+    expect((await client(suite.app, readOnly).post<Problem>('/api/v1/settings/practice', { a: 1 })).body.code).toBe('insufficient_scope');
   });
 });

@@ -1,31 +1,29 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
 const SMS = '/api/v1/sms/templates';
 const UNKNOWN_ID = '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f';
 
 describe('SMS templates', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp(NO_RATE_LIMITS);
   let acme: TestTenant;
   let globex: TestTenant;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    acme = await createTenant(app, 'Acme');
-    globex = await createTenant(app, 'Globex');
-    await client(app, acme.testKey).post('/api/v1/settings/practice', { name: 'Acme Clinic' });
+    acme = suite.tenant;
+    globex = await createTenant(suite.app, 'Globex');
+    await client(suite.app, acme.testKey).post('/api/v1/settings/practice', { name: 'Acme Clinic' });
   });
-  afterAll(() => app.close());
 
   async function createTemplate(key: string, body: Record<string, unknown> = {}): Promise<Json> {
-    const res = await client(app, key).post(SMS, { name: 'Reminder', body: 'Hi {{patient.firstName}}', ...body });
+    const res = await client(suite.app, key).post(SMS, { name: 'Reminder', body: 'Hi {{patient.firstName}}', ...body });
     expect([res.status, res.text]).toEqual([201, expect.any(String)]);
     return res.body;
   }
 
   it('creates, reads, lists and changes a template', async () => {
-    const api = client(app, acme.testKey);
+    const api = client(suite.app, acme.testKey);
     const created = await api.post(SMS, { name: '  Reminder  ', body: 'Hi {{patient.firstName}}, see you {{when}} at {{practice.name}}.' });
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe(`/api/v1/sms/templates/${created.body.id}`);
@@ -46,10 +44,10 @@ describe('SMS templates', () => {
   });
 
   it('pages newest first', async () => {
-    const tenant = await createTenant(app);
+    const tenant = await createTenant(suite.app);
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await createTemplate(tenant.testKey, { name: `T${i}` })).id);
-    const api = client(app, tenant.testKey);
+    const api = client(suite.app, tenant.testKey);
     const first = await api.get(`${SMS}?limit=2`);
     expect(first.body.templates.map((t: { id: string }) => t.id)).toEqual([ids[2], ids[1]]);
     const second = await api.get(`${SMS}?limit=2&cursor=${first.body.nextCursor}`);
@@ -57,9 +55,9 @@ describe('SMS templates', () => {
   });
 
   it('previews with the patient, the practice settings and variables, with GSM-7 segments', async () => {
-    const patient = await createPatient(app, acme.testKey, { firstName: 'Ada', email: 'ada@example.com' });
+    const patient = await createPatient(suite.app, acme.testKey, { firstName: 'Ada', email: 'ada@example.com' });
     const template = await createTemplate(acme.testKey, { body: 'Hi {{patient.firstName}} & co, {{practice.name}} at {{when}} costs €5' });
-    const res = await client(app, acme.testKey).post(`${SMS}/${template.id}/preview`, {
+    const res = await client(suite.app, acme.testKey).post(`${SMS}/${template.id}/preview`, {
       patientId: patient.id,
       variables: { when: '09:30 <Mon>' },
     });
@@ -71,7 +69,7 @@ describe('SMS templates', () => {
   });
 
   it('counts a long GSM-7 body in parts of 153 and a UCS-2 body in parts of 67', async () => {
-    const api = client(app, acme.testKey);
+    const api = client(suite.app, acme.testKey);
     const gsm = await createTemplate(acme.testKey, { body: `{{x}}${'a'.repeat(200)}` });
     expect((await api.post(`${SMS}/${gsm.id}/preview`, { variables: { x: 'b'.repeat(110) } })).body).toMatchObject({
       encoding: 'GSM-7',
@@ -84,7 +82,7 @@ describe('SMS templates', () => {
   });
 
   it('refuses bodies that do not compile, naming the field', async () => {
-    const api = client(app, acme.testKey);
+    const api = client(suite.app, acme.testKey);
     for (const body of ['Hi {{patient.firstName', '{{#if x}}open', '{{> partial}}', '{{shout x}}', '{{constructor}}']) {
       const res = await api.post(SMS, { name: 'Bad', body });
       expect([body, res.status, res.body.code, res.body.errors]).toEqual([
@@ -101,7 +99,7 @@ describe('SMS templates', () => {
   });
 
   it('refuses bad input with 4xx naming the field', async () => {
-    const api = client(app, acme.testKey);
+    const api = client(suite.app, acme.testKey);
     const template = await createTemplate(acme.testKey);
     const cases: [string, Record<string, unknown>, string][] = [
       ['empty body', { name: 'x', body: '' }, 'body'],
@@ -137,27 +135,27 @@ describe('SMS templates', () => {
 
   it("cannot see, change or preview another tenant's or mode's templates", async () => {
     const template = await createTemplate(acme.testKey, { name: 'Acme only' });
-    const globexPatient = await createPatient(app, globex.testKey);
+    const globexPatient = await createPatient(suite.app, globex.testKey);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
-      const api = client(app, key);
+      const api = client(suite.app, key);
       expect((await api.get(SMS)).body.templates.map((t: { id: string }) => t.id)).not.toContain(template.id);
       expect((await api.get(`${SMS}/${template.id}`)).status).toBe(404);
       expect((await api.patch(`${SMS}/${template.id}`, { name: 'taken over' })).status).toBe(404);
       expect((await api.post(`${SMS}/${template.id}/preview`, {})).status).toBe(404);
     }
     // Acme's template with Globex's patient: the patient is not Acme's, so it names nothing.
-    const crossed = await client(app, acme.testKey).post(`${SMS}/${template.id}/preview`, { patientId: globexPatient.id });
+    const crossed = await client(suite.app, acme.testKey).post(`${SMS}/${template.id}/preview`, { patientId: globexPatient.id });
     expect([crossed.status, crossed.body.errors?.[0]?.field]).toEqual([400, 'patientId']);
-    expect((await client(app, acme.testKey).get(`${SMS}/${template.id}`)).body.name).toBe('Acme only');
+    expect((await client(suite.app, acme.testKey).get(`${SMS}/${template.id}`)).body.name).toBe('Acme only');
   });
 
   it('enforces sms:read and sms:write, and patients:read for a preview with a patient', async () => {
     const template = await createTemplate(acme.testKey);
-    const patient = await createPatient(app, acme.testKey, { firstName: 'Grace' });
-    const readOnly = client(app, await createKey(app, acme.testKey, { scopes: ['sms:read'] }));
-    const writeOnly = client(app, await createKey(app, acme.testKey, { scopes: ['sms:write'] }));
-    const emailsOnly = client(app, await createKey(app, acme.testKey, { scopes: ['emails:read', 'emails:write'] }));
-    const smsAndPatients = client(app, await createKey(app, acme.testKey, { scopes: ['sms:write', 'patients:read'] }));
+    const patient = await createPatient(suite.app, acme.testKey, { firstName: 'Grace' });
+    const readOnly = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['sms:read'] }));
+    const writeOnly = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['sms:write'] }));
+    const emailsOnly = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['emails:read', 'emails:write'] }));
+    const smsAndPatients = client(suite.app, await createKey(suite.app, acme.testKey, { scopes: ['sms:write', 'patients:read'] }));
 
     expect((await readOnly.get(SMS)).status).toBe(200);
     expect((await readOnly.get(`${SMS}/${template.id}`)).status).toBe(200);

@@ -2,8 +2,18 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, client, createTenant, dataSource, Json } from '../helpers/app';
+import { call, client, createTenant, dataSource, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
+import type { EventPageOf } from '../helpers/events';
+import type { PatientDto, PatientUpdatedEvent } from '../../src/modules/patients';
+import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
+import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { EmailMessageDto } from '../../src/modules/email/dto/email-message.dto';
+import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
+import type { SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
+import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
+
 import { auditEntries } from '../helpers/audit';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
@@ -22,9 +32,14 @@ let phones = 0;
 const newPhone = (): string => `+1202555${String(1000 + ++phones).slice(-4)}`;
 
 /** Polls a message until its status is one of `statuses`. */
-async function settled(app: NestFastifyApplication, key: string, id: string, statuses = ['sent', 'failed', 'suppressed']): Promise<Json> {
+async function settled(
+  app: NestFastifyApplication,
+  key: string,
+  id: string,
+  statuses = ['sent', 'failed', 'suppressed'],
+): Promise<SmsMessageDto> {
   return eventually(async () => {
-    const res = await client(app, key).get(`${MESSAGES}/${id}`);
+    const res = await client(app, key).get<SmsMessageDto>(`${MESSAGES}/${id}`);
     expect(res.status).toBe(200);
     expect(statuses).toContain(res.body.status);
     return res.body;
@@ -59,7 +74,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
 
   /** Posts a Twilio callback signed as Twilio signs it (or with `signature` as given). */
   const callback = (path: string, fields: Record<string, string>, signature?: string) =>
-    call(suite.app, 'POST', path, {
+    call<Problem>(suite.app, 'POST', path, {
       rawBody: new URLSearchParams(fields).toString(),
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
@@ -72,14 +87,14 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const api = suite.api();
       const phone = newPhone();
       const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Ada', phone });
-      const template = await api.post('/api/v1/sms/templates', {
+      const template = await api.post<SmsTemplateDto>('/api/v1/sms/templates', {
         name: 'Hi',
         body: 'Hi {{patient.firstName}}, {{practice.name}}: {{when}}',
       });
       expect(template.status).toBe(201);
       const requestsBefore = fake.requests;
 
-      const byPatient = await api.post(SEND, {
+      const byPatient = await api.post<SmsSendAcceptedDto>(SEND, {
         patientId: patient.id,
         templateId: template.body.id,
         templateVariables: { when: 'Monday 09:30' },
@@ -88,7 +103,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(byPatient.body).toEqual({ messageId: expect.any(String), status: 'queued' });
       expect(byPatient.headers.location).toBe(`/api/v1/sms/messages/${byPatient.body.messageId}`);
       expect(byPatient.headers['cache-control']).toBe('no-store');
-      const byNumber = await api.post(SEND, { to: '+447700900123', body: 'Ваш визит завтра' });
+      const byNumber = await api.post<SmsSendAcceptedDto>(SEND, { to: '+447700900123', body: 'Ваш визит завтра' });
       expect(byNumber.status).toBe(202);
 
       const first = await settled(suite.app, suite.tenant.testKey, byPatient.body.messageId);
@@ -117,10 +132,10 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       });
       expect(fake.requests).toBe(requestsBefore);
 
-      const list = await api.get(`${MESSAGES}?patientId=${patient.id}&status=sent`);
+      const list = await api.get<SmsMessageListDto>(`${MESSAGES}?patientId=${patient.id}&status=sent`);
       expect(list.status).toBe(200);
       expect(list.headers['cache-control']).toBe('no-store');
-      expect(list.body.messages.map((m: Json) => m.id)).toEqual([byPatient.body.messageId]);
+      expect(list.body.messages.map((m) => m.id)).toEqual([byPatient.body.messageId]);
     });
 
     it('refuses what it cannot send, naming the field', async () => {
@@ -137,8 +152,8 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         [{ to: '+12025550100', body: '{{x}}', templateVariables: { x: 'y'.repeat(1601) } }, 'templateVariables'],
       ];
       for (const [body, field] of cases) {
-        const res = await api.post(SEND, body);
-        expect({ body, status: res.status, code: res.body.code, fields: res.body.errors?.map((e: Json) => e.field) }).toEqual({
+        const res = await api.post<Problem>(SEND, body);
+        expect({ body, status: res.status, code: res.body.code, fields: res.body.errors?.map((e) => e.field) }).toEqual({
           body,
           status: 400,
           code: 'validation_failed',
@@ -151,13 +166,15 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     it('honours Idempotency-Key: a retried send is one message', async () => {
       const api = suite.api();
       const body = { to: newPhone(), body: 'Once' };
-      const first = await api.post(SEND, body, { 'idempotency-key': 'sms-once' });
-      const again = await api.post(SEND, body, { 'idempotency-key': 'sms-once' });
+      const first = await api.post<SmsSendAcceptedDto>(SEND, body, { 'idempotency-key': 'sms-once' });
+      const again = await api.post<SmsSendAcceptedDto>(SEND, body, { 'idempotency-key': 'sms-once' });
       expect(first.status).toBe(202);
       expect(again.status).toBe(202);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body.messageId).toBe(first.body.messageId);
-      const rows = await dataSource(suite.app).query(`SELECT count(*)::int AS n FROM sms_messages WHERE to_number = $1`, [body.to]);
+      const rows = await dataSource(suite.app).query<{ n: number }[]>(`SELECT count(*)::int AS n FROM sms_messages WHERE to_number = $1`, [
+        body.to,
+      ]);
       expect(rows[0].n).toBe(1);
     });
   });
@@ -166,7 +183,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     it('sends with the form fields Twilio expects, from TWILIO_FROM or the practice number, and records the sid', async () => {
       const api = suite.api(suite.tenant.liveKey);
       const to = newPhone();
-      const res = await api.post(SEND, { to, body: 'Your results are ready 🎉' });
+      const res = await api.post<SmsSendAcceptedDto>(SEND, { to, body: 'Your results are ready 🎉' });
       expect(res.status).toBe(202);
       const sent = await settled(suite.app, suite.tenant.liveKey, res.body.messageId);
       const [received] = fake.to(to);
@@ -182,7 +199,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const other = await createTenant(suite.app);
       expect((await suite.api(other.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550009' })).status).toBe(200);
       const to2 = newPhone();
-      const own = await suite.api(other.liveKey).post(SEND, { to: to2, body: 'From our own number' });
+      const own = await suite.api(other.liveKey).post<SmsSendAcceptedDto>(SEND, { to: to2, body: 'From our own number' });
       await settled(suite.app, other.liveKey, own.body.messageId);
       expect(fake.to(to2).map((m) => m.fields.From)).toEqual(['+15005550009']);
     });
@@ -202,7 +219,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         return { accept: true };
       };
       const ids = await Promise.all(
-        [flaky, slow, refused].map(async (to) => (await api.post(SEND, { to, body: `To ${to}` })).body.messageId as string),
+        [flaky, slow, refused].map(async (to) => (await api.post<SmsSendAcceptedDto>(SEND, { to, body: `To ${to}` })).body.messageId),
       );
       const [a, b, c] = await Promise.all(ids.map((id) => settled(suite.app, suite.tenant.liveKey, id)));
       expect(a).toMatchObject({ status: 'sent', lastError: null });
@@ -211,21 +228,21 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect([tries.get(flaky), tries.get(slow), tries.get(refused)]).toEqual([2, 2, 1]);
       // The timed-out try was never accepted; each message reached the provider once.
       expect([fake.to(flaky).length, fake.to(slow).length, fake.to(refused).length]).toEqual([1, 1, 0]);
-      const attempts = await dataSource(suite.app).query(
+      const attempts = await dataSource(suite.app).query<{ attempts: number }[]>(
         `SELECT attempts FROM sms_messages WHERE id = ANY($1::uuid[]) ORDER BY to_number`,
         [ids],
       );
-      expect(attempts.map((r: Json) => r.attempts).sort()).toEqual([1, 2, 2]);
-      const failed = await suite.api(suite.tenant.liveKey).get(`/api/v1/events?type=sms.failed`);
-      expect(failed.body.events.map((e: Json) => e.data.id)).toContain(ids[2]);
+      expect(attempts.map((r) => r.attempts).sort()).toEqual([1, 2, 2]);
+      const failed = await suite.api(suite.tenant.liveKey).get<EventPageOf<{ id: string }>>(`/api/v1/events?type=sms.failed`);
+      expect(failed.body.events.map((e) => e.data.id)).toContain(ids[2]);
     });
 
     it('takes status callbacks with a good signature (never moving back from a final status) and refuses a bad one', async () => {
       const api = suite.api(suite.tenant.liveKey);
       const to = newPhone();
-      const { messageId } = (await api.post(SEND, { to, body: 'Status please' })).body;
+      const { messageId } = (await api.post<SmsSendAcceptedDto>(SEND, { to, body: 'Status please' })).body;
       const sent = await settled(suite.app, suite.tenant.liveKey, messageId);
-      const fields = { MessageSid: sent.providerMessageId, MessageStatus: 'delivered', AccountSid: fake.accountSid, To: to };
+      const fields = { MessageSid: sent.providerMessageId!, MessageStatus: 'delivered', AccountSid: fake.accountSid, To: to };
 
       const forged = await callback(STATUS, fields, 'bm90IGEgc2lnbmF0dXJl');
       expect(forged.status).toBe(403);
@@ -243,22 +260,23 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         twilio.getExpectedTwilioSignature(fake.authToken, `${PUBLIC_URL}${STATUS}`, fields),
       );
       expect(tampered.status).toBe(403);
-      expect((await api.get(`${MESSAGES}/${messageId}`)).body.status).toBe('sent');
+      expect((await api.get<SmsMessageDto>(`${MESSAGES}/${messageId}`)).body.status).toBe('sent');
 
       expect((await callback(STATUS, { ...fields, MessageStatus: 'sent' })).status).toBe(204);
-      expect((await api.get(`${MESSAGES}/${messageId}`)).body.status).toBe('sent');
+      expect((await api.get<SmsMessageDto>(`${MESSAGES}/${messageId}`)).body.status).toBe('sent');
       expect((await callback(STATUS, fields)).status).toBe(204);
-      expect((await api.get(`${MESSAGES}/${messageId}`)).body.status).toBe('delivered');
+      expect((await api.get<SmsMessageDto>(`${MESSAGES}/${messageId}`)).body.status).toBe('delivered');
       expect((await callback(STATUS, { ...fields, MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(204);
-      expect((await api.get(`${MESSAGES}/${messageId}`)).body).toMatchObject({ status: 'delivered', lastError: null });
-      const delivered = await api.get(`/api/v1/events?type=sms.delivered`);
-      expect(delivered.body.events.map((e: Json) => e.data.id)).toEqual([messageId]);
+      expect((await api.get<SmsMessageDto>(`${MESSAGES}/${messageId}`)).body).toMatchObject({ status: 'delivered', lastError: null });
+      const delivered = await api.get<EventPageOf<{ id: string }>>(`/api/v1/events?type=sms.delivered`);
+      expect(delivered.body.events.map((e) => e.data.id)).toEqual([messageId]);
 
       // Another message reported undelivered keeps Twilio's error code.
-      const second = (await api.post(SEND, { to, body: 'Again' })).body.messageId;
-      const sid = (await settled(suite.app, suite.tenant.liveKey, second)).providerMessageId;
+      const second = (await api.post<SmsSendAcceptedDto>(SEND, { to, body: 'Again' })).body.messageId;
+      const sid = (await settled(suite.app, suite.tenant.liveKey, second)).providerMessageId!;
+
       expect((await callback(STATUS, { MessageSid: sid, MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(204);
-      expect((await api.get(`${MESSAGES}/${second}`)).body).toMatchObject({
+      expect((await api.get<SmsMessageDto>(`${MESSAGES}/${second}`)).body).toMatchObject({
         status: 'undelivered',
         lastError: 'Twilio reported undelivered (error 30003)',
       });
@@ -282,24 +300,25 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(stop.headers['content-type']).toMatch(/^text\/xml/);
       expect(stop.text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
       const optedOut = async (key: string, id: string): Promise<boolean> =>
-        (await suite.api(key).get(`/api/v1/patients/${id}`)).body.smsOptOut;
+        (await suite.api(key).get<PatientDto>(`/api/v1/patients/${id}`)).body.smsOptOut;
       expect(await optedOut(suite.tenant.liveKey, patient.id)).toBe(true);
       expect(await optedOut(sameNumber.liveKey, neighbour.id)).toBe(true);
       expect(await optedOut(ownNumber.liveKey, elsewhere.id)).toBe(false);
       expect(await optedOut(suite.tenant.testKey, staging.id)).toBe(false);
 
-      const updated = (await suite.api(suite.tenant.liveKey).get(`/api/v1/events?type=patient.updated`)).body.events.find(
-        (e: Json) => e.data.id === patient.id,
-      );
-      expect(updated.data).toMatchObject({ smsOptOut: true, previous: { smsOptOut: false } });
-      const opted = (await suite.api(suite.tenant.liveKey).get(`/api/v1/events?type=sms.opted_out`)).body.events;
-      expect(opted.map((e: Json) => e.data)).toEqual([{ patientId: patient.id, phone, source: 'sms', keyword: 'STOP' }]);
+      const updated = (
+        await suite.api(suite.tenant.liveKey).get<EventPageOf<PatientUpdatedEvent>>(`/api/v1/events?type=patient.updated`)
+      ).body.events.find((e) => e.data.id === patient.id);
+      expect(updated!.data).toMatchObject({ smsOptOut: true, previous: { smsOptOut: false } });
+      const opted = (await suite.api(suite.tenant.liveKey).get<EventPageOf<Record<string, unknown>>>(`/api/v1/events?type=sms.opted_out`))
+        .body.events;
+      expect(opted.map((e) => e.data)).toEqual([{ patientId: patient.id, phone, source: 'sms', keyword: 'STOP' }]);
       const entries = await auditEntries(suite.app, suite.tenant.liveKey, `resourceId=${patient.id}&action=patient.sms_consent`, 1);
       expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
 
       // Later sends are suppressed, and never reach the provider.
       const requests = fake.requests;
-      const send = await suite.api(suite.tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Are you there?' });
+      const send = await suite.api(suite.tenant.liveKey).post<SmsSendAcceptedDto>(SEND, { patientId: patient.id, body: 'Are you there?' });
       expect(send.status).toBe(202);
       expect(await settled(suite.app, suite.tenant.liveKey, send.body.messageId)).toMatchObject({
         status: 'suppressed',
@@ -314,7 +333,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'start' })).status).toBe(200);
       expect(await optedOut(suite.tenant.liveKey, patient.id)).toBe(false);
       expect(await optedOut(sameNumber.liveKey, neighbour.id)).toBe(false);
-      const resent = await suite.api(suite.tenant.liveKey).post(SEND, { patientId: patient.id, body: 'Welcome back' });
+      const resent = await suite.api(suite.tenant.liveKey).post<SmsSendAcceptedDto>(SEND, { patientId: patient.id, body: 'Welcome back' });
       expect(await settled(suite.app, suite.tenant.liveKey, resent.body.messageId)).toMatchObject({ status: 'sent', transport: 'twilio' });
       expect(fake.to(phone).map((m) => m.fields.Body)).toEqual(['Welcome back']);
 
@@ -341,7 +360,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const quarter = 15 * 60_000;
       const book = async (hoursAhead: number): Promise<string> => {
         const datetime = new Date(Math.ceil((clock.nowMs() + hoursAhead * 3600_000) / quarter) * quarter).toISOString();
-        const res = await suite.api(suite.tenant.liveKey).post(`${SCHEDULING}/book`, {
+        const res = await suite.api(suite.tenant.liveKey).post<AppointmentDto>(`${SCHEDULING}/book`, {
           patientId: patient.id,
           providerId: provider.id,
           datetime,
@@ -353,7 +372,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const later = await book(60);
       const next = await book(3);
       const status = async (id: string): Promise<string> =>
-        (await suite.api(suite.tenant.liveKey).get(`${SCHEDULING}/appointments/${id}`)).body.status;
+        (await suite.api(suite.tenant.liveKey).get<AppointmentDto>(`${SCHEDULING}/appointments/${id}`)).body.status;
 
       const reply = await callback(INBOUND, { From: phone, To: FROM, Body: 'C' });
       expect(reply.status).toBe(200);
@@ -371,12 +390,12 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         { firstName: 'Bulk', lastName: 'New', externalId: 'sms-bulk-1', smsOptOut: true },
         { firstName: 'Bulk', lastName: 'Old', externalId: 'sms-bulk-2' },
       ];
-      const first = await api.post('/api/v1/patients/bulk-import', { patients: rows });
+      const first = await api.post<BulkImportAcceptedDto>('/api/v1/patients/bulk-import', { patients: rows });
       expect((await waitForImport(suite.app, suite.tenant.liveKey, first.body.jobId)).created).toBe(2);
-      const again = await api.post('/api/v1/patients/bulk-import', { patients: [{ ...rows[1], smsOptOut: true }] });
+      const again = await api.post<BulkImportAcceptedDto>('/api/v1/patients/bulk-import', { patients: [{ ...rows[1], smsOptOut: true }] });
       expect((await waitForImport(suite.app, suite.tenant.liveKey, again.body.jobId)).updated).toBe(1);
-      const listed = (await api.get('/api/v1/patients?search=Bulk')).body.patients;
-      expect(listed.map((p: Json) => [p.externalId, p.smsOptOut]).sort()).toEqual([
+      const listed = (await api.get<PatientListDto>('/api/v1/patients?search=Bulk')).body.patients;
+      expect(listed.map((p) => [p.externalId, p.smsOptOut]).sort()).toEqual([
         ['sms-bulk-1', true],
         ['sms-bulk-2', true],
       ]);
@@ -385,7 +404,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
     it('smsOptOut is writable like emailOptOut, and each flag decides its own channel', async () => {
       const api = suite.api(suite.tenant.liveKey);
       const phone = newPhone();
-      const created = await api.post('/api/v1/patients', {
+      const created = await api.post<PatientDto>('/api/v1/patients', {
         firstName: 'Grace',
         lastName: 'Hopper',
         phone,
@@ -395,31 +414,33 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ smsOptOut: true, emailOptOut: false });
       const id = created.body.id;
-      const sms = await api.post(SEND, { patientId: id, body: 'Hi' });
+      const sms = await api.post<SmsSendAcceptedDto>(SEND, { patientId: id, body: 'Hi' });
       expect(await settled(suite.app, suite.tenant.liveKey, sms.body.messageId)).toMatchObject({ status: 'suppressed' });
 
-      const put = await api.put(`/api/v1/patients/${id}`, { smsOptOut: false });
+      const put = await api.put<PatientDto>(`/api/v1/patients/${id}`, { smsOptOut: false });
       expect(put.status).toBe(200);
       expect(put.body.smsOptOut).toBe(false);
-      const event = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find((e: Json) => e.data.id === id);
-      expect(event.data.previous).toEqual({ smsOptOut: true });
+      const event = (await api.get<EventPageOf<PatientUpdatedEvent>>(`/api/v1/events?type=patient.updated`)).body.events.find(
+        (e) => e.data.id === id,
+      );
+      expect(event!.data.previous).toEqual({ smsOptOut: true });
       expect((await api.put(`/api/v1/patients/${id}`, { smsOptOut: null })).status).toBe(400);
 
       // The unsubscribe link sets emailOptOut: email to the patient is suppressed, SMS still goes.
       const token = suite.app.get(UnsubscribeTokens).token({ tenantId: suite.tenant.id, mode: 'live', patientId: id });
       expect((await call(suite.app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
-      const email = await api.post('/api/v1/emails/send', { patientId: id, subject: 'Hello', textContent: 'Hello' });
+      const email = await api.post<EmailSendAcceptedDto>('/api/v1/emails/send', { patientId: id, subject: 'Hello', textContent: 'Hello' });
       expect(email.status).toBe(202);
       await eventually(async () => {
-        expect((await api.get(`/api/v1/emails/messages/${email.body.messageId}`)).body.status).toBe('suppressed');
+        expect((await api.get<EmailMessageDto>(`/api/v1/emails/messages/${email.body.messageId}`)).body.status).toBe('suppressed');
       });
-      const afterLink = (await api.get(`/api/v1/events?type=patient.updated`)).body.events.find(
-        (e: Json) => e.data.id === id && e.data.emailOptOut,
+      const afterLink = (await api.get<EventPageOf<PatientUpdatedEvent>>(`/api/v1/events?type=patient.updated`)).body.events.find(
+        (e) => e.data.id === id && e.data.emailOptOut,
       );
-      expect(afterLink.data.previous).toEqual({ emailOptOut: false });
+      expect(afterLink!.data.previous).toEqual({ emailOptOut: false });
       const entries = await auditEntries(suite.app, suite.tenant.liveKey, `resourceId=${id}&action=patient.email_opt_out`, 1);
       expect(entries[0]).toMatchObject({ apiKeyId: null, resourceType: 'patient', status: 200 });
-      const text = await api.post(SEND, { patientId: id, body: 'Still texting' });
+      const text = await api.post<SmsSendAcceptedDto>(SEND, { patientId: id, body: 'Still texting' });
       expect(await settled(suite.app, suite.tenant.liveKey, text.body.messageId)).toMatchObject({ status: 'sent' });
     });
   });

@@ -116,7 +116,6 @@ describe('Transactions reach the repositories', () => {
         recordedAt: new Date(),
       })
       .catch((e: unknown) => e);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.stringMatching) as any
     expect(constraintViolation(orphan)).toEqual({ kind: 'foreign_key', constraint: expect.stringMatching(/patient_id/) });
     expect(constraintViolation(new Error('not a database error'))).toBeUndefined();
   });

@@ -1,11 +1,15 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { client, createKey, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, startApp, TestTenant, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
+import { fieldsOf } from '../helpers/scheduling';
+import type { EventListDto } from '../../src/modules/events/dto/event.dto';
+import type { WebhookDeliveryDto, WebhookDeliveryListDto } from '../../src/modules/webhooks/dto/delivery.dto';
+import type { WebhookDto, WebhookListDto, WebhookWithSecretDto } from '../../src/modules/webhooks/dto/webhook.dto';
 import { Transactions } from '../../src/database/transactions';
 import { EventsService } from '../../src/modules/events/events.service';
 import { EventRelay } from '../../src/modules/webhooks/event-relay.sweep';
@@ -14,6 +18,13 @@ import { WebhookDeliverer } from '../../src/modules/webhooks/webhook-delivery.pr
 import { JobNotReadyError } from '../../src/common/queue/job-handler';
 
 const WEBHOOKS = '/api/v1/webhooks';
+/** A delivery's body, as the receiver verifies it. */
+interface Delivered {
+  type: string;
+  timestamp: string;
+  data: unknown;
+}
+
 /** Fast retries, a short timeout and three attempts, so that a whole retry schedule takes about a second. */
 const FAST_WEBHOOKS = {
   ...NO_RATE_LIMITS,
@@ -50,39 +61,41 @@ describe('Webhooks', () => {
   /** A fresh tenant with an endpoint on `path` for patient events; answers the tenant, the webhook and its secret. */
   const subscribe = async (path: string, events = ['patient.created', 'patient.updated']) => {
     const tenant = await createTenant(suite.app);
-    const res = await suite.api(tenant.testKey).post(WEBHOOKS, { url: receiver.url(path), events, description: 'test receiver' });
+    const res = await suite
+      .api(tenant.testKey)
+      .post<WebhookWithSecretDto>(WEBHOOKS, { url: receiver.url(path), events, description: 'test receiver' });
     expect(res.status).toBe(201);
-    return { tenant, webhook: res.body, secret: res.body.secret as string };
+    return { tenant, webhook: res.body, secret: res.body.secret };
   };
 
-  const deliveriesOf = async (tenant: TestTenant, webhookId: string): Promise<Json[]> => {
-    const res = await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhookId}/deliveries`);
+  const deliveriesOf = async (tenant: TestTenant, webhookId: string): Promise<WebhookDeliveryDto[]> => {
+    const res = await suite.api(tenant.testKey).get<WebhookDeliveryListDto>(`${WEBHOOKS}/${webhookId}/deliveries`);
     expect(res.status).toBe(200);
     return res.body.deliveries;
   };
 
-  const verify = (secret: string, received: { body: string; headers: Record<string, string> }): Json =>
-    new Webhook(secret).verify(received.body, received.headers);
+  const verify = (secret: string, received: { body: string; headers: Record<string, string> }): Delivered =>
+    new Webhook(secret).verify(received.body, received.headers) as Delivered;
 
   it('registers an endpoint and shows its secret once', async () => {
     const { tenant, webhook, secret } = await subscribe('/register');
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     expect(webhook).toMatchObject({ url: receiver.url('/register'), events: ['patient.created', 'patient.updated'], enabled: true });
-    const one = await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`);
+    const one = await suite.api(tenant.testKey).get<WebhookDto & { secret?: string }>(`${WEBHOOKS}/${webhook.id}`);
     expect(one.body).toEqual({ ...webhook, secret: undefined });
     expect(one.body.secret).toBeUndefined();
-    const list = await suite.api(tenant.testKey).get(WEBHOOKS);
-    expect(list.body.webhooks.map((w: Json) => w.id)).toEqual([webhook.id]);
+    const list = await suite.api(tenant.testKey).get<WebhookListDto>(WEBHOOKS);
+    expect(list.body.webhooks.map((w) => w.id)).toEqual([webhook.id]);
     expect(JSON.stringify(list.body)).not.toContain(secret);
 
-    const patched = await suite.api(tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, {
+    const patched = await suite.api(tenant.testKey).patch<WebhookDto>(`${WEBHOOKS}/${webhook.id}`, {
       events: ['patient.updated'],
       description: null,
     });
     expect(patched.body).toMatchObject({ events: ['patient.updated'], description: null });
-    const bad = await suite.api(tenant.testKey).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.deleted'], extra: 1 });
+    const bad = await suite.api(tenant.testKey).post<Problem>(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.deleted'], extra: 1 });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['events', 'extra']);
+    expect(fieldsOf(bad.body).sort()).toEqual(['events', 'extra']);
 
     expect((await suite.api(tenant.testKey).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(204);
     expect((await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
@@ -92,10 +105,10 @@ describe('Webhooks', () => {
     const { tenant, webhook } = await subscribe('/patch-nulls');
     const api = suite.api(tenant.testKey);
     for (const field of ['url', 'events', 'enabled']) {
-      const res = await api.patch(`${WEBHOOKS}/${webhook.id}`, { [field]: null });
+      const res = await api.patch<Problem>(`${WEBHOOKS}/${webhook.id}`, { [field]: null });
       expect([res.status, (res.body.errors ?? []).map((e: { field: string }) => e.field)]).toEqual([400, [field]]);
     }
-    const cleared = await api.patch(`${WEBHOOKS}/${webhook.id}`, { description: null });
+    const cleared = await api.patch<WebhookDto>(`${WEBHOOKS}/${webhook.id}`, { description: null });
     expect([cleared.status, cleared.body.description, cleared.body.url]).toEqual([200, null, webhook.url]);
   });
 
@@ -108,7 +121,7 @@ describe('Webhooks', () => {
     });
     const payload = verify(secret, got);
     expect(payload).toEqual({ type: 'patient.created', timestamp: expect.any(String), data: patient });
-    const [event] = (await suite.api(tenant.testKey).get('/api/v1/events')).body.events;
+    const [event] = (await suite.api(tenant.testKey).get<EventListDto>('/api/v1/events')).body.events;
     expect(got.headers['webhook-id']).toBe(event.id);
     expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
     expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
@@ -164,7 +177,7 @@ describe('Webhooks', () => {
       expect(d.status).toBe('succeeded');
       return d;
     }, 20_000);
-    expect(delivery.attempts.map((a: Json) => [a.attempt, a.statusCode, a.error])).toEqual([
+    expect(delivery.attempts.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
       [1, 500, null],
       [2, null, 'timeout after 500 ms'],
       [3, 200, null],
@@ -187,8 +200,8 @@ describe('Webhooks', () => {
       expect(d.status).toBe('failed');
       return d;
     }, 20_000);
-    expect(failed.attempts.map((a: Json) => a.statusCode)).toEqual([503, 503, 503]);
-    const disabled = (await suite.api(tenant.testKey).get(`${WEBHOOKS}/${webhook.id}`)).body;
+    expect(failed.attempts.map((a) => a.statusCode)).toEqual([503, 503, 503]);
+    const disabled = (await suite.api(tenant.testKey).get<WebhookDto>(`${WEBHOOKS}/${webhook.id}`)).body;
     expect(disabled).toMatchObject({ enabled: false, disabledAt: expect.any(String) });
 
     // While disabled, new events create no deliveries for it.
@@ -196,19 +209,19 @@ describe('Webhooks', () => {
     await suite.app.get(EventRelay).runOnce();
     expect(await deliveriesOf(tenant, webhook.id)).toHaveLength(1);
 
-    const enabled = await suite.api(tenant.testKey).patch(`${WEBHOOKS}/${webhook.id}`, { enabled: true });
+    const enabled = await suite.api(tenant.testKey).patch<WebhookDto>(`${WEBHOOKS}/${webhook.id}`, { enabled: true });
     expect(enabled.body).toMatchObject({ enabled: true, disabledAt: null });
 
     receiver.script('/down', { status: 204 });
-    const retry = await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/deliveries/${failed.id}/retry`);
+    const retry = await suite.api(tenant.testKey).post<WebhookDeliveryDto>(`${WEBHOOKS}/${webhook.id}/deliveries/${failed.id}/retry`);
     expect(retry.status).toBe(202);
     expect(retry.body).toMatchObject({ id: failed.id, status: 'pending' });
     const retried = await eventually(async () => {
-      const d = (await deliveriesOf(tenant, webhook.id)).find((x) => x.id === failed.id);
+      const d = (await deliveriesOf(tenant, webhook.id)).find((x) => x.id === failed.id)!;
       expect(d.status).toBe('succeeded');
       return d;
     });
-    expect(retried.attempts.map((a: Json) => a.statusCode)).toEqual([503, 503, 503, 204]);
+    expect(retried.attempts.map((a) => a.statusCode)).toEqual([503, 503, 503, 204]);
     const got = receiver.on('/down');
     expect(got).toHaveLength(4);
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -219,10 +232,10 @@ describe('Webhooks', () => {
 
   it('rotates the secret: deliveries verify with the new one (and, for a grace period, the old one)', async () => {
     const { tenant, webhook, secret } = await subscribe('/rotate');
-    const rotated = await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/rotate-secret`);
+    const rotated = await suite.api(tenant.testKey).post<WebhookWithSecretDto>(`${WEBHOOKS}/${webhook.id}/rotate-secret`);
     expect(rotated.status).toBe(200);
     expect(rotated.headers['cache-control']).toBe('no-store');
-    const fresh = rotated.body.secret as string;
+    const fresh = rotated.body.secret;
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(secret);
     await createPatient(suite.app, tenant.testKey);
@@ -237,7 +250,7 @@ describe('Webhooks', () => {
 
   it('sends a webhook.test event to one endpoint on demand', async () => {
     const { tenant, webhook, secret } = await subscribe('/ping');
-    const res = await suite.api(tenant.testKey).post(`${WEBHOOKS}/${webhook.id}/test`);
+    const res = await suite.api(tenant.testKey).post<WebhookDeliveryDto>(`${WEBHOOKS}/${webhook.id}/test`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
     const [got] = await eventually(async () => {
@@ -263,12 +276,12 @@ describe('Webhooks', () => {
         // IPv4-compatible, IPv4-mapped and IPv4-translated.
         ...EMBEDDED_PRIVATE_IPV4.map((address) => `https://[${address}]/hook`),
       ]) {
-        const res = await client(strict, tenant.testKey).post(WEBHOOKS, { url, events: ['patient.created'] });
+        const res = await client(strict, tenant.testKey).post<Problem>(WEBHOOKS, { url, events: ['patient.created'] });
         expect([url, res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([url, 400, 'validation_failed', 'url']);
       }
       // An endpoint registered where private URLs are allowed cannot be moved to one where they are not.
       const { tenant: owner, webhook } = await subscribe('/never');
-      const patch = await client(strict, owner.testKey).patch(`${WEBHOOKS}/${webhook.id}`, { url: 'https://192.168.0.10/hook' });
+      const patch = await client(strict, owner.testKey).patch<Problem>(`${WEBHOOKS}/${webhook.id}`, { url: 'https://192.168.0.10/hook' });
       expect([patch.status, patch.body.errors?.[0]]).toEqual([400, { field: 'url', message: expect.stringMatching(/private/) }]);
     } finally {
       await strict.close();
@@ -294,7 +307,7 @@ describe('Webhooks', () => {
     await createPatient(suite.app, tenant.liveKey);
     await suite.app.get(EventRelay).runOnce();
     for (const key of [other.testKey, tenant.liveKey]) {
-      expect((await suite.api(key).get(WEBHOOKS)).body.webhooks).toEqual([]);
+      expect((await suite.api(key).get<WebhookListDto>(WEBHOOKS)).body.webhooks).toEqual([]);
       for (const [method, path] of [
         ['get', `${WEBHOOKS}/${webhook.id}`],
         ['patch', `${WEBHOOKS}/${webhook.id}`],
@@ -303,7 +316,7 @@ describe('Webhooks', () => {
         ['post', `${WEBHOOKS}/${webhook.id}/rotate-secret`],
         ['post', `${WEBHOOKS}/${webhook.id}/test`],
       ] as const) {
-        const res = await (suite.api(key)[method] as (url: string, body?: unknown) => Promise<Json>)(
+        const res = await (suite.api(key)[method] as (url: string, body?: unknown) => Promise<{ status: number }>)(
           path,
           method === 'patch' ? {} : undefined,
         );
@@ -320,14 +333,14 @@ describe('Webhooks', () => {
     const staff = await createKey(suite.app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read', 'webhooks:write'] });
     expect((await suite.api(staff).get(WEBHOOKS)).status).toBe(200);
     expect((await suite.api(staff).get(`${WEBHOOKS}/${webhook.id}/deliveries`)).status).toBe(200);
-    const refused = await suite.api(staff).post(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.created'] });
+    const refused = await suite.api(staff).post<Problem>(WEBHOOKS, { url: receiver.url('/x'), events: ['patient.created'] });
     expect([refused.status, refused.body.code]).toEqual([403, 'insufficient_role']);
     expect((await suite.api(staff).delete(`${WEBHOOKS}/${webhook.id}`)).status).toBe(403);
     const admin = await createKey(suite.app, tenant.testKey, { role: 'ADMIN', scopes: ['webhooks:read'] });
-    const noScope = await suite.api(admin).patch(`${WEBHOOKS}/${webhook.id}`, { enabled: false });
+    const noScope = await suite.api(admin).patch<Problem>(`${WEBHOOKS}/${webhook.id}`, { enabled: false });
     expect([noScope.status, noScope.body.code]).toEqual([403, 'insufficient_scope']);
     const reader = await createKey(suite.app, tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
-    expect((await suite.api(reader).get(WEBHOOKS)).body.code).toBe('insufficient_scope');
+    expect((await suite.api(reader).get<Problem>(WEBHOOKS)).body.code).toBe('insufficient_scope');
   });
 });
 
@@ -351,7 +364,10 @@ describe('Webhook relays side by side', () => {
 
   it('delivers every event exactly once when two workers relay at the same time', async () => {
     const tenant = await createTenant(first);
-    const created = await client(first, tenant.testKey).post(WEBHOOKS, { url: receiver.url('/once'), events: ['patient.created'] });
+    const created = await client(first, tenant.testKey).post<WebhookWithSecretDto>(WEBHOOKS, {
+      url: receiver.url('/once'),
+      events: ['patient.created'],
+    });
     const webhook = created.body;
     const second = await startApp(PATIENT_WEBHOOKS);
     try {
@@ -375,8 +391,8 @@ describe('Webhook relays side by side', () => {
       const ids = receiver.on('/once').map((r) => r.headers['webhook-id']);
       expect(ids).toHaveLength(count);
       expect(new Set(ids).size).toBe(count);
-      const page = await client(first, tenant.testKey).get(`${WEBHOOKS}/${webhook.id}/deliveries?limit=100`);
-      expect(page.body.deliveries.every((d: Json) => d.status === 'succeeded' && d.attempts.length === 1)).toBe(true);
+      const page = await client(first, tenant.testKey).get<WebhookDeliveryListDto>(`${WEBHOOKS}/${webhook.id}/deliveries?limit=100`);
+      expect(page.body.deliveries.every((d) => d.status === 'succeeded' && d.attempts.length === 1)).toBe(true);
     } finally {
       await second.close();
     }

@@ -1,7 +1,7 @@
-import type { Json } from './app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client } from './app';
 import type { PatientDto } from '../../src/modules/patients';
+import type { BulkImportJobDto } from '../../src/modules/patients/dto/bulk-import.dto';
 
 /** Rate limits off: these suites send far more than a test key's 10 requests per second. */
 export const NO_RATE_LIMITS: Record<string, string> = {
@@ -26,10 +26,16 @@ export async function createPatient(app: NestFastifyApplication, key: string, bo
 }
 
 /** Polls an import until it is completed or failed (or the deadline passes). */
-export async function waitForImport(app: NestFastifyApplication, key: string, jobId: string, timeoutMs = 20_000): Promise<Json> {
+export async function waitForImport(
+  app: NestFastifyApplication,
+  key: string,
+  jobId: string,
+  timeoutMs = 20_000,
+): Promise<BulkImportJobDto> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await client(app, key).get<{ status: string }>(`${PATIENTS}/bulk-import/${jobId}`);
+    const res = await client(app, key).get<BulkImportJobDto>(`${PATIENTS}/bulk-import/${jobId}`);
+
     if (res.status !== 200) throw new Error(`import status failed: ${res.status} ${res.text}`);
     if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
     if (Date.now() > deadline) throw new Error(`import ${jobId} still ${res.body.status}`);

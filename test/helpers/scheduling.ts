@@ -1,8 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client } from './app';
+import { client, type Problem } from './app';
 import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
 import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
 import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
+import type { SlotDto } from '../../src/modules/scheduling/dto/availability.dto';
 
 export const SCHEDULING = '/api/v1/scheduling';
 
@@ -28,7 +29,11 @@ export async function createProvider(app: NestFastifyApplication, key: string, b
   return res.body;
 }
 
+/** A 409 slot_unavailable: the problem with the next free slots of the asked duration (public pages name no provider). */
+export type SlotUnavailable<Slot = SlotDto> = Problem & { alternatives: Slot[] };
+
 /** The field names of a problem's errors[]. */
+
 export const fieldsOf = (body: { errors?: { field: string }[] }): string[] => (body.errors ?? []).map((e) => e.field);
 
 export const SCHEDULERS = '/api/v1/schedulers';

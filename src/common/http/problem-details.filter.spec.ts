@@ -67,7 +67,6 @@ describe('toProblem', () => {
       status: 500,
       code: 'internal_error',
       title: 'Internal error',
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any, expect.stringMatching) as any
       detail: expect.any(String),
     });
     expect(JSON.stringify(p.body)).not.toMatch(/SELECT|relation|api_keys|at /);

@@ -114,7 +114,6 @@ describe('SmtpMailer', () => {
     await mailer.send(envelope, raw);
     await new Promise((r) => setTimeout(r, 300)); // the server ends the idle session
     expect(server.events).toEqual(['data', 'closed']);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any, expect.stringMatching) as any
     await expect(mailer.send(envelope, raw)).resolves.toMatchObject({ response: expect.stringMatching(/^250/) });
     expect(server.events).toEqual(['data', 'closed', 'data']);
   });
@@ -124,7 +123,6 @@ describe('SmtpMailer', () => {
     async (how) => {
       await mailer.send(envelope, raw);
       server.onReusedMail = how;
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any, expect.stringMatching) as any
       await expect(mailer.send(envelope, raw)).resolves.toMatchObject({ response: expect.stringMatching(/^250/) });
       expect(server.events).toEqual(['data', 'closed', 'data']);
     },
@@ -136,7 +134,6 @@ describe('SmtpMailer', () => {
     server.refuseNewConnections();
     await expect(mailer.send(envelope, raw)).rejects.toMatchObject({
       stage: 'before-data',
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest types asymmetric matchers (expect.any, expect.stringMatching) as any
       message: expect.stringMatching(/ECONNREFUSED/),
     });
     expect(server.events).toEqual(['data', 'closed']);
