@@ -68,7 +68,7 @@ export class DependencyStatus implements OnModuleInit {
 
   /**
    * A pg Pool: an idle connection the server drops is an `error`; a request's failed connect is reported by
-   * `reportFailure`. While down, the next connection handed out means the database answers again.
+   * `reportFailure`. While down, the pool's next new connection means the database answers again.
    */
   watchPostgres(pool: EventEmitter, role: string): void {
     this.track('postgres', role);
@@ -104,7 +104,9 @@ export class DependencyStatus implements OnModuleInit {
     const reason = { type: err?.name, code: (err as { code?: unknown })?.code, message: err?.message?.split('\n', 1)[0] };
     this.logger.warn({ dependency, role, state: 'down', reason }, `${dependency} unreachable (${role})`);
     if (dependency === 'postgres') {
-      this.pools.get(role)?.once('acquire', () => {
+      // A new connection, not the next one handed out: an idle connection the server dropped may be handed
+      // out before its own error arrives, and would end the outage only to start another.
+      this.pools.get(role)?.once('connect', () => {
         state.downConnections.clear();
         this.up(dependency, role);
       });
