@@ -18,6 +18,7 @@ const TYPED_E2E_SUITES = [
   'email-sequences',
   'error-logging',
   'errors',
+  'forms',
   'forms-demo',
   'forms-events-audit',
   'forms-isolation',
