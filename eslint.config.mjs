@@ -23,6 +23,7 @@ const TYPED_E2E_SUITES = [
   'forms-demo',
   'forms-events-audit',
   'forms-isolation',
+  'forms-submissions',
   'graceful-shutdown',
   'idempotency-crash',
   'interrupt',
