@@ -33,6 +33,7 @@ const TYPED_E2E_SUITES = [
   'messaging-demo',
   'openapi',
   'patient-input',
+  'patients-bulk-import',
   'patients-list',
   'patients-records',
   'query-plans',
