@@ -4,6 +4,7 @@ import borders from './eslint/module-borders.mjs';
 /** End-to-end suites that read no untyped response body: the no-unsafe-* rules hold for them as for src. */
 const TYPED_E2E_SUITES = [
   'appointment-types',
+  'audit-log',
   'audit-partitions-migration',
   'auth',
   'booking-pages-public',
@@ -19,6 +20,7 @@ const TYPED_E2E_SUITES = [
   'email-sequences',
   'error-logging',
   'errors',
+  'events',
   'forms',
   'forms-demo',
   'forms-events-audit',
