@@ -3,6 +3,7 @@ import borders from './eslint/module-borders.mjs';
 
 /** End-to-end suites that read no untyped response body: the no-unsafe-* rules hold for them as for src. */
 const TYPED_E2E_SUITES = [
+  'api-keys',
   'appointment-types',
   'audit-log',
   'audit-partitions-migration',
@@ -55,6 +56,7 @@ const TYPED_E2E_SUITES = [
   'settings',
   'sms',
   'sms-crash',
+  'sms-templates',
   'transactions',
   'trust-proxy',
   'unavailable',
