@@ -52,6 +52,7 @@ const TYPED_E2E_SUITES = [
   'retention',
   'route-policies',
   'scheduling-appointments',
+  'scheduling-demo',
   'scheduling-providers',
   'schema-drift',
   'secrets-at-rest',
