@@ -36,6 +36,7 @@ const TYPED_E2E_SUITES = [
   'manage-links',
   'messaging-demo',
   'openapi',
+  'patient-access-log',
   'patient-input',
   'patients',
   'patients-bulk-import',
