@@ -12,6 +12,7 @@ const TYPED_E2E_SUITES = [
   'booking-pages-public',
   'browser',
   'bulk-import-crash',
+  'cli',
   'clock',
   'cors',
   'dependency-outages',
