@@ -1,5 +1,9 @@
 import { DataSource } from 'typeorm';
-import { call, client, createKey, createTenant, startApp, type Json } from '../helpers/app';
+import { call, client, createKey, createTenant, type Problem, startApp } from '../helpers/app';
+import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
+import type { CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
+import type { AuditEntryDto, AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
+import type { PatientDto } from '../../src/modules/patients';
 import { useApp } from '../helpers/use-app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
@@ -13,21 +17,21 @@ describe('Audit log', () => {
   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
 
   beforeAll(async () => {
-    ownerKeyId = (await suite.api().get('/api/v1/me')).body.key.id;
+    ownerKeyId = (await suite.api().get<MeDto>('/api/v1/me')).body.key.id;
   });
 
   /** The entries of a query once the writer has flushed what the requests so far left. */
-  const entries = async (key: string, query: string, expected: number): Promise<Json[]> =>
+  const entries = async (key: string, query: string, expected: number): Promise<AuditEntryDto[]> =>
     eventually(async () => {
       await suite.app.get(AuditWriter).flush();
-      const res = await client(suite.app, key).get(`${AUDIT}?${query}`);
+      const res = await client(suite.app, key).get<AuditLogDto>(`${AUDIT}?${query}`);
       expect(res.status).toBe(200);
       expect(res.body.entries).toHaveLength(expected);
       return res.body.entries;
     });
 
   it('records reads and writes of a patient with the key, action, status, request id and IP, never the data', async () => {
-    const created = await suite.api().post(PATIENTS, {
+    const created = await suite.api().post<PatientDto>(PATIENTS, {
       firstName: 'Grace',
       lastName: 'Hopper',
       email: 'grace@example.com',
@@ -57,7 +61,7 @@ describe('Audit log', () => {
     const missing = '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b';
     expect((await suite.api().get(`${PATIENTS}/${missing}`)).status).toBe(404);
     const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
-    const staffId = (await client(suite.app, staff).get('/api/v1/me')).body.key.id;
+    const staffId = (await client(suite.app, staff).get<MeDto>('/api/v1/me')).body.key.id;
     expect((await client(suite.app, staff).post(PATIENTS, { firstName: 'No', lastName: 'Role' })).status).toBe(403);
 
     expect((await entries(suite.tenant.testKey, `resourceId=${missing}`, 1))[0]).toMatchObject({ action: 'patient.read', status: 404 });
@@ -67,7 +71,7 @@ describe('Audit log', () => {
 
   it('records reads and changes of API keys and settings', async () => {
     const t = await createTenant(suite.app);
-    const key = await client(suite.app, t.testKey).post('/api/v1/settings/portal-access-keys', { name: 'audited' });
+    const key = await client(suite.app, t.testKey).post<CreatedApiKeyDto>('/api/v1/settings/portal-access-keys', { name: 'audited' });
     await client(suite.app, t.testKey).delete(`/api/v1/settings/portal-access-keys/${key.body.id}`);
     await client(suite.app, t.testKey).post('/api/v1/settings/practice', { name: 'Audited clinic' });
     await client(suite.app, t.testKey).get('/api/v1/settings/practice');
@@ -94,16 +98,16 @@ describe('Audit log', () => {
     expect((await entries(t.testKey, `to=${encodeURIComponent(create.at)}`, 1))[0].id).toBe(create.id);
     expect(await entries(t.testKey, 'to=2020-01-01', 0)).toEqual([]);
 
-    const page1 = await client(suite.app, t.testKey).get(`${AUDIT}?limit=2`);
-    const page2 = await client(suite.app, t.testKey).get(`${AUDIT}?limit=2&cursor=${page1.body.nextCursor}`);
-    const page3 = await client(suite.app, t.testKey).get(`${AUDIT}?limit=2&cursor=${page2.body.nextCursor}`);
+    const page1 = await client(suite.app, t.testKey).get<AuditLogDto>(`${AUDIT}?limit=2`);
+    const page2 = await client(suite.app, t.testKey).get<AuditLogDto>(`${AUDIT}?limit=2&cursor=${page1.body.nextCursor}`);
+    const page3 = await client(suite.app, t.testKey).get<AuditLogDto>(`${AUDIT}?limit=2&cursor=${page2.body.nextCursor}`);
     // Reading the log is itself audited, so later pages may start with those reads; the five are all there once.
-    const seen = [...page1.body.entries, ...page2.body.entries, ...page3.body.entries].map((e: Json) => e.id);
+    const seen = [...page1.body.entries, ...page2.body.entries, ...page3.body.entries].map((e) => e.id);
     expect(new Set(seen).size).toBe(seen.length);
 
-    const bad = await client(suite.app, t.testKey).get(`${AUDIT}?apiKeyId=nope&from=later`);
+    const bad = await client(suite.app, t.testKey).get<Problem>(`${AUDIT}?apiKeyId=nope&from=later`);
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['apiKeyId', 'from']);
+    expect(bad.body.errors!.map((e) => e.field).sort()).toEqual(['apiKeyId', 'from']);
   });
 
   it("cannot see another tenant's or mode's entries", async () => {
@@ -116,9 +120,9 @@ describe('Audit log', () => {
 
   it('needs settings:read and OWNER or ADMIN; entries cannot be changed or deleted', async () => {
     const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
-    expect((await client(suite.app, staff).get(AUDIT)).body.code).toBe('insufficient_role');
+    expect((await client(suite.app, staff).get<Problem>(AUDIT)).body.code).toBe('insufficient_role');
     const noScope = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
-    expect((await client(suite.app, noScope).get(AUDIT)).body.code).toBe('insufficient_scope');
+    expect((await client(suite.app, noScope).get<Problem>(AUDIT)).body.code).toBe('insufficient_scope');
     const admin = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['settings:read'] });
     expect((await client(suite.app, admin).get(AUDIT)).status).toBe(200);
 
@@ -152,7 +156,10 @@ describe('Audit log', () => {
     expect(reads.every((r) => r.status === 200)).toBe(true);
     const db = suite.app.get(DataSource);
     const count = async (): Promise<number> =>
-      Number((await db.query(`SELECT count(*) FROM audit_log WHERE tenant_id = $1 AND resource_id = $2`, [t.id, p.id]))[0].count);
+      Number(
+        (await db.query<{ count: string }[]>(`SELECT count(*) FROM audit_log WHERE tenant_id = $1 AND resource_id = $2`, [t.id, p.id]))[0]
+          .count,
+      );
     expect(await count()).toBe(0);
     await second.close();
     expect(await count()).toBe(26);

@@ -2,6 +2,21 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { runCli } from '../helpers/cli';
+import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
+import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
+import type { SmsTemplateListDto } from '../../src/modules/sms/dto/sms-template.dto';
+
+/** What tenants:create and keys:create print. */
+interface PrintedKeys {
+  tenant: { id: string; name: string };
+  apiKeys: { id: string; mode: string; role: string; key: string }[];
+}
+
+/** What seed:demo prints, as far as these tests read it. */
+interface PrintedSeed {
+  seeded: { settingsFilled: Record<string, string[]>; patients: { created: number } };
+  ids: Record<string, string[]>;
+}
 
 /** The operator CLI, run as operators run it: `node dist/cli.js …` in a child process. */
 describe('CLI (dist/cli.js)', () => {
@@ -20,12 +35,12 @@ describe('CLI (dist/cli.js)', () => {
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      const printed = JSON.parse(lines[0]);
+      const printed = JSON.parse(lines[0]) as PrintedKeys;
       expect(printed).toEqual({
         tenant: { id: tenant.id, name: tenant.name },
         apiKeys: [{ id: expect.any(String), mode: 'live', role: 'OWNER', key: expect.stringMatching(/^sk_live_[A-Za-z0-9]{32,}$/) }],
       });
-      const me = await client(app, printed.apiKeys[0].key).get('/api/v1/me');
+      const me = await client(app, printed.apiKeys[0].key).get<MeDto>('/api/v1/me');
       expect(me.status).toBe(200);
       expect(me.body.tenant).toEqual({ id: tenant.id, name: tenant.name });
       expect(me.body.key).toMatchObject({ id: printed.apiKeys[0].id, mode: 'live', role: 'OWNER', scopes: null });
@@ -34,9 +49,9 @@ describe('CLI (dist/cli.js)', () => {
     it('takes --role', async () => {
       const run = await runCli(['keys:create', '--tenant', tenant.id, '--mode', 'test', '--role', 'STAFF']);
       expect(run.code).toBe(0);
-      const key = JSON.parse(run.stdout).apiKeys[0];
+      const key = (JSON.parse(run.stdout) as PrintedKeys).apiKeys[0];
       expect(key).toMatchObject({ mode: 'test', role: 'STAFF', key: expect.stringMatching(/^sk_test_/) });
-      expect((await client(app, key.key).get('/api/v1/me')).body.key.role).toBe('STAFF');
+      expect((await client(app, key.key).get<MeDto>('/api/v1/me')).body.key.role).toBe('STAFF');
     });
 
     it.each([
@@ -87,13 +102,13 @@ describe('CLI (dist/cli.js)', () => {
     it('migrates an empty database even with MIGRATIONS_RUN=false, and applies nothing the second time', async () => {
       const first = await runCli(['migrations:run'], { DATABASE_URL: url(), MIGRATIONS_RUN: 'false' });
       expect(first.code).toBe(0);
-      const applied = JSON.parse(first.stdout).migrated as string[];
+      const applied = (JSON.parse(first.stdout) as { migrated: string[] }).migrated;
       expect(applied).toEqual(expect.arrayContaining(['Foundation1763700000000', 'Patients1763800000000']));
 
       const db = new Client({ connectionString: url() });
       await db.connect();
       try {
-        const { rows } = await db.query(`SELECT count(*)::int AS n FROM migrations`);
+        const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM migrations`);
         expect(rows[0].n).toBe(applied.length);
         await expect(db.query('SELECT 1 FROM patients LIMIT 1')).resolves.toBeDefined();
       } finally {
@@ -135,11 +150,11 @@ describe('CLI (dist/cli.js)', () => {
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      const printed = JSON.parse(lines[0]);
+      const printed = JSON.parse(lines[0]) as PrintedSeed;
 
-      const practice = (await api.get('/api/v1/settings/practice')).body.settings;
+      const practice = (await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings;
       expect(practice).toMatchObject({ name: 'Harbour Physio', timezone: 'America/Chicago', phone: expect.any(String) });
-      expect((await api.get('/api/v1/settings/brand')).body.settings).toMatchObject({
+      expect((await api.get<SettingsDto>('/api/v1/settings/brand')).body.settings).toMatchObject({
         primaryColor: '#112233',
         accentColor: expect.any(String),
       });
@@ -150,27 +165,27 @@ describe('CLI (dist/cli.js)', () => {
       expect(ids.patients).toHaveLength(printed.seeded.patients.created);
       expect(ids.patients.length).toBeGreaterThan(0);
       const paths: string[] = [
-        ...ids.patients.slice(0, 3).map((id: string) => `/api/v1/patients/${id}`),
-        ...ids.forms.map((id: string) => `/api/v1/forms/${id}`),
-        ...ids.providers.map((id: string) => `/api/v1/scheduling/providers/${id}`),
-        ...ids.appointments.slice(0, 3).map((id: string) => `/api/v1/scheduling/appointments/${id}`),
-        ...ids.schedulers.map((id: string) => `/api/v1/schedulers/${id}`),
-        ...ids.emailTemplates.map((id: string) => `/api/v1/emails/templates/${id}`),
-        ...ids.emailSequences.map((id: string) => `/api/v1/emails/sequences/${id}`),
+        ...ids.patients.slice(0, 3).map((id) => `/api/v1/patients/${id}`),
+        ...ids.forms.map((id) => `/api/v1/forms/${id}`),
+        ...ids.providers.map((id) => `/api/v1/scheduling/providers/${id}`),
+        ...ids.appointments.slice(0, 3).map((id) => `/api/v1/scheduling/appointments/${id}`),
+        ...ids.schedulers.map((id) => `/api/v1/schedulers/${id}`),
+        ...ids.emailTemplates.map((id) => `/api/v1/emails/templates/${id}`),
+        ...ids.emailSequences.map((id) => `/api/v1/emails/sequences/${id}`),
       ];
       for (const key of ['forms', 'providers', 'appointments', 'schedulers', 'emailTemplates', 'smsTemplates', 'emailSequences']) {
         expect([key, ids[key].length > 0]).toEqual([key, true]);
       }
       for (const path of paths) expect([path, (await api.get(path)).status]).toEqual([path, 200]);
-      const sms = (await api.get('/api/v1/sms/templates?limit=100')).body.templates.map((t: { id: string }) => t.id);
+      const sms = (await api.get<SmsTemplateListDto>('/api/v1/sms/templates?limit=100')).body.templates.map((t) => t.id);
       expect(sms).toEqual(expect.arrayContaining(ids.smsTemplates));
 
       // A second run keeps everything and adds nothing, yet still names the demo records.
-      const again = JSON.parse((await runCli(['seed:demo', '--tenant', own.id])).stdout);
+      const again = JSON.parse((await runCli(['seed:demo', '--tenant', own.id])).stdout) as PrintedSeed;
       expect(again.seeded.settingsFilled).toEqual({ practice: [], brand: [], portal: [] });
       expect(again.seeded.patients.created).toBe(0);
       expect(again.ids.patients).toEqual(ids.patients);
-      expect((await api.get('/api/v1/settings/practice')).body.settings).toEqual(practice);
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual(practice);
     }, 300_000);
   });
 });

@@ -1,6 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, client, createTenant, startApp, TestTenant, type Json } from '../helpers/app';
+import { call, client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
+import type { EventPageOf } from '../helpers/events';
+import type { PatientDto, PatientUpdatedEvent } from '../../src/modules/patients';
+import type { EmailMessageDetailDto, EmailMessageListDto } from '../../src/modules/email/dto/email-message.dto';
+import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
+import type { UnsubscribedDto } from '../../src/modules/email/dto/unsubscribe.dto';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
@@ -8,9 +13,9 @@ import { SmtpReceiver } from '../helpers/smtp-receiver';
 const SEND = '/api/v1/emails/send';
 const MESSAGES = '/api/v1/emails/messages';
 
-async function settled(app: NestFastifyApplication, key: string, id: string): Promise<Json> {
+async function settled(app: NestFastifyApplication, key: string, id: string): Promise<EmailMessageDetailDto> {
   return eventually(async () => {
-    const res = await client(app, key).get(`${MESSAGES}/${id}`);
+    const res = await client(app, key).get<EmailMessageDetailDto>(`${MESSAGES}/${id}`);
     expect(['sent', 'failed', 'suppressed']).toContain(res.body.status);
     return res.body;
   }, 60_000);
@@ -23,8 +28,8 @@ function unsubscribePath(header: string | undefined): string {
   return match[1];
 }
 
-const oneClick = (app: NestFastifyApplication, path: string, type = 'application/x-www-form-urlencoded') =>
-  call(app, 'POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': type } });
+const oneClick = <T = UnsubscribedDto>(app: NestFastifyApplication, path: string, type = 'application/x-www-form-urlencoded') =>
+  call<T>(app, 'POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': type } });
 
 describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => {
   const prefix = `${process.env.REDIS_PREFIX}:email-consent`;
@@ -45,7 +50,7 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
   it('puts a signed one-click link in every message to a patient; following it opts the patient out and later sends end suppressed', async () => {
     const api = client(app, tenant.testKey);
     const patient = await createPatient(app, tenant.testKey, { email: 'optout@example.test' });
-    const first = await api.post(SEND, { patientId: patient.id, subject: 'Hello', textContent: 'Before' });
+    const first = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'Hello', textContent: 'Before' });
     expect((await settled(app, tenant.testKey, first.body.messageId)).status).toBe('sent');
     const [received] = receiver.byMessageId(first.body.messageId);
     expect(received.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
@@ -56,44 +61,50 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
     const res = await oneClick(app, path);
     expect(res.status).toBe(200);
     expect(res.body.message).toMatch(/Unsubscribed/);
-    expect((await api.get(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(true);
-    const events = await api.get('/api/v1/events?type=patient.updated&limit=100');
-    expect(events.body.events.some((e: Json) => e.data.id === patient.id && e.data.emailOptOut === true)).toBe(true);
+    expect((await api.get<PatientDto>(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(true);
+    const events = await api.get<EventPageOf<PatientUpdatedEvent>>('/api/v1/events?type=patient.updated&limit=100');
+    expect(events.body.events.some((e) => e.data.id === patient.id && e.data.emailOptOut === true)).toBe(true);
     // Again (a second click, multipart this time) is harmless.
     expect((await oneClick(app, path, 'multipart/form-data; boundary=x')).status).toBe(200);
 
-    const later = await api.post(SEND, { patientId: patient.id, subject: 'Hello', textContent: 'After' });
+    const later = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'Hello', textContent: 'After' });
     expect(later.status).toBe(202);
     const message = await settled(app, tenant.testKey, later.body.messageId);
     expect(message).toMatchObject({ status: 'suppressed', lastError: expect.stringMatching(/unsubscribed/) });
     expect(receiver.byMessageId(later.body.messageId)).toHaveLength(0);
-    expect((await api.get(`${MESSAGES}?status=suppressed`)).body.messages.map((m: Json) => m.id)).toContain(later.body.messageId);
+    expect((await api.get<EmailMessageListDto>(`${MESSAGES}?status=suppressed`)).body.messages.map((m) => m.id)).toContain(
+      later.body.messageId,
+    );
   });
 
   it('answers 404 to an altered, forged or malformed token, and changes nothing', async () => {
     const api = client(app, tenant.testKey);
     const patient = await createPatient(app, tenant.testKey, { email: 'keep@example.test' });
     const other = await createPatient(app, tenant.testKey, { email: 'other@example.test' });
-    const sent = await api.post(SEND, { patientId: patient.id, subject: 'Hi', textContent: 'x' });
+    const sent = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'Hi', textContent: 'x' });
     await settled(app, tenant.testKey, sent.body.messageId);
     const path = unsubscribePath(receiver.byMessageId(sent.body.messageId)[0].headers['list-unsubscribe']);
     const token = path.split('/').pop()!;
     const [body, kid, mac] = token.split('.');
 
     // The payload rewritten to name another patient, with the original signature.
-    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as object;
     const forged = Buffer.from(JSON.stringify({ ...payload, p: other.id })).toString('base64url');
     const flipped = mac.slice(0, -1) + (mac.endsWith('A') ? 'B' : 'A');
     for (const bad of [`${forged}.${kid}.${mac}`, `${body}.${kid}.${flipped}`, `${body}.${kid}`, 'garbage', `${body}.00000000.${mac}`]) {
-      const res = await oneClick(app, `/api/v1/public/unsubscribe/${bad}`);
+      const res = await oneClick<Problem | undefined>(app, `/api/v1/public/unsubscribe/${bad}`);
       expect({ bad, status: res.status, code: res.body?.code }).toEqual({ bad, status: 404, code: 'not_found' });
     }
-    expect((await api.get(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(false);
-    expect((await api.get(`/api/v1/patients/${other.id}`)).body.emailOptOut).toBe(false);
+    expect((await api.get<PatientDto>(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(false);
+    expect((await api.get<PatientDto>(`/api/v1/patients/${other.id}`)).body.emailOptOut).toBe(false);
   });
 
   it('puts no unsubscribe link in a message to a bare address, and refuses other body types', async () => {
-    const sent = await client(app, tenant.testKey).post(SEND, { to: 'bare@example.test', subject: 'Hi', textContent: 'x' });
+    const sent = await client(app, tenant.testKey).post<EmailSendAcceptedDto>(SEND, {
+      to: 'bare@example.test',
+      subject: 'Hi',
+      textContent: 'x',
+    });
     await settled(app, tenant.testKey, sent.body.messageId);
     expect(receiver.byMessageId(sent.body.messageId)[0].headers['list-unsubscribe']).toBeUndefined();
     expect((await oneClick(app, '/api/v1/public/unsubscribe/garbage', 'text/plain')).status).toBe(415);
@@ -112,9 +123,13 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
     try {
       const t = await createTenant(api);
       const patient = await createPatient(api, t.testKey, { email: 'late@example.test' });
-      const queued = await client(api, t.testKey).post(SEND, { patientId: patient.id, subject: 'Late', textContent: 'x' });
+      const queued = await client(api, t.testKey).post<EmailSendAcceptedDto>(SEND, {
+        patientId: patient.id,
+        subject: 'Late',
+        textContent: 'x',
+      });
       expect(queued.status).toBe(202);
-      expect((await client(api, t.testKey).get(`${MESSAGES}/${queued.body.messageId}`)).body.status).toBe('queued');
+      expect((await client(api, t.testKey).get<EmailMessageDetailDto>(`${MESSAGES}/${queued.body.messageId}`)).body.status).toBe('queued');
       const token = api.get(UnsubscribeTokens).token({ tenantId: t.id, mode: 'test', patientId: patient.id });
       expect((await oneClick(api, `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
 

@@ -1,4 +1,7 @@
-import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, type Problem, TestTenant } from '../helpers/app';
+import type { EventOf, EventPageOf } from '../helpers/events';
+import type { PatientDto, PatientUpdatedEvent } from '../../src/modules/patients';
+import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 import { Transactions } from '../../src/database/transactions';
@@ -12,8 +15,9 @@ describe('Events outbox', () => {
   let other: TestTenant;
   beforeAll(async () => (other = await createTenant(suite.app)));
 
-  const eventsOf = async (key: string, query = ''): Promise<Json[]> => {
-    const res = await client(suite.app, key).get(`${EVENTS}${query}`);
+  /** Every event of this suite is a patient's: patient.updated ones also carry `previous`. */
+  const eventsOf = async <Data = PatientDto>(key: string, query = ''): Promise<EventOf<Data>[]> => {
+    const res = await client(suite.app, key).get<EventPageOf<Data>>(`${EVENTS}${query}`);
     expect(res.status).toBe(200);
     return res.body.events;
   };
@@ -22,16 +26,18 @@ describe('Events outbox', () => {
     const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'ada@example.com', tags: ['vip'] });
     const [event] = (await eventsOf(suite.tenant.testKey, '?type=patient.created')).filter((e) => e.data.id === patient.id);
     expect(event).toEqual({ id: expect.stringMatching(UUID_V7), type: 'patient.created', createdAt: expect.any(String), data: patient });
-    const one = await suite.api().get(`${EVENTS}/${event.id}`);
+    const one = await suite.api().get<EventOf<PatientDto>>(`${EVENTS}/${event.id}`);
     expect(one.status).toBe(200);
     expect(one.body).toEqual(event);
   });
 
   it('records patient.updated with the updated patient and, in previous, the members it replaced', async () => {
     const patient = await createPatient(suite.app, suite.tenant.testKey);
-    const put = await suite.api().put(`${PATIENTS}/${patient.id}`, { lastName: 'Lovelace', tags: ['vip'], emailOptOut: false });
+    const put = await suite.api().put<PatientDto>(`${PATIENTS}/${patient.id}`, { lastName: 'Lovelace', tags: ['vip'], emailOptOut: false });
     expect(put.status).toBe(200);
-    const updated = (await eventsOf(suite.tenant.testKey, '?type=patient.updated')).filter((e) => e.data.id === patient.id);
+    const updated = (await eventsOf<PatientUpdatedEvent>(suite.tenant.testKey, '?type=patient.updated')).filter(
+      (e) => e.data.id === patient.id,
+    );
     expect(updated).toHaveLength(1);
     expect(updated[0].data).toEqual({ ...put.body, previous: { lastName: patient.lastName, tags: [] } });
     expect(updated[0].data.lastName).toBe('Lovelace');
@@ -60,7 +66,7 @@ describe('Events outbox', () => {
 
   it('records one event per row written by a bulk import', async () => {
     const existing = await createPatient(suite.app, suite.tenant.testKey, { externalId: 'bulk-existing' });
-    const res = await suite.api().post(`${PATIENTS}/bulk-import`, {
+    const res = await suite.api().post<BulkImportAcceptedDto>(`${PATIENTS}/bulk-import`, {
       patients: [
         { firstName: 'New', lastName: 'One', externalId: 'bulk-new-1' },
         { firstName: 'New', lastName: 'Two' },
@@ -77,7 +83,7 @@ describe('Events outbox', () => {
     const updated = recent.filter((e) => e.type === 'patient.updated' && e.data.id === existing.id);
     expect(updated).toHaveLength(1);
     expect(updated[0].data).toMatchObject({ id: existing.id, firstName: 'Changed', lastName: 'Name', externalId: 'bulk-existing' });
-    const read = await suite.api().get(`${PATIENTS}/${existing.id}`);
+    const read = await suite.api().get<PatientDto>(`${PATIENTS}/${existing.id}`);
     // As a PUT's: the patient as written, and in previous the members the row replaced.
     expect(updated[0].data).toEqual({ ...read.body, previous: { firstName: existing.firstName, lastName: existing.lastName } });
   });
@@ -87,20 +93,20 @@ describe('Events outbox', () => {
     const a = await createPatient(suite.app, t.testKey);
     const b = await createPatient(suite.app, t.testKey);
     await client(suite.app, t.testKey).put(`${PATIENTS}/${a.id}`, { firstName: 'Changed' });
-    const page1 = await client(suite.app, t.testKey).get(`${EVENTS}?limit=2`);
-    expect(page1.body.events.map((e: Json) => e.type)).toEqual(['patient.updated', 'patient.created']);
+    const page1 = await client(suite.app, t.testKey).get<EventPageOf<PatientDto>>(`${EVENTS}?limit=2`);
+    expect(page1.body.events.map((e) => e.type)).toEqual(['patient.updated', 'patient.created']);
     expect(page1.body.events[1].data.id).toBe(b.id);
-    const page2 = await client(suite.app, t.testKey).get(`${EVENTS}?limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.events.map((e: Json) => e.data.id)).toEqual([a.id]);
+    const page2 = await client(suite.app, t.testKey).get<EventPageOf<PatientDto>>(`${EVENTS}?limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body.events.map((e) => e.data.id)).toEqual([a.id]);
     expect(page2.body.nextCursor).toBeNull();
 
     expect((await eventsOf(t.testKey, '?type=patient.updated')).map((e) => e.data.id)).toEqual([a.id]);
     const from = page1.body.events[0].createdAt;
     expect((await eventsOf(t.testKey, `?from=${encodeURIComponent(from)}`)).map((e) => e.type)).toContain('patient.updated');
     expect(await eventsOf(t.testKey, '?to=2020-01-01')).toEqual([]);
-    const bad = await client(suite.app, t.testKey).get(`${EVENTS}?type=patient.deleted&from=yesterday`);
+    const bad = await client(suite.app, t.testKey).get<Problem>(`${EVENTS}?type=patient.deleted&from=yesterday`);
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: Json) => e.field).sort()).toEqual(['from', 'type']);
+    expect(bad.body.errors!.map((e) => e.field).sort()).toEqual(['from', 'type']);
   });
 
   it("cannot see another tenant's or mode's events", async () => {
@@ -108,7 +114,7 @@ describe('Events outbox', () => {
     const [event] = (await eventsOf(suite.tenant.testKey)).filter((e) => e.data.id === patient.id);
     for (const key of [other.testKey, suite.tenant.liveKey]) {
       expect((await eventsOf(key)).some((e) => e.id === event.id)).toBe(false);
-      const res = await client(suite.app, key).get(`${EVENTS}/${event.id}`);
+      const res = await client(suite.app, key).get<Problem>(`${EVENTS}/${event.id}`);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('not_found');
     }
@@ -117,7 +123,7 @@ describe('Events outbox', () => {
 
   it('needs webhooks:read, from any role', async () => {
     const noScope = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['patients:read'] });
-    const res = await client(suite.app, noScope).get(EVENTS);
+    const res = await client(suite.app, noScope).get<Problem>(EVENTS);
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('insufficient_scope');
     const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });

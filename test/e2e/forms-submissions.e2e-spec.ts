@@ -1,4 +1,6 @@
-import { call, client, createKey, createTenant, dataSource } from '../helpers/app';
+import { call, client, createKey, createTenant, dataSource, type Problem } from '../helpers/app';
+import type { FormDto } from '../../src/modules/forms/dto/form.dto';
+import type { SubmissionDetailDto, SubmissionListDto, SubmissionResultDto } from '../../src/modules/forms/dto/submission.dto';
 import { useApp } from '../helpers/use-app';
 import { createForm, EVERY_TYPE, FORMS, submit } from '../helpers/forms';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
@@ -26,11 +28,11 @@ describe('Forms: submissions', () => {
       symptoms: ['fever', 'cough'],
       consent: false,
     };
-    const res = await submit(suite.app, suite.tenant.testKey, form.id, answers);
+    const res = await submit<SubmissionResultDto>(suite.app, suite.tenant.testKey, form.id, answers);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ submissionId: expect.stringMatching(/^[0-9a-f-]{36}$/), message: 'Form submitted' });
     expect(res.headers.location).toBe(`${FORMS}/${form.id}/submissions/${res.body.submissionId}`);
-    const got = await api.get(res.headers.location as string);
+    const got = await api.get<SubmissionDetailDto>(res.headers.location as string);
     expect(got.status).toBe(200);
     // Patient data: no cache may keep it.
     expect([res.headers['cache-control'], got.headers['cache-control']]).toEqual(['no-store', 'no-store']);
@@ -46,9 +48,9 @@ describe('Forms: submissions', () => {
   });
 
   it('accepts an empty submission when nothing is required, and leaves blank optional answers out', async () => {
-    const res = await submit(suite.app, suite.tenant.testKey, form.id, { name: '   ', symptoms: [], email: null });
+    const res = await submit<SubmissionResultDto>(suite.app, suite.tenant.testKey, form.id, { name: '   ', symptoms: [], email: null });
     expect(res.status).toBe(201);
-    expect((await api.get(res.headers.location as string)).body.fields).toEqual({});
+    expect((await api.get<SubmissionDetailDto>(res.headers.location as string)).body.fields).toEqual({});
   });
 
   it.each([
@@ -79,7 +81,7 @@ describe('Forms: submissions', () => {
     ['consent', 1],
     ['consent', {}],
   ])('refuses invalid answer #%# to %s with 400 naming the field', async (field, value) => {
-    const res = await submit(suite.app, suite.tenant.testKey, form.id, { [field]: value });
+    const res = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, { [field]: value });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.errors).toEqual([{ field: `fields.${field}`, message: expect.any(String) }]);
@@ -105,7 +107,7 @@ describe('Forms: submissions', () => {
         { id: 'age', label: 'Age', type: 'number', min: 0, required: true },
       ],
     });
-    const res = await submit(suite.app, suite.tenant.testKey, strict.id, { agree: false, age: -3, colour: 'red', shoe_size: 9 });
+    const res = await submit<Problem>(suite.app, suite.tenant.testKey, strict.id, { agree: false, age: -3, colour: 'red', shoe_size: 9 });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
       { field: 'fields.colour', message: 'is not a field of this form' },
@@ -124,20 +126,20 @@ describe('Forms: submissions', () => {
     ['patientId as a number', { fields: {}, patientId: 5 }, 'patientId'],
     ['an unknown property', { fields: {}, formVersion: 1 }, 'formVersion'],
   ])('refuses a body with %s', async (_label, body, field) => {
-    const res = await api.post(`${FORMS}/${form.id}/submit`, body);
+    const res = await api.post<Problem>(`${FORMS}/${form.id}/submit`, body);
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(res.body.errors!.map((e) => e.field)).toContain(field);
   });
 
   it('refuses an inactive form with 409 form_inactive, and accepts again once reactivated', async () => {
     const inactive = await createForm(suite.app, suite.tenant.testKey, { isActive: false });
-    const res = await submit(suite.app, suite.tenant.testKey, inactive.id, {});
+    const res = await submit<Problem>(suite.app, suite.tenant.testKey, inactive.id, {});
     expect(res.status).toBe(409);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body.code).toBe('form_inactive');
     await api.patch(`${FORMS}/${inactive.id}`, { isActive: true });
     expect((await submit(suite.app, suite.tenant.testKey, inactive.id, {})).status).toBe(201);
-    expect((await api.get(`${FORMS}/${inactive.id}`)).body.submissionsCount).toBe(1);
+    expect((await api.get<FormDto>(`${FORMS}/${inactive.id}`)).body.submissionsCount).toBe(1);
   });
 
   it('answers 404 for an unknown or malformed form id', async () => {
@@ -150,26 +152,26 @@ describe('Forms: submissions', () => {
       const patient = await createPatient(suite.app, suite.tenant.testKey);
       const res = await submit(suite.app, suite.tenant.testKey, form.id, { name: 'Ada' }, { patientId: patient.id.toUpperCase() });
       expect(res.status).toBe(201);
-      expect((await api.get(res.headers.location as string)).body.patientId).toBe(patient.id);
+      expect((await api.get<SubmissionDetailDto>(res.headers.location as string)).body.patientId).toBe(patient.id);
     });
 
     it('treats patientId null as no patient', async () => {
       const res = await submit(suite.app, suite.tenant.testKey, form.id, {}, { patientId: null });
       expect(res.status).toBe(201);
-      expect((await api.get(res.headers.location as string)).body.patientId).toBeNull();
+      expect((await api.get<SubmissionDetailDto>(res.headers.location as string)).body.patientId).toBeNull();
     });
 
     it("refuses an unknown, malformed, other tenant's or other mode's patient with 400 naming patientId", async () => {
       const other = await createTenant(suite.app);
       const foreign = await createPatient(suite.app, other.testKey);
       const live = await createPatient(suite.app, suite.tenant.liveKey);
-      const before = (await api.get(`${FORMS}/${form.id}`)).body.submissionsCount;
+      const before = (await api.get<FormDto>(`${FORMS}/${form.id}`)).body.submissionsCount;
       for (const patientId of ['00000000-0000-7000-8000-000000000000', 'not-a-uuid', foreign.id, live.id]) {
-        const res = await submit(suite.app, suite.tenant.testKey, form.id, {}, { patientId });
+        const res = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, {}, { patientId });
         expect(res.status).toBe(400);
         expect(res.body.errors).toEqual([{ field: 'patientId', message: expect.any(String) }]);
       }
-      expect((await api.get(`${FORMS}/${form.id}`)).body.submissionsCount).toBe(before);
+      expect((await api.get<FormDto>(`${FORMS}/${form.id}`)).body.submissionsCount).toBe(before);
     });
   });
 
@@ -179,41 +181,41 @@ describe('Forms: submissions', () => {
       Array.from({ length: 20 }, (_, i) => submit(suite.app, suite.tenant.testKey, target.id, { pain: i % 11 })),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
-    expect((await api.get(`${FORMS}/${target.id}`)).body.submissionsCount).toBe(20);
-    expect((await api.get(`${FORMS}/${target.id}/submissions?limit=100`)).body.submissions).toHaveLength(20);
+    expect((await api.get<FormDto>(`${FORMS}/${target.id}`)).body.submissionsCount).toBe(20);
+    expect((await api.get<SubmissionListDto>(`${FORMS}/${target.id}/submissions?limit=100`)).body.submissions).toHaveLength(20);
   });
 
   it('replays a submission sent again with the same Idempotency-Key instead of counting it twice', async () => {
     const target = await createForm(suite.app, suite.tenant.testKey);
     const headers = { 'idempotency-key': `submit-${target.id}` };
-    const first = await call(suite.app, 'POST', `${FORMS}/${target.id}/submit`, {
+    const first = await call<SubmissionResultDto>(suite.app, 'POST', `${FORMS}/${target.id}/submit`, {
       key: suite.tenant.testKey,
       body: { fields: { pain: 1 } },
       headers,
     });
-    const again = await call(suite.app, 'POST', `${FORMS}/${target.id}/submit`, {
+    const again = await call<SubmissionResultDto>(suite.app, 'POST', `${FORMS}/${target.id}/submit`, {
       key: suite.tenant.testKey,
       body: { fields: { pain: 1 } },
       headers,
     });
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.body.submissionId).toBe(first.body.submissionId);
-    expect((await api.get(`${FORMS}/${target.id}`)).body.submissionsCount).toBe(1);
+    expect((await api.get<FormDto>(`${FORMS}/${target.id}`)).body.submissionsCount).toBe(1);
   });
 
   it('reads a submission back with the version it answered after the form was edited', async () => {
     const versioned = await createForm(suite.app, suite.tenant.testKey, {
       fields: [{ id: 'reason', label: 'Reason', type: 'select', options: ['Check-up', 'Back pain'], required: true }],
     });
-    const before = await submit(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Back pain' });
-    const edit = await api.patch(`${FORMS}/${versioned.id}`, {
+    const before = await submit<SubmissionResultDto>(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Back pain' });
+    const edit = await api.patch<FormDto>(`${FORMS}/${versioned.id}`, {
       fields: [
         { id: 'reason', label: 'Why are you coming?', type: 'select', options: ['Check-up', 'Injury'], required: true },
         { id: 'age', label: 'Age', type: 'number', required: true },
       ],
     });
     expect(edit.body.version).toBe(2);
-    const old = await api.get(before.headers.location as string);
+    const old = await api.get<SubmissionDetailDto>(before.headers.location as string);
     expect(old.body).toMatchObject({
       formVersion: 1,
       fields: { reason: 'Back pain' },
@@ -221,14 +223,15 @@ describe('Forms: submissions', () => {
     });
     // The old answer is refused now, and the new version's answers are kept with version 2.
     expect((await submit(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Back pain', age: 30 })).status).toBe(400);
-    const after = await submit(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Injury', age: 30 });
-    const fresh = await api.get(after.headers.location as string);
+    const after = await submit<SubmissionResultDto>(suite.app, suite.tenant.testKey, versioned.id, { reason: 'Injury', age: 30 });
+    const fresh = await api.get<SubmissionDetailDto>(after.headers.location as string);
     expect(fresh.body).toMatchObject({ formVersion: 2, fields: { reason: 'Injury', age: 30 } });
     expect(fresh.body.formFields).toHaveLength(2);
     // The stored row was not rewritten by the edit.
-    const [row] = await dataSource(suite.app).query(`SELECT answers, form_version FROM form_submissions WHERE id = $1`, [
-      before.body.submissionId,
-    ]);
+    const [row] = await dataSource(suite.app).query<{ answers: Record<string, unknown>; form_version: number }[]>(
+      `SELECT answers, form_version FROM form_submissions WHERE id = $1`,
+      [before.body.submissionId],
+    );
     expect(row).toEqual({ answers: { reason: 'Back pain' }, form_version: 1 });
   });
 
@@ -242,7 +245,13 @@ describe('Forms: submissions', () => {
       patient = await createPatient(suite.app, suite.tenant.testKey);
       ids = [];
       for (let i = 0; i < 5; i++) {
-        const res = await submit(suite.app, suite.tenant.testKey, listed.id, { pain: i }, i % 2 ? { patientId: patient.id } : {});
+        const res = await submit<SubmissionResultDto>(
+          suite.app,
+          suite.tenant.testKey,
+          listed.id,
+          { pain: i },
+          i % 2 ? { patientId: patient.id } : {},
+        );
         ids.push(res.body.submissionId);
       }
       // Spread the submissions over days so that from/to have something to cut.
@@ -255,9 +264,9 @@ describe('Forms: submissions', () => {
     });
 
     it('pages newest first with a cursor', async () => {
-      const first = await api.get(`${FORMS}/${listed.id}/submissions?limit=3`);
+      const first = await api.get<SubmissionListDto>(`${FORMS}/${listed.id}/submissions?limit=3`);
       expect(first.status).toBe(200);
-      expect(first.body.submissions.map((s: { id: string }) => s.id)).toEqual([ids[4], ids[3], ids[2]]);
+      expect(first.body.submissions.map((s) => s.id)).toEqual([ids[4], ids[3], ids[2]]);
       expect(first.body.submissions[0]).toEqual({
         id: ids[4],
         formId: listed.id,
@@ -266,14 +275,14 @@ describe('Forms: submissions', () => {
         fields: { pain: 4 },
         createdAt: '2026-03-05T12:00:00.000Z',
       });
-      const second = await api.get(`${FORMS}/${listed.id}/submissions?limit=3&cursor=${first.body.nextCursor}`);
-      expect(second.body.submissions.map((s: { id: string }) => s.id)).toEqual([ids[1], ids[0]]);
+      const second = await api.get<SubmissionListDto>(`${FORMS}/${listed.id}/submissions?limit=3&cursor=${first.body.nextCursor}`);
+      expect(second.body.submissions.map((s) => s.id)).toEqual([ids[1], ids[0]]);
       expect(second.body.nextCursor).toBeNull();
     });
 
     it('filters by patientId, from and to', async () => {
       const get = async (query: string) =>
-        (await api.get(`${FORMS}/${listed.id}/submissions?${query}`)).body.submissions.map((s: { id: string }) => s.id);
+        (await api.get<SubmissionListDto>(`${FORMS}/${listed.id}/submissions?${query}`)).body.submissions.map((s) => s.id);
       expect(await get(`patientId=${patient.id}`)).toEqual([ids[3], ids[1]]);
       expect(await get('from=2026-03-03')).toEqual([ids[4], ids[3], ids[2]]);
       expect(await get('to=2026-03-02')).toEqual([ids[1], ids[0]]);
@@ -284,7 +293,7 @@ describe('Forms: submissions', () => {
     it.each([['patientId=nope'], ['from=yesterday'], ['to=2026-13-01'], ['from=2026-03-05&to=2026-03-01'], ['limit=101'], ['page=2']])(
       'refuses the query %s with a 400',
       async (query) => {
-        const res = await api.get(`${FORMS}/${listed.id}/submissions?${query}`);
+        const res = await api.get<Problem>(`${FORMS}/${listed.id}/submissions?${query}`);
         expect(res.status).toBe(400);
         expect(res.body.code).toBe('validation_failed');
       },
@@ -299,36 +308,36 @@ describe('Forms: submissions', () => {
 
   describe('bad input is a 4xx naming the field, never a 500', () => {
     it('refuses about 1 MiB of answers with 400 naming the field', async () => {
-      const res = await submit(suite.app, suite.tenant.testKey, form.id, { notes: 'z'.repeat(1_000_000) });
+      const res = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, { notes: 'z'.repeat(1_000_000) });
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ field: 'fields.notes', message: 'must be at most 20000 characters' }]);
     });
 
     it('refuses more than 1 MiB with 413', async () => {
-      const res = await submit(suite.app, suite.tenant.testKey, form.id, { notes: 'z'.repeat(1_100_000) });
+      const res = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, { notes: 'z'.repeat(1_100_000) });
       expect(res.status).toBe(413);
       expect(res.body.code).toBe('payload_too_large');
     });
 
     it('refuses 20,000 unknown answers with 400, naming the first ones and counting the rest', async () => {
       const fields = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
-      const res = await submit(suite.app, suite.tenant.testKey, form.id, fields);
+      const res = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, fields);
       expect(res.status).toBe(400);
       expect(res.body.errors).toHaveLength(51);
-      expect(res.body.errors[0]).toEqual({ field: 'fields.k0', message: 'is not a field of this form' });
-      expect(res.body.errors[50]).toEqual({ field: 'fields', message: 'names 19950 more fields that this form does not have' });
+      expect(res.body.errors![0]).toEqual({ field: 'fields.k0', message: 'is not a field of this form' });
+      expect(res.body.errors![50]).toEqual({ field: 'fields', message: 'names 19950 more fields that this form does not have' });
     });
 
     it('refuses NUL characters in an answer and in an unknown key', async () => {
-      const nul = await submit(suite.app, suite.tenant.testKey, form.id, { notes: 'a\u0000b' });
+      const nul = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, { notes: 'a\u0000b' });
       expect(nul.status).toBe(400);
-      expect(nul.body.errors[0].field).toBe('fields.notes');
-      const key = await submit(suite.app, suite.tenant.testKey, form.id, { 'no\u0000te': 'x' });
+      expect(nul.body.errors![0].field).toBe('fields.notes');
+      const key = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, { 'no\u0000te': 'x' });
       expect(key.status).toBe(400);
     });
 
     it('refuses wrong types in every answer at once, one problem each', async () => {
-      const res = await submit(suite.app, suite.tenant.testKey, form.id, {
+      const res = await submit<Problem>(suite.app, suite.tenant.testKey, form.id, {
         name: {},
         notes: 1,
         email: [],
@@ -340,7 +349,7 @@ describe('Forms: submissions', () => {
         consent: 'yes',
       });
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([
+      expect(res.body.errors!.map((e) => e.field)).toEqual([
         'fields.name',
         'fields.notes',
         'fields.email',
@@ -357,11 +366,11 @@ describe('Forms: submissions', () => {
     it('submit needs forms:write (any role); reading submissions needs forms:read', async () => {
       const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['forms:write'] });
       const reader = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['forms:read'] });
-      const sent = await submit(suite.app, staff, form.id, { pain: 3 });
+      const sent = await submit<SubmissionResultDto>(suite.app, staff, form.id, { pain: 3 });
       expect(sent.status).toBe(201);
-      expect((await client(suite.app, staff).get(sent.headers.location as string)).body.code).toBe('insufficient_scope');
-      expect((await client(suite.app, staff).get(`${FORMS}/${form.id}/submissions`)).body.code).toBe('insufficient_scope');
-      expect((await submit(suite.app, reader, form.id, { pain: 3 })).body.code).toBe('insufficient_scope');
+      expect((await client(suite.app, staff).get<Problem>(sent.headers.location as string)).body.code).toBe('insufficient_scope');
+      expect((await client(suite.app, staff).get<Problem>(`${FORMS}/${form.id}/submissions`)).body.code).toBe('insufficient_scope');
+      expect((await submit<Problem>(suite.app, reader, form.id, { pain: 3 })).body.code).toBe('insufficient_scope');
       expect((await client(suite.app, reader).get(sent.headers.location as string)).status).toBe(200);
       expect((await client(suite.app, reader).get(`${FORMS}/${form.id}/submissions`)).status).toBe(200);
     });

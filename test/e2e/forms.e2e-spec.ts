@@ -1,4 +1,5 @@
-import { client, createKey, createTenant, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, type Problem, TestTenant } from '../helpers/app';
+import type { FormDto, FormListDto } from '../../src/modules/forms/dto/form.dto';
 import { useApp } from '../helpers/use-app';
 import { createForm, EVERY_TYPE, FORMS } from '../helpers/forms';
 import { NO_RATE_LIMITS } from '../helpers/patients';
@@ -15,7 +16,7 @@ describe('Forms: definitions', () => {
   });
 
   it('creates a form with every field type, answering 201 with Location, version 1 and a slug from the name', async () => {
-    const res = await api.post(FORMS, { name: '  Nouvel Élève: Intake!  ', description: 'For new patients', fields: EVERY_TYPE });
+    const res = await api.post<FormDto>(FORMS, { name: '  Nouvel Élève: Intake!  ', description: 'For new patients', fields: EVERY_TYPE });
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`${FORMS}/${res.body.id}`);
     expect(res.body).toEqual({
@@ -30,21 +31,21 @@ describe('Forms: definitions', () => {
       createdAt: expect.stringMatching(ISO),
       updatedAt: res.body.createdAt,
     });
-    const got = await api.get(res.headers.location as string);
+    const got = await api.get<FormDto>(res.headers.location as string);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
   });
 
   it('keeps a given slug, and answers 409 slug_taken for a taken one, given or derived', async () => {
-    const first = await api.post(FORMS, { name: 'Consent', slug: 'consent-2026', fields: [] });
+    const first = await api.post<FormDto>(FORMS, { name: 'Consent', slug: 'consent-2026', fields: [] });
     expect(first.status).toBe(201);
     expect(first.body.slug).toBe('consent-2026');
-    const given = await api.post(FORMS, { name: 'Other', slug: 'consent-2026', fields: [] });
+    const given = await api.post<Problem>(FORMS, { name: 'Other', slug: 'consent-2026', fields: [] });
     expect(given.status).toBe(409);
     expect(given.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(given.body).toMatchObject({ code: 'slug_taken', errors: [{ field: 'slug', message: expect.any(String) }] });
     await createForm(suite.app, suite.tenant.testKey, { name: 'Feedback' });
-    const derived = await api.post(FORMS, { name: 'FEEDBACK', fields: [] });
+    const derived = await api.post<Problem>(FORMS, { name: 'FEEDBACK', fields: [] });
     expect(derived.status).toBe(409);
     expect(derived.body.code).toBe('slug_taken');
   });
@@ -55,7 +56,7 @@ describe('Forms: definitions', () => {
   });
 
   it('derives "form" from a name without letters or digits', async () => {
-    const res = await api.post(FORMS, { name: '¿¡ — !?', fields: [] });
+    const res = await api.post<FormDto>(FORMS, { name: '¿¡ — !?', fields: [] });
     expect(res.status).toBe(201);
     expect(res.body.slug).toBe('form');
   });
@@ -101,32 +102,32 @@ describe('Forms: definitions', () => {
     ['maxLength on a date field', { name: 'x', fields: [{ id: 'a', label: 'L', type: 'date', maxLength: 3 }] }, 'fields.0.maxLength'],
     ['maxLength over the text cap', { name: 'x', fields: [{ id: 'a', label: 'L', type: 'text', maxLength: 5000 }] }, 'fields.0.maxLength'],
   ])('refuses %s with 400 naming the member', async (_label, body, field) => {
-    const res = await api.post(FORMS, body);
+    const res = await api.post<Problem>(FORMS, body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
-    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(res.body.errors!.map((e) => e.field)).toContain(field);
   });
 
   it('accepts 200 fields and refuses 201', async () => {
     const fields = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `q${i}`, label: `Question ${i}`, type: 'text' }));
     expect((await api.post(FORMS, { name: 'Long', fields: fields(200) })).status).toBe(201);
-    const res = await api.post(FORMS, { name: 'Too long', fields: fields(201) });
+    const res = await api.post<Problem>(FORMS, { name: 'Too long', fields: fields(201) });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'fields', message: expect.stringMatching(/200/) }]);
   });
 
   it('refuses 10,000 options with a 400 naming the field', async () => {
     const options = Array.from({ length: 10_000 }, (_, i) => `option ${i}`);
-    const res = await api.post(FORMS, { name: 'Huge', fields: [{ id: 'a', label: 'L', type: 'select', options }] });
+    const res = await api.post<Problem>(FORMS, { name: 'Huge', fields: [{ id: 'a', label: 'L', type: 'select', options }] });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'fields.0.options', message: expect.stringMatching(/500/) }]);
   });
 
   it('refuses wrong types in the field list without a 500', async () => {
     for (const fields of [[null], [1], ['text'], [[]], [{ id: null, label: null, type: null }]]) {
-      const res = await api.post(FORMS, { name: 'x', fields });
+      const res = await api.post<Problem>(FORMS, { name: 'x', fields });
       expect(res.status).toBe(400);
-      expect(res.body.errors[0].field).toMatch(/^fields/);
+      expect(res.body.errors![0].field).toMatch(/^fields/);
     }
   });
 
@@ -142,27 +143,27 @@ describe('Forms: definitions', () => {
 
     it('pages newest first with a cursor', async () => {
       const lister = client(suite.app, other.testKey);
-      const first = await lister.get(`${FORMS}?limit=2`);
+      const first = await lister.get<FormListDto>(`${FORMS}?limit=2`);
       expect(first.status).toBe(200);
-      expect(first.body.forms.map((f: { id: string }) => f.id)).toEqual([ids[4], ids[3]]);
-      const second = await lister.get(`${FORMS}?limit=2&cursor=${first.body.nextCursor}`);
-      const third = await lister.get(`${FORMS}?limit=2&cursor=${second.body.nextCursor}`);
-      expect([...second.body.forms, ...third.body.forms].map((f: { id: string }) => f.id)).toEqual([ids[2], ids[1], ids[0]]);
+      expect(first.body.forms.map((f) => f.id)).toEqual([ids[4], ids[3]]);
+      const second = await lister.get<FormListDto>(`${FORMS}?limit=2&cursor=${first.body.nextCursor}`);
+      const third = await lister.get<FormListDto>(`${FORMS}?limit=2&cursor=${second.body.nextCursor}`);
+      expect([...second.body.forms, ...third.body.forms].map((f) => f.id)).toEqual([ids[2], ids[1], ids[0]]);
       expect(third.body.nextCursor).toBeNull();
     });
 
     it('filters by isActive', async () => {
       const lister = client(suite.app, other.testKey);
-      const active = await lister.get(`${FORMS}?isActive=true`);
-      expect(active.body.forms.map((f: { id: string }) => f.id)).toEqual([ids[4], ids[2], ids[0]]);
-      const inactive = await lister.get(`${FORMS}?isActive=false`);
-      expect(inactive.body.forms.map((f: { id: string }) => f.id)).toEqual([ids[3], ids[1]]);
+      const active = await lister.get<FormListDto>(`${FORMS}?isActive=true`);
+      expect(active.body.forms.map((f) => f.id)).toEqual([ids[4], ids[2], ids[0]]);
+      const inactive = await lister.get<FormListDto>(`${FORMS}?isActive=false`);
+      expect(inactive.body.forms.map((f) => f.id)).toEqual([ids[3], ids[1]]);
     });
 
     it.each([['isActive=yes'], ['limit=0'], ['limit=abc'], ['cursor=%00%00'], ['cursor=bm90LWEtY3Vyc29y'], ['colour=red']])(
       'refuses the query %s with a 400',
       async (query) => {
-        const res = await client(suite.app, other.testKey).get(`${FORMS}?${query}`);
+        const res = await client(suite.app, other.testKey).get<Problem>(`${FORMS}?${query}`);
         expect(res.status).toBe(400);
         expect(res.body.code).toBe('validation_failed');
       },
@@ -172,18 +173,20 @@ describe('Forms: definitions', () => {
   describe('PATCH', () => {
     it('changes name, description and isActive without a new version', async () => {
       const form = await createForm(suite.app, suite.tenant.testKey, { description: 'old' });
-      const res = await api.patch(`${FORMS}/${form.id}`, { name: 'Renamed', description: null, isActive: false });
+      const res = await api.patch<FormDto>(`${FORMS}/${form.id}`, { name: 'Renamed', description: null, isActive: false });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ name: 'Renamed', slug: form.slug, description: null, isActive: false, version: 1 });
       expect(res.body.updatedAt >= form.updatedAt).toBe(true);
-      expect((await api.get(`${FORMS}/${form.id}`)).body).toEqual(res.body);
+      expect((await api.get<FormDto>(`${FORMS}/${form.id}`)).body).toEqual(res.body);
     });
 
     it('makes a new version for changed fields only', async () => {
       const form = await createForm(suite.app, suite.tenant.testKey);
-      const same = await api.patch(`${FORMS}/${form.id}`, { fields: EVERY_TYPE });
+      const same = await api.patch<FormDto>(`${FORMS}/${form.id}`, { fields: EVERY_TYPE });
       expect(same.body.version).toBe(1);
-      const changed = await api.patch(`${FORMS}/${form.id}`, { fields: [{ id: 'only', label: 'Only', type: 'date', required: true }] });
+      const changed = await api.patch<FormDto>(`${FORMS}/${form.id}`, {
+        fields: [{ id: 'only', label: 'Only', type: 'date', required: true }],
+      });
       expect(changed.status).toBe(200);
       expect(changed.body.version).toBe(2);
       expect(changed.body.fields).toEqual([{ id: 'only', label: 'Only', type: 'date', required: true }]);
@@ -192,7 +195,9 @@ describe('Forms: definitions', () => {
     it('gives concurrent field edits distinct versions', async () => {
       const form = await createForm(suite.app, suite.tenant.testKey);
       const edits = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => api.patch(`${FORMS}/${form.id}`, { fields: [{ id: `f${i}`, label: 'F', type: 'text' }] })),
+        Array.from({ length: 5 }, (_, i) =>
+          api.patch<FormDto>(`${FORMS}/${form.id}`, { fields: [{ id: `f${i}`, label: 'F', type: 'text' }] }),
+        ),
       );
       expect(edits.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       expect(edits.map((r) => r.body.version).sort()).toEqual([2, 3, 4, 5, 6]);
@@ -206,15 +211,15 @@ describe('Forms: definitions', () => {
       [{ fields: [{ id: 'a', label: 'L', type: 'select' }] }, 'fields.0.options'],
     ])('refuses %j with a 400 naming the member', async (body, field) => {
       const form = await createForm(suite.app, suite.tenant.testKey);
-      const res = await api.patch(`${FORMS}/${form.id}`, body);
+      const res = await api.patch<Problem>(`${FORMS}/${form.id}`, body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect(res.body.errors!.map((e) => e.field)).toContain(field);
     });
 
     it('answers 404 for an unknown or malformed id', async () => {
       expect((await api.patch(`${FORMS}/00000000-0000-7000-8000-000000000000`, { name: 'x' })).status).toBe(404);
       expect((await api.patch(`${FORMS}/not-an-id`, { name: 'x' })).status).toBe(404);
-      expect((await api.get(`${FORMS}/not-an-id`)).body.code).toBe('not_found');
+      expect((await api.get<Problem>(`${FORMS}/not-an-id`)).body.code).toBe('not_found');
     });
   });
 
@@ -232,18 +237,18 @@ describe('Forms: definitions', () => {
       const readOnly = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { role: 'OWNER', scopes: ['forms:read'] }));
       const noForms = client(suite.app, await createKey(suite.app, suite.tenant.testKey, { role: 'OWNER', scopes: ['patients:read'] }));
 
-      const staffCreate = await staff.post(FORMS, { name: 'Staff form', fields: [] });
+      const staffCreate = await staff.post<Problem>(FORMS, { name: 'Staff form', fields: [] });
       expect([staffCreate.status, staffCreate.body.code]).toEqual([403, 'insufficient_role']);
-      expect((await staff.patch(`${FORMS}/${form.id}`, { name: 'x' })).body.code).toBe('insufficient_role');
+      expect((await staff.patch<Problem>(`${FORMS}/${form.id}`, { name: 'x' })).body.code).toBe('insufficient_role');
       expect((await admin.post(FORMS, { name: 'Admin form', fields: [] })).status).toBe(201);
       expect((await admin.patch(`${FORMS}/${form.id}`, { name: 'By admin' })).status).toBe(200);
 
-      const readOnlyCreate = await readOnly.post(FORMS, { name: 'x', fields: [] });
+      const readOnlyCreate = await readOnly.post<Problem>(FORMS, { name: 'x', fields: [] });
       expect([readOnlyCreate.status, readOnlyCreate.body.code]).toEqual([403, 'insufficient_scope']);
       expect((await readOnly.get(FORMS)).status).toBe(200);
       expect((await readOnly.get(`${FORMS}/${form.id}`)).status).toBe(200);
-      expect((await noForms.get(FORMS)).body.code).toBe('insufficient_scope');
-      expect((await noForms.get(`${FORMS}/${form.id}`)).body.code).toBe('insufficient_scope');
+      expect((await noForms.get<Problem>(FORMS)).body.code).toBe('insufficient_scope');
+      expect((await noForms.get<Problem>(`${FORMS}/${form.id}`)).body.code).toBe('insufficient_scope');
       expect((await client(suite.app).get(FORMS)).status).toBe(401);
     });
   });

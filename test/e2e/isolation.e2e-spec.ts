@@ -1,5 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
+import type { ApiKeyListDto, CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { EventListDto } from '../../src/modules/events/dto/event.dto';
+import type { PatientDto } from '../../src/modules/patients/dto/patient.dto';
+import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
+import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
 import { utcDate } from '../helpers/dates';
 import { createPatient } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
@@ -22,35 +30,39 @@ describe('Tenant and mode isolation', () => {
   afterAll(() => app.close());
 
   it("cannot see another tenant's settings", async () => {
-    expect((await client(app, acme.testKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme staging' });
-    expect((await client(app, globex.testKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Globex staging' });
-    expect((await client(app, globex.liveKey).get('/api/v1/settings/practice')).body.settings).toEqual({});
+    expect((await client(app, acme.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme staging' });
+    expect((await client(app, globex.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
+      name: 'Globex staging',
+    });
+    expect((await client(app, globex.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({});
   });
 
   it("cannot see, change or book another tenant's or mode's appointment types", async () => {
     const TYPES = '/api/v1/scheduling/appointment-types';
-    const type = (await client(app, globex.testKey).post(TYPES, { name: 'Globex visit', durationMinutes: 30 })).body;
+    const type = (await client(app, globex.testKey).post<AppointmentTypeDto>(TYPES, { name: 'Globex visit', durationMinutes: 30 })).body;
     for (const key of [acme.testKey, globex.liveKey]) {
       expect((await client(app, key).get(`${TYPES}/${type.id}`)).status).toBe(404);
       expect((await client(app, key).patch(`${TYPES}/${type.id}`, { name: 'Mine now' })).status).toBe(404);
-      expect((await client(app, key).get(TYPES)).body.appointmentTypes).toEqual([]);
-      const availability = await client(app, key).get(
+      expect((await client(app, key).get<AppointmentTypeListDto>(TYPES)).body.appointmentTypes).toEqual([]);
+      const availability = await client(app, key).get<Problem>(
         `/api/v1/scheduling/availability?appointmentTypeId=${type.id}&startDate=2030-01-07&endDate=2030-01-08`,
       );
       expect([availability.status, availability.body.errors]).toEqual([400, [{ field: 'appointmentTypeId', message: expect.any(String) }]]);
     }
-    expect((await client(app, globex.testKey).get(`${TYPES}/${type.id}`)).body.name).toBe('Globex visit');
+    expect((await client(app, globex.testKey).get<AppointmentTypeDto>(`${TYPES}/${type.id}`)).body.name).toBe('Globex visit');
   });
 
   it('keeps test and live settings of one tenant apart', async () => {
-    expect((await client(app, acme.liveKey).get('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme production' });
+    expect((await client(app, acme.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
+      name: 'Acme production',
+    });
   });
 
   it("cannot see or revoke another tenant's API keys", async () => {
-    const globexKey = await client(app, globex.testKey).post(KEYS, { name: 'globex integration' });
-    const acmeList = await client(app, acme.testKey).get(KEYS);
-    expect(acmeList.body.keys.map((k: { id: string }) => k.id)).not.toContain(globexKey.body.id);
-    const del = await client(app, acme.testKey).delete(`${KEYS}/${globexKey.body.id}`);
+    const globexKey = await client(app, globex.testKey).post<CreatedApiKeyDto>(KEYS, { name: 'globex integration' });
+    const acmeList = await client(app, acme.testKey).get<ApiKeyListDto>(KEYS);
+    expect(acmeList.body.keys.map((k) => k.id)).not.toContain(globexKey.body.id);
+    const del = await client(app, acme.testKey).delete<Problem>(`${KEYS}/${globexKey.body.id}`);
     expect(del.status).toBe(404);
     expect(del.body.code).toBe('not_found');
     expect((await client(app, globexKey.body.key).get('/api/v1/me')).status).toBe(200);
@@ -58,50 +70,54 @@ describe('Tenant and mode isolation', () => {
 
   it("cannot see another tenant's or mode's SMS messages, nor send to its patients", async () => {
     const patient = await createPatient(app, acme.testKey, { phone: '+12025550142' });
-    const sent = await client(app, acme.testKey).post('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
+    const sent = await client(app, acme.testKey).post<SmsSendAcceptedDto>('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
     expect(sent.status).toBe(202);
-    const id: string = sent.body.messageId;
+    const id = sent.body.messageId;
     expect((await client(app, acme.testKey).get(`/api/v1/sms/messages/${id}`)).status).toBe(200);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
-      const one = await client(app, key).get(`/api/v1/sms/messages/${id}`);
+      const one = await client(app, key).get<Problem>(`/api/v1/sms/messages/${id}`);
       expect(one.status).toBe(404);
       expect(one.body.code).toBe('not_found');
-      const list = await client(app, key).get(`/api/v1/sms/messages?patientId=${patient.id}`);
+      const list = await client(app, key).get<SmsMessageListDto>(`/api/v1/sms/messages?patientId=${patient.id}`);
       expect(list.status).toBe(200);
       expect(list.body.messages).toEqual([]);
-      const send = await client(app, key).post('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
+      const send = await client(app, key).post<Problem>('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
       expect(send.status).toBe(400);
       expect(send.body.errors).toEqual([{ field: 'patientId', message: 'names no patient of this tenant and mode' }]);
     }
   });
 
   it("a test key cannot see or revoke the same tenant's live keys, and the reverse", async () => {
-    const liveKey = await client(app, acme.liveKey).post(KEYS, { name: 'live integration' });
-    const testList = await client(app, acme.testKey).get(KEYS);
-    expect(testList.body.keys.every((k: { mode: string }) => k.mode === 'test')).toBe(true);
+    const liveKey = await client(app, acme.liveKey).post<CreatedApiKeyDto>(KEYS, { name: 'live integration' });
+    const testList = await client(app, acme.testKey).get<ApiKeyListDto>(KEYS);
+    expect(testList.body.keys.every((k) => k.mode === 'test')).toBe(true);
     expect((await client(app, acme.testKey).delete(`${KEYS}/${liveKey.body.id}`)).status).toBe(404);
 
-    const testKey = await client(app, acme.testKey).post(KEYS, { name: 'test integration' });
-    const liveList = await client(app, acme.liveKey).get(KEYS);
-    expect(liveList.body.keys.every((k: { mode: string }) => k.mode === 'live')).toBe(true);
+    const testKey = await client(app, acme.testKey).post<CreatedApiKeyDto>(KEYS, { name: 'test integration' });
+    const liveList = await client(app, acme.liveKey).get<ApiKeyListDto>(KEYS);
+    expect(liveList.body.keys.every((k) => k.mode === 'live')).toBe(true);
     expect((await client(app, acme.liveKey).delete(`${KEYS}/${testKey.body.id}`)).status).toBe(404);
   });
 
   it("cannot see another tenant's or mode's patient access log", async () => {
-    const patient = await client(app, acme.testKey).post('/api/v1/patients', { firstName: 'Iso', lastName: 'Lated' });
+    const patient = await client(app, acme.testKey).post<PatientDto>('/api/v1/patients', { firstName: 'Iso', lastName: 'Lated' });
     expect(patient.status).toBe(201);
     const log = `/api/v1/patients/${patient.body.id}/access-log`;
     expect((await client(app, acme.testKey).get(log)).status).toBe(200);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
-      const res = await client(app, key).get(log);
+      const res = await client(app, key).get<Problem>(log);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('not_found');
     }
   });
 
   it("cannot see another tenant's or mode's appointment reminders, nor their reminder.sent events", async () => {
-    const template = await client(app, globex.testKey).post('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
-    const type = await client(app, globex.testKey).post('/api/v1/scheduling/appointment-types', {
+    const template = await client(app, globex.testKey).post<EmailTemplateDto>('/api/v1/emails/templates', {
+      name: 'R',
+      subject: 'Soon',
+      textContent: 'x',
+    });
+    const type = await client(app, globex.testKey).post<AppointmentTypeDto>('/api/v1/scheduling/appointment-types', {
       name: 'Reminded',
       durationMinutes: 30,
       reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
@@ -116,7 +132,7 @@ describe('Tenant and mode isolation', () => {
     });
     expect(booked.reminders).toEqual([expect.objectContaining({ channel: 'email', status: 'scheduled' })]);
     // Another tenant's template cannot be a reminder of a type either.
-    const foreign = await client(app, acme.testKey).post('/api/v1/scheduling/appointment-types', {
+    const foreign = await client(app, acme.testKey).post<Problem>('/api/v1/scheduling/appointment-types', {
       name: 'Borrowed',
       durationMinutes: 30,
       reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
@@ -124,11 +140,9 @@ describe('Tenant and mode isolation', () => {
     expect([foreign.status, foreign.body.errors?.[0]?.field]).toEqual([400, 'reminders.0.templateId']);
     for (const key of [acme.testKey, acme.liveKey, globex.liveKey]) {
       expect((await client(app, key).get(`/api/v1/scheduling/appointments/${booked.id}`)).status).toBe(404);
-      const list = await client(app, key).get('/api/v1/scheduling/appointments?limit=100');
-      expect(list.body.appointments.flatMap((a: { reminders: { id: string }[] }) => a.reminders.map((r) => r.id))).not.toContain(
-        booked.reminders[0].id,
-      );
-      expect((await client(app, key).get('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
+      const list = await client(app, key).get<AppointmentListDto>('/api/v1/scheduling/appointments?limit=100');
+      expect(list.body.appointments.flatMap((a) => a.reminders.map((r) => r.id))).not.toContain(booked.reminders[0].id);
+      expect((await client(app, key).get<EventListDto>('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
     }
   });
 });

@@ -1,4 +1,12 @@
-import { call, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { call, createKey, createTenant, type Problem, TestTenant, type TestResponse } from '../helpers/app';
+import type { EventPageOf } from '../helpers/events';
+import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
+import type { PatientAccessDto, PatientAccessLogDto } from '../../src/modules/audit/dto/patient-access.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
+import type { SubmissionResultDto } from '../../src/modules/forms/dto/submission.dto';
+import type { PatientDto, PatientSummaryDto } from '../../src/modules/patients';
+import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
 import { useApp } from '../helpers/use-app';
 import { dayByDay } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
@@ -21,19 +29,19 @@ describe('Patient access log', () => {
 
   beforeAll(async () => {
     other = await createTenant(suite.app);
-    ownerKeyId = (await suite.api().get('/api/v1/me')).body.key.id;
+    ownerKeyId = (await suite.api().get<MeDto>('/api/v1/me')).body.key.id;
   });
 
   /** The patient's log once the writer has flushed, with at least `atLeast` entries (every page followed). */
-  async function logOf(patientId: string, atLeast: number, key = suite.tenant.testKey): Promise<Json[]> {
+  async function logOf(patientId: string, atLeast: number, key = suite.tenant.testKey): Promise<PatientAccessDto[]> {
     return eventually(async () => {
       await suite.app.get(AuditWriter).flush();
-      const all: Json[] = [];
+      const all: PatientAccessDto[] = [];
       let cursor: string | null = null;
       do {
-        const res: { status: number; body: Json } = await suite
+        const res: TestResponse<PatientAccessLogDto> = await suite
           .api(key)
-          .get(accessLog(patientId, `?limit=100${cursor ? `&cursor=${cursor}` : ''}`));
+          .get<PatientAccessLogDto>(accessLog(patientId, `?limit=100${cursor ? `&cursor=${cursor}` : ''}`));
         expect(res.status).toBe(200);
         all.push(...res.body.entries);
         cursor = res.body.nextCursor;
@@ -49,16 +57,17 @@ describe('Patient access log', () => {
     const bob = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Bob', lastName: 'Bystander' });
     const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: 'UTC', workingHours: everyDay() });
     const form = await createForm(suite.app, suite.tenant.testKey);
-    const template = (await api.post('/api/v1/emails/templates', { name: 'Hi', subject: 'Hi {{patient.firstName}}', textContent: 'Hi' }))
-      .body;
+    const template = (
+      await api.post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'Hi', subject: 'Hi {{patient.firstName}}', textContent: 'Hi' })
+    ).body;
 
     const expected: string[] = ['patient.create'];
     /** Expects the answer's status; an answer that carries patient data (`carries`) must show in the log. */
-    const expect200 = async (action: string, res: Promise<{ status: number }>, status = 200, carries = true) => {
+    const expect200 = async <T>(action: string, res: Promise<TestResponse<T>>, status = 200, carries = true): Promise<TestResponse<T>> => {
       const answer = await res;
       expect({ action, status: answer.status }).toEqual({ action, status });
       if (carries) expected.push(action);
-      return answer as Json;
+      return answer;
     };
     await expect200('patient.read', api.get(`${PATIENTS}/${ada.id}`));
     await expect200('patient.update', api.put(`${PATIENTS}/${ada.id}`, { gender: 'female' }));
@@ -67,7 +76,7 @@ describe('Patient access log', () => {
     await expect200('patient.clinical.read', api.get(`${PATIENTS}/${ada.id}/clinical`));
     const booked = await expect200(
       'appointment.create',
-      api.post(`${SCHEDULING}/book`, { patientId: ada.id, providerId: provider.id, datetime: `${nextDay()}T10:00:00Z` }),
+      api.post<AppointmentDto>(`${SCHEDULING}/book`, { patientId: ada.id, providerId: provider.id, datetime: `${nextDay()}T10:00:00Z` }),
       201,
     );
     await expect200('appointment.read', api.get(`${SCHEDULING}/appointments/${booked.body.id}`));
@@ -75,7 +84,7 @@ describe('Patient access log', () => {
     await expect200('appointment.calendar', api.get(`${SCHEDULING}/appointments/${booked.body.id}.ics`));
     const submitted = await expect200(
       'form_submission.create',
-      api.post(`${FORMS}/${form.id}/submit`, { fields: { name: 'Ada' }, patientId: ada.id }),
+      api.post<SubmissionResultDto>(`${FORMS}/${form.id}/submit`, { fields: { name: 'Ada' }, patientId: ada.id }),
       201,
       false, // answers the submission's id only
     );
@@ -83,14 +92,14 @@ describe('Patient access log', () => {
     await expect200('form_submission.list', api.get(`${FORMS}/${form.id}/submissions`));
     const sent = await expect200(
       'email_message.send',
-      api.post('/api/v1/emails/send', { patientId: ada.id, templateId: template.id }),
+      api.post<EmailSendAcceptedDto>('/api/v1/emails/send', { patientId: ada.id, templateId: template.id }),
       202,
       false, // answers the message's id only
     );
     await expect200('email_message.read', api.get(`/api/v1/emails/messages/${sent.body.messageId}`));
     await expect200('email_message.list', api.get(`/api/v1/emails/messages?patientId=${ada.id}`));
-    const events = await expect200('event.list', api.get('/api/v1/events?type=patient.created&limit=100'));
-    const created = events.body.events.find((e: Json) => e.data.id === ada.id);
+    const events = await expect200('event.list', api.get<EventPageOf<PatientDto>>('/api/v1/events?type=patient.created&limit=100'));
+    const created = events.body.events.find((e) => e.data.id === ada.id)!;
     await expect200('event.read', api.get(`/api/v1/events/${created.id}`));
 
     // Answers that did not carry Ada: Bob's read, a failed read, another tenant's and another mode's.
@@ -115,10 +124,10 @@ describe('Patient access log', () => {
   it('records the patient summary a key without patients:read reads in events', async () => {
     const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Summarised' });
     const webhooksOnly = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] });
-    const events = await suite.api(webhooksOnly).get('/api/v1/events?type=patient.created&limit=100');
+    const events = await suite.api(webhooksOnly).get<EventPageOf<PatientSummaryDto>>('/api/v1/events?type=patient.created&limit=100');
     expect(events.status).toBe(200);
-    const shown = events.body.events.find((e: Json) => e.data.id === patient.id);
-    expect(shown.data.joiningCode).toBeUndefined(); // the summary, not the whole patient
+    const shown = events.body.events.find((e) => e.data.id === patient.id)!;
+    expect(shown.data).not.toHaveProperty('joiningCode'); // the summary, not the whole patient
     const log = await logOf(patient.id, 2);
     expect(log.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create']);
   });
@@ -135,13 +144,13 @@ describe('Patient access log', () => {
     }
     await logOf(patient.id, 6);
     const api = suite.api();
-    const first = await api.get(accessLog(patient.id, '?limit=2'));
-    expect(first.body.entries.map((e: Json) => e.requestId)).toEqual(['access-4', 'access-3']);
+    const first = await api.get<PatientAccessLogDto>(accessLog(patient.id, '?limit=2'));
+    expect(first.body.entries.map((e) => e.requestId)).toEqual(['access-4', 'access-3']);
     expect(first.body.entries[0]).toMatchObject({ ip: '203.0.113.9', action: 'patient.read' });
-    const second = await api.get(accessLog(patient.id, `?limit=2&cursor=${first.body.nextCursor}`));
-    expect(second.body.entries.map((e: Json) => e.requestId)).toEqual(['access-2', 'access-1']);
-    const third = await api.get(accessLog(patient.id, `?limit=2&cursor=${second.body.nextCursor}`));
-    expect(third.body.entries.map((e: Json) => e.requestId)).toEqual(['access-0', expect.any(String)]);
+    const second = await api.get<PatientAccessLogDto>(accessLog(patient.id, `?limit=2&cursor=${first.body.nextCursor}`));
+    expect(second.body.entries.map((e) => e.requestId)).toEqual(['access-2', 'access-1']);
+    const third = await api.get<PatientAccessLogDto>(accessLog(patient.id, `?limit=2&cursor=${second.body.nextCursor}`));
+    expect(third.body.entries.map((e) => e.requestId)).toEqual(['access-0', expect.any(String)]);
     expect(third.body.entries[1].action).toBe('patient.create');
     expect(third.body.nextCursor).toBeNull();
   });
@@ -164,10 +173,10 @@ describe('Patient access log', () => {
     const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
     const noScope = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['patients:read'] });
     const admin = await createKey(suite.app, suite.tenant.testKey, { role: 'ADMIN', scopes: ['settings:read'] });
-    const staffAnswer = await suite.api(staff).get(accessLog(patient.id));
+    const staffAnswer = await suite.api(staff).get<Problem>(accessLog(patient.id));
     expect(staffAnswer.status).toBe(403);
     expect(staffAnswer.body.code).toBe('insufficient_role');
-    const scopeAnswer = await suite.api(noScope).get(accessLog(patient.id));
+    const scopeAnswer = await suite.api(noScope).get<Problem>(accessLog(patient.id));
     expect(scopeAnswer.status).toBe(403);
     expect(scopeAnswer.body.code).toBe('insufficient_scope');
     expect((await suite.api(admin).get(accessLog(patient.id))).status).toBe(200);

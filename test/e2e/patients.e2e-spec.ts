@@ -1,4 +1,5 @@
-import { client, createKey, type Json } from '../helpers/app';
+import { client, createKey, type Problem } from '../helpers/app';
+import type { PatientDto, PatientListDto } from '../../src/modules/patients/dto/patient.dto';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 
@@ -13,7 +14,7 @@ describe('Patients: create, read, update', () => {
   });
 
   it('creates a patient with defaults, answering 201 with Location and ETag', async () => {
-    const res = await api.post(PATIENTS, { firstName: 'Ada', lastName: 'Lovelace' });
+    const res = await api.post<PatientDto>(PATIENTS, { firstName: 'Ada', lastName: 'Lovelace' });
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`/api/v1/patients/${res.body.id}`);
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{8}\.1"$/);
@@ -37,14 +38,14 @@ describe('Patients: create, read, update', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updatedAt: res.body.createdAt,
     });
-    const got = await api.get(`${PATIENTS}/${res.body.id}`);
+    const got = await api.get<PatientDto>(`${PATIENTS}/${res.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
     expect(got.headers.etag).toBe(res.headers.etag);
   });
 
   it('creates a patient with every field, normalising phone and tags', async () => {
-    const res = await api.post(PATIENTS, {
+    const res = await api.post<PatientDto>(PATIENTS, {
       externalId: 'crm-1',
       email: 'grace@example.com',
       phone: '+44 20 7946 0000',
@@ -77,7 +78,7 @@ describe('Patients: create, read, update', () => {
       emailOptOut: true,
       smsOptOut: true,
     });
-    expect((await api.get(`${PATIENTS}/${res.body.id}`)).body).toEqual(res.body);
+    expect((await api.get<PatientDto>(`${PATIENTS}/${res.body.id}`)).body).toEqual(res.body);
   });
 
   it('assigns distinct joining codes', async () => {
@@ -111,39 +112,39 @@ describe('Patients: create, read, update', () => {
     ['empty externalId', { firstName: 'A', lastName: 'B', externalId: '' }, ['externalId']],
     ['several at once', { email: 'x', phone: 'y' }, ['email', 'phone', 'firstName', 'lastName']],
   ])('answers 400 validation_failed naming the field: %s', async (_label, body, fields) => {
-    const res = await api.post(PATIENTS, body);
+    const res = await api.post<Problem>(PATIENTS, body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
-    expect([...new Set(res.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual([...fields].sort());
+    expect([...new Set(res.body.errors!.map((e) => e.field))].sort()).toEqual([...fields].sort());
   });
 
   it('accepts 50 tags that de-duplicate from more entries', async () => {
     const tags = [...Array.from({ length: 50 }, (_, i) => `t${i}`), 't0', ' t1 '];
-    const res = await api.post(PATIENTS, { firstName: 'A', lastName: 'B', tags });
+    const res = await api.post<PatientDto>(PATIENTS, { firstName: 'A', lastName: 'B', tags });
     expect(res.status).toBe(201);
     expect(res.body.tags).toHaveLength(50);
   });
 
   it('rejects an unknown body property', async () => {
-    const res = await api.post(PATIENTS, { firstName: 'A', lastName: 'B', nickname: 'Al' });
+    const res = await api.post<Problem>(PATIENTS, { firstName: 'A', lastName: 'B', nickname: 'Al' });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'nickname', message: 'is not a known property' }]);
   });
 
   it('rejects unknown custom field keys and wrongly typed values, naming customFields.<key>', async () => {
-    const res = await api.post(PATIENTS, { firstName: 'A', lastName: 'B', customFields: { insurer: 7, shoeSize: 42 } });
+    const res = await api.post<Problem>(PATIENTS, { firstName: 'A', lastName: 'B', customFields: { insurer: 7, shoeSize: 42 } });
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['customFields.insurer', 'customFields.shoeSize']);
+    expect(res.body.errors!.map((e) => e.field).sort()).toEqual(['customFields.insurer', 'customFields.shoeSize']);
   });
 
   it('answers 404 for an unknown or malformed id', async () => {
     expect((await api.get(`${PATIENTS}/0190a0a0-0000-7000-8000-000000000000`)).status).toBe(404);
-    expect((await api.get(`${PATIENTS}/not-a-uuid`)).body.code).toBe('not_found');
+    expect((await api.get<Problem>(`${PATIENTS}/not-a-uuid`)).body.code).toBe('not_found');
     expect((await api.put(`${PATIENTS}/0190a0a0-0000-7000-8000-000000000000`, { firstName: 'X' })).status).toBe(404);
   });
 
   describe('PUT merges', () => {
-    let patient: Json;
+    let patient: PatientDto;
     beforeEach(async () => {
       patient = await createPatient(suite.app, suite.tenant.testKey, {
         email: 'm@example.com',
@@ -155,53 +156,53 @@ describe('Patients: create, read, update', () => {
     });
 
     it('leaves omitted fields unchanged and bumps the ETag', async () => {
-      const res = await api.put(`${PATIENTS}/${patient.id}`, { lastName: 'Changed' });
+      const res = await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { lastName: 'Changed' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ ...patient, lastName: 'Changed', updatedAt: res.body.updatedAt });
       expect(res.headers.etag).toMatch(/\.2"$/);
     });
 
     it('clears optional fields given null, and refuses null for required ones', async () => {
-      const res = await api.put(`${PATIENTS}/${patient.id}`, { email: null, phone: null, gender: null });
+      const res = await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { email: null, phone: null, gender: null });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ email: null, phone: null, gender: null, firstName: patient.firstName });
-      const bad = await api.put(`${PATIENTS}/${patient.id}`, { firstName: null, lastName: null, patientType: null });
+      const bad = await api.put<Problem>(`${PATIENTS}/${patient.id}`, { firstName: null, lastName: null, patientType: null });
       expect(bad.status).toBe(400);
-      expect([...new Set(bad.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual(['firstName', 'lastName', 'patientType']);
-      expect((await api.get(`${PATIENTS}/${patient.id}`)).body.firstName).toBe(patient.firstName);
+      expect([...new Set(bad.body.errors!.map((e) => e.field))].sort()).toEqual(['firstName', 'lastName', 'patientType']);
+      expect((await api.get<PatientDto>(`${PATIENTS}/${patient.id}`)).body.firstName).toBe(patient.firstName);
     });
 
     it('replaces tags', async () => {
-      const res = await api.put(`${PATIENTS}/${patient.id}`, { tags: ['c', ' c ', 'd'] });
+      const res = await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { tags: ['c', ' c ', 'd'] });
       expect(res.body.tags).toEqual(['c', 'd']);
-      expect((await api.put(`${PATIENTS}/${patient.id}`, { tags: null })).body.tags).toEqual([]);
+      expect((await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { tags: null })).body.tags).toEqual([]);
     });
 
     it('merges customFields per key, null removing a key', async () => {
-      const res = await api.put(`${PATIENTS}/${patient.id}`, { customFields: { visits: 2 } });
+      const res = await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { customFields: { visits: 2 } });
       expect(res.body.customFields).toEqual({ insurer: 'AXA', visits: 2 });
-      const removed = await api.put(`${PATIENTS}/${patient.id}`, { customFields: { insurer: null } });
+      const removed = await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { customFields: { insurer: null } });
       expect(removed.body.customFields).toEqual({ visits: 2 });
-      const bad = await api.put(`${PATIENTS}/${patient.id}`, { customFields: { visits: 'many' } });
+      const bad = await api.put<Problem>(`${PATIENTS}/${patient.id}`, { customFields: { visits: 'many' } });
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([{ field: 'customFields.visits', message: 'must be a number' }]);
     });
 
     it('validates like create and rejects unknown properties', async () => {
-      const res = await api.put(`${PATIENTS}/${patient.id}`, { phone: 'nope', joiningCode: 'AAAAAAAA' });
+      const res = await api.put<Problem>(`${PATIENTS}/${patient.id}`, { phone: 'nope', joiningCode: 'AAAAAAAA' });
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['joiningCode', 'phone']);
+      expect(res.body.errors!.map((e) => e.field).sort()).toEqual(['joiningCode', 'phone']);
     });
 
     it('answers 412 precondition_failed for a stale If-Match and applies a current one', async () => {
       const first = await api.get(`${PATIENTS}/${patient.id}`);
       const etag = String(first.headers.etag);
-      const ok = await api.put(`${PATIENTS}/${patient.id}`, { gender: 'x' }, { 'if-match': etag });
+      const ok = await api.put<PatientDto>(`${PATIENTS}/${patient.id}`, { gender: 'x' }, { 'if-match': etag });
       expect(ok.status).toBe(200);
-      const stale = await api.put(`${PATIENTS}/${patient.id}`, { gender: 'y' }, { 'if-match': etag });
+      const stale = await api.put<Problem>(`${PATIENTS}/${patient.id}`, { gender: 'y' }, { 'if-match': etag });
       expect(stale.status).toBe(412);
       expect(stale.body.code).toBe('precondition_failed');
-      expect((await api.get(`${PATIENTS}/${patient.id}`)).body.gender).toBe('x');
+      expect((await api.get<PatientDto>(`${PATIENTS}/${patient.id}`)).body.gender).toBe('x');
       expect((await api.put(`${PATIENTS}/${patient.id}`, { gender: 'z' }, { 'if-match': '*' })).status).toBe(200);
     });
 
@@ -223,13 +224,15 @@ describe('Patients: create, read, update', () => {
   describe('externalId', () => {
     it('is unique per tenant and mode (409 external_id_taken) but free in the other mode', async () => {
       await createPatient(suite.app, suite.tenant.testKey, { externalId: 'ext-dup' });
-      const dup = await api.post(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
+      const dup = await api.post<Problem>(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
       expect(dup.status).toBe(409);
       expect(dup.body.code).toBe('external_id_taken');
-      const live = await suite.api(suite.tenant.liveKey).post(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
+      const live = await suite
+        .api(suite.tenant.liveKey)
+        .post<PatientDto>(PATIENTS, { firstName: 'A', lastName: 'B', externalId: 'ext-dup' });
       expect(live.status).toBe(201);
       const other = await createPatient(suite.app, suite.tenant.testKey);
-      expect((await api.put(`${PATIENTS}/${other.id}`, { externalId: 'ext-dup' })).body.code).toBe('external_id_taken');
+      expect((await api.put<Problem>(`${PATIENTS}/${other.id}`, { externalId: 'ext-dup' })).body.code).toBe('external_id_taken');
     });
 
     it('gives exactly one 201 to concurrent creates with the same externalId, the rest 409', async () => {
@@ -238,7 +241,7 @@ describe('Patients: create, read, update', () => {
       );
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
-      const list = await api.get(`${PATIENTS}?externalId=ext-race`);
+      const list = await api.get<PatientListDto>(`${PATIENTS}?externalId=ext-race`);
       expect(list.body.patients).toHaveLength(1);
     });
   });
@@ -246,7 +249,7 @@ describe('Patients: create, read, update', () => {
   describe('roles and scopes', () => {
     it('refuses create to a STAFF key (403 insufficient_role)', async () => {
       const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
-      const res = await suite.api(staff).post(PATIENTS, { firstName: 'A', lastName: 'B' });
+      const res = await suite.api(staff).post<Problem>(PATIENTS, { firstName: 'A', lastName: 'B' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_role');
     });
@@ -260,7 +263,7 @@ describe('Patients: create, read, update', () => {
     it('refuses PUT to a key without patients:write (403 insufficient_scope), but lets it read', async () => {
       const reader = await createKey(suite.app, suite.tenant.testKey, { scopes: ['patients:read'] });
       const p = await createPatient(suite.app, suite.tenant.testKey);
-      const res = await suite.api(reader).put(`${PATIENTS}/${p.id}`, { gender: 'f' });
+      const res = await suite.api(reader).put<Problem>(`${PATIENTS}/${p.id}`, { gender: 'f' });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
       expect((await suite.api(reader).get(`${PATIENTS}/${p.id}`)).status).toBe(200);
@@ -268,7 +271,7 @@ describe('Patients: create, read, update', () => {
 
     it('refuses reads to a key without patients:read', async () => {
       const other = await createKey(suite.app, suite.tenant.testKey, { scopes: ['forms:read'] });
-      const res = await suite.api(other).get(PATIENTS);
+      const res = await suite.api(other).get<Problem>(PATIENTS);
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
     });

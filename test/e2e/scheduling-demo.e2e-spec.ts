@@ -5,7 +5,14 @@ import { AppointmentTypesService } from '../../src/modules/scheduling/appointmen
 import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
 import { AvailabilityService } from '../../src/modules/scheduling/availability.service';
 import { ProvidersService } from '../../src/modules/scheduling/providers.service';
-import { call, createTenant, type Json } from '../helpers/app';
+import { call, createTenant } from '../helpers/app';
+import type { PublicSchedulerDto } from '../../src/modules/booking-pages/dto/public-scheduler.dto';
+import type { SchedulerListDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { ProviderListDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { TimeOffListDto } from '../../src/modules/scheduling/dto/time-off.dto';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SCHEDULERS, SCHEDULING } from '../helpers/scheduling';
@@ -24,7 +31,9 @@ describe('seed:demo scheduling', () => {
       appointments: suite.app.get(AppointmentsService),
       schedulers: suite.app.get(BookingPagesService),
     };
-    const template = await suite.api(tenant.testKey).post('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
+    const template = await suite
+      .api(tenant.testKey)
+      .post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'R', subject: 'Soon', textContent: 'x' });
     const reminders = [{ offsetMinutes: 1440, channel: 'email' as const, templateId: template.body.id }];
     const seed = () =>
       seedDemoScheduling(
@@ -38,31 +47,32 @@ describe('seed:demo scheduling', () => {
     expect(await seed()).toEqual({ providers: 0, appointmentTypes: 0, timeOff: 0, appointments: {}, schedulers: 0 });
 
     const api = suite.api(tenant.testKey);
-    const providers = (await api.get(`${SCHEDULING}/providers`)).body.providers;
-    expect(providers.map((p: Json) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
-    for (const p of providers) expect((await api.get(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
-    const appointments = (await api.get(`${SCHEDULING}/appointments?limit=100`)).body.appointments;
-    const types = (await api.get(`${SCHEDULING}/appointment-types`)).body.appointmentTypes;
-    expect(types.map((t: Json) => [t.name, t.durationMinutes, t.bufferAfterMinutes, t.minimumNoticeMinutes]).sort()).toEqual([
+    const providers = (await api.get<ProviderListDto>(`${SCHEDULING}/providers`)).body.providers;
+    expect(providers.map((p) => p.timezone).sort()).toEqual(['America/New_York', 'Europe/London']);
+    for (const p of providers)
+      expect((await api.get<TimeOffListDto>(`${SCHEDULING}/providers/${p.id}/time-off`)).body.timeOff).toHaveLength(1);
+    const appointments = (await api.get<AppointmentListDto>(`${SCHEDULING}/appointments?limit=100`)).body.appointments;
+    const types = (await api.get<AppointmentTypeListDto>(`${SCHEDULING}/appointment-types`)).body.appointmentTypes;
+    expect(types.map((t) => [t.name, t.durationMinutes, t.bufferAfterMinutes, t.minimumNoticeMinutes]).sort()).toEqual([
       ['Follow-up', 20, 0, 0],
       ['New patient', 60, 15, 1440],
     ]);
-    const typeNames = new Map(types.map((t: Json) => [t.id, t.name]));
-    expect(appointments.every((a: Json) => typeNames.get(a.appointmentTypeId) === a.type)).toBe(true);
+    const typeNames = new Map<string | null, string>(types.map((t) => [t.id, t.name]));
+    expect(appointments.every((a) => typeNames.get(a.appointmentTypeId) === a.type)).toBe(true);
     const statuses: Record<string, number> = {};
     for (const a of appointments) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     expect(statuses).toEqual(all);
     // Each type reminds; each appointment has its reminder, still to go only while it is scheduled or confirmed.
-    expect(types.map((t: Json) => t.reminders)).toEqual([reminders, reminders]);
+    expect(types.map((t) => t.reminders)).toEqual([reminders, reminders]);
     for (const a of appointments) {
       expect(a.reminders).toHaveLength(1);
       if (!['scheduled', 'confirmed'].includes(a.status)) expect(a.reminders[0].status).not.toBe('scheduled');
     }
-    const [scheduler] = (await api.get(SCHEDULERS)).body.schedulers;
+    const [scheduler] = (await api.get<SchedulerListDto>(SCHEDULERS)).body.schedulers;
     expect(scheduler).toMatchObject({ slug: DEMO_SCHEDULER_SLUG, isActive: true });
-    expect(scheduler.providerIds.sort()).toEqual(providers.map((p: Json) => p.id).sort());
-    expect(scheduler.appointmentTypeId).toBe(types.find((t: Json) => t.name === 'New patient').id);
-    expect((await call(suite.app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).body).toMatchObject({
+    expect(scheduler.providerIds.sort()).toEqual(providers.map((p) => p.id).sort());
+    expect(scheduler.appointmentTypeId).toBe(types.find((t) => t.name === 'New patient')!.id);
+    expect((await call<PublicSchedulerDto>(suite.app, 'GET', `/api/v1/public/schedulers/${scheduler.id}`)).body).toMatchObject({
       duration: 60,
       type: 'New patient',
     });

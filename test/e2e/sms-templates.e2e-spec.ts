@@ -1,4 +1,5 @@
-import { client, createKey, createTenant, TestTenant, type Json } from '../helpers/app';
+import { client, createKey, createTenant, type Problem, TestTenant } from '../helpers/app';
+import type { SmsPreviewDto, SmsTemplateDto, SmsTemplateListDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 
@@ -16,15 +17,18 @@ describe('SMS templates', () => {
     await client(suite.app, acme.testKey).post('/api/v1/settings/practice', { name: 'Acme Clinic' });
   });
 
-  async function createTemplate(key: string, body: Record<string, unknown> = {}): Promise<Json> {
-    const res = await client(suite.app, key).post(SMS, { name: 'Reminder', body: 'Hi {{patient.firstName}}', ...body });
+  async function createTemplate(key: string, body: Record<string, unknown> = {}): Promise<SmsTemplateDto> {
+    const res = await client(suite.app, key).post<SmsTemplateDto>(SMS, { name: 'Reminder', body: 'Hi {{patient.firstName}}', ...body });
     expect([res.status, res.text]).toEqual([201, expect.any(String)]);
     return res.body;
   }
 
   it('creates, reads, lists and changes a template', async () => {
     const api = client(suite.app, acme.testKey);
-    const created = await api.post(SMS, { name: '  Reminder  ', body: 'Hi {{patient.firstName}}, see you {{when}} at {{practice.name}}.' });
+    const created = await api.post<SmsTemplateDto>(SMS, {
+      name: '  Reminder  ',
+      body: 'Hi {{patient.firstName}}, see you {{when}} at {{practice.name}}.',
+    });
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe(`/api/v1/sms/templates/${created.body.id}`);
     expect(created.body).toEqual({
@@ -34,10 +38,10 @@ describe('SMS templates', () => {
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: created.body.createdAt,
     });
-    expect((await api.get(`${SMS}/${created.body.id}`)).body).toEqual(created.body);
-    expect((await api.get(SMS)).body.templates.map((t: { id: string }) => t.id)).toContain(created.body.id);
+    expect((await api.get<SmsTemplateDto>(`${SMS}/${created.body.id}`)).body).toEqual(created.body);
+    expect((await api.get<SmsTemplateListDto>(SMS)).body.templates.map((t) => t.id)).toContain(created.body.id);
 
-    const patched = await api.patch(`${SMS}/${created.body.id}`, { body: 'Bye {{patient.lastName}}' });
+    const patched = await api.patch<SmsTemplateDto>(`${SMS}/${created.body.id}`, { body: 'Bye {{patient.lastName}}' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Reminder', body: 'Bye {{patient.lastName}}' });
     expect(Date.parse(patched.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
@@ -48,16 +52,16 @@ describe('SMS templates', () => {
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await createTemplate(tenant.testKey, { name: `T${i}` })).id);
     const api = client(suite.app, tenant.testKey);
-    const first = await api.get(`${SMS}?limit=2`);
-    expect(first.body.templates.map((t: { id: string }) => t.id)).toEqual([ids[2], ids[1]]);
-    const second = await api.get(`${SMS}?limit=2&cursor=${first.body.nextCursor}`);
+    const first = await api.get<SmsTemplateListDto>(`${SMS}?limit=2`);
+    expect(first.body.templates.map((t) => t.id)).toEqual([ids[2], ids[1]]);
+    const second = await api.get<SmsTemplateListDto>(`${SMS}?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body).toEqual({ templates: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
   });
 
   it('previews with the patient, the practice settings and variables, with GSM-7 segments', async () => {
     const patient = await createPatient(suite.app, acme.testKey, { firstName: 'Ada', email: 'ada@example.com' });
     const template = await createTemplate(acme.testKey, { body: 'Hi {{patient.firstName}} & co, {{practice.name}} at {{when}} costs €5' });
-    const res = await client(suite.app, acme.testKey).post(`${SMS}/${template.id}/preview`, {
+    const res = await client(suite.app, acme.testKey).post<SmsPreviewDto>(`${SMS}/${template.id}/preview`, {
       patientId: patient.id,
       variables: { when: '09:30 <Mon>' },
     });
@@ -71,20 +75,22 @@ describe('SMS templates', () => {
   it('counts a long GSM-7 body in parts of 153 and a UCS-2 body in parts of 67', async () => {
     const api = client(suite.app, acme.testKey);
     const gsm = await createTemplate(acme.testKey, { body: `{{x}}${'a'.repeat(200)}` });
-    expect((await api.post(`${SMS}/${gsm.id}/preview`, { variables: { x: 'b'.repeat(110) } })).body).toMatchObject({
+    expect((await api.post<SmsPreviewDto>(`${SMS}/${gsm.id}/preview`, { variables: { x: 'b'.repeat(110) } })).body).toMatchObject({
       encoding: 'GSM-7',
       segments: 3,
       units: 310,
     });
     const ucs = await createTemplate(acme.testKey, { body: 'Привет {{patient.firstName}}! 😀 {{x}}' });
-    const res = await api.post(`${SMS}/${ucs.id}/preview`, { variables: { x: 'ж'.repeat(60), patient: { firstName: 'Ада' } } });
+    const res = await api.post<SmsPreviewDto>(`${SMS}/${ucs.id}/preview`, {
+      variables: { x: 'ж'.repeat(60), patient: { firstName: 'Ада' } },
+    });
     expect(res.body).toEqual({ body: `Привет Ада! 😀 ${'ж'.repeat(60)}`, encoding: 'UCS-2', segments: 2, units: 75 });
   });
 
   it('refuses bodies that do not compile, naming the field', async () => {
     const api = client(suite.app, acme.testKey);
     for (const body of ['Hi {{patient.firstName', '{{#if x}}open', '{{> partial}}', '{{shout x}}', '{{constructor}}']) {
-      const res = await api.post(SMS, { name: 'Bad', body });
+      const res = await api.post<Problem>(SMS, { name: 'Bad', body });
       expect([body, res.status, res.body.code, res.body.errors]).toEqual([
         body,
         400,
@@ -93,9 +99,9 @@ describe('SMS templates', () => {
       ]);
     }
     const template = await createTemplate(acme.testKey);
-    const patched = await api.patch(`${SMS}/${template.id}`, { body: '{{/if}}' });
+    const patched = await api.patch<Problem>(`${SMS}/${template.id}`, { body: '{{/if}}' });
     expect([patched.status, patched.body.errors?.[0]?.field]).toEqual([400, 'body']);
-    expect((await api.get(`${SMS}/${template.id}`)).body.body).toBe('Hi {{patient.firstName}}');
+    expect((await api.get<SmsTemplateDto>(`${SMS}/${template.id}`)).body.body).toBe('Hi {{patient.firstName}}');
   });
 
   it('refuses bad input with 4xx naming the field', async () => {
@@ -110,14 +116,14 @@ describe('SMS templates', () => {
       ['unknown member', { name: 'x', body: 'x', channel: 'sms' }, 'channel'],
     ];
     for (const [what, body, field] of cases) {
-      const res = await api.post(SMS, body);
-      expect([what, res.status, res.body.errors?.map((e: { field: string }) => e.field)]).toEqual([what, 400, [field]]);
+      const res = await api.post<Problem>(SMS, body);
+      expect([what, res.status, res.body.errors?.map((e) => e.field)]).toEqual([what, 400, [field]]);
     }
     expect((await api.post(SMS, { name: 'x', body: 'a'.repeat(1600) })).status).toBe(201);
-    const nullName = await api.patch(`${SMS}/${template.id}`, { name: null });
+    const nullName = await api.patch<Problem>(`${SMS}/${template.id}`, { name: null });
     expect([nullName.status, nullName.body.errors?.[0]?.field]).toEqual([400, 'name']);
 
-    const preview = (body: unknown) => api.post(`${SMS}/${template.id}/preview`, body);
+    const preview = (body: unknown) => api.post<Problem>(`${SMS}/${template.id}/preview`, body);
     const unknownPatient = await preview({ patientId: UNKNOWN_ID });
     expect([unknownPatient.status, unknownPatient.body.errors]).toEqual([
       400,
@@ -138,15 +144,15 @@ describe('SMS templates', () => {
     const globexPatient = await createPatient(suite.app, globex.testKey);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
       const api = client(suite.app, key);
-      expect((await api.get(SMS)).body.templates.map((t: { id: string }) => t.id)).not.toContain(template.id);
+      expect((await api.get<SmsTemplateListDto>(SMS)).body.templates.map((t) => t.id)).not.toContain(template.id);
       expect((await api.get(`${SMS}/${template.id}`)).status).toBe(404);
       expect((await api.patch(`${SMS}/${template.id}`, { name: 'taken over' })).status).toBe(404);
       expect((await api.post(`${SMS}/${template.id}/preview`, {})).status).toBe(404);
     }
     // Acme's template with Globex's patient: the patient is not Acme's, so it names nothing.
-    const crossed = await client(suite.app, acme.testKey).post(`${SMS}/${template.id}/preview`, { patientId: globexPatient.id });
+    const crossed = await client(suite.app, acme.testKey).post<Problem>(`${SMS}/${template.id}/preview`, { patientId: globexPatient.id });
     expect([crossed.status, crossed.body.errors?.[0]?.field]).toEqual([400, 'patientId']);
-    expect((await client(suite.app, acme.testKey).get(`${SMS}/${template.id}`)).body.name).toBe('Acme only');
+    expect((await client(suite.app, acme.testKey).get<SmsTemplateDto>(`${SMS}/${template.id}`)).body.name).toBe('Acme only');
   });
 
   it('enforces sms:read and sms:write, and patients:read for a preview with a patient', async () => {
@@ -159,17 +165,19 @@ describe('SMS templates', () => {
 
     expect((await readOnly.get(SMS)).status).toBe(200);
     expect((await readOnly.get(`${SMS}/${template.id}`)).status).toBe(200);
-    const denied = await readOnly.post(SMS, { name: 'x', body: 'y' });
+    const denied = await readOnly.post<Problem>(SMS, { name: 'x', body: 'y' });
     expect([denied.status, denied.body.code]).toEqual([403, 'insufficient_scope']);
     expect((await readOnly.patch(`${SMS}/${template.id}`, { name: 'x' })).status).toBe(403);
     expect((await readOnly.post(`${SMS}/${template.id}/preview`, {})).status).toBe(403);
 
     expect((await writeOnly.get(SMS)).status).toBe(403);
     expect((await writeOnly.post(SMS, { name: 'x', body: 'y' })).status).toBe(201);
-    expect((await writeOnly.post(`${SMS}/${template.id}/preview`, {})).body).toMatchObject({ body: 'Hi ' });
-    const noPatients = await writeOnly.post(`${SMS}/${template.id}/preview`, { patientId: patient.id });
+    expect((await writeOnly.post<SmsPreviewDto>(`${SMS}/${template.id}/preview`, {})).body).toMatchObject({ body: 'Hi ' });
+    const noPatients = await writeOnly.post<Problem & { requiredScope: string }>(`${SMS}/${template.id}/preview`, {
+      patientId: patient.id,
+    });
     expect([noPatients.status, noPatients.body.code, noPatients.body.requiredScope]).toEqual([403, 'insufficient_scope', 'patients:read']);
-    expect((await smsAndPatients.post(`${SMS}/${template.id}/preview`, { patientId: patient.id })).body).toMatchObject({
+    expect((await smsAndPatients.post<SmsPreviewDto>(`${SMS}/${template.id}/preview`, { patientId: patient.id })).body).toMatchObject({
       body: 'Hi Grace',
     });
 
