@@ -170,7 +170,7 @@ describe('Patients: custom fields, clinical data, isolation', () => {
       ['medications', { dosage: 'x' }, 'name'],
       ['medications', { name: 'x', startDate: '2020-02-01', endDate: '2020-01-01' }, 'endDate'],
       ['encounters', { type: 'x' }, 'datetime'],
-      ['encounters', { datetime: '2026-01-01T00:00:00Z', providerId: 'nope' }, 'providerId'],
+      ['encounters', { datetime: `${nextWeekday(1, -7)}T09:00:00Z`, providerId: 'nope' }, 'providerId'],
     ])('rejects a bad %s body: %j', async (kind, body, field) => {
       const p = await createPatient(suite.app, suite.tenant.testKey);
       const res = await api.post<Problem>(`${PATIENTS}/${p.id}/clinical/${kind}`, body);
@@ -240,7 +240,7 @@ async function expectInvisible(api: ReturnType<typeof client>, id: string, first
     await api.get<Problem>(`${PATIENTS}/${id}/clinical`),
     await api.post<Problem>(`${PATIENTS}/${id}/clinical/conditions`, { display: 'x' }),
     await api.post<Problem>(`${PATIENTS}/${id}/clinical/medications`, { name: 'x' }),
-    await api.post<Problem>(`${PATIENTS}/${id}/clinical/encounters`, { datetime: '2026-01-01T00:00:00Z' }),
+    await api.post<Problem>(`${PATIENTS}/${id}/clinical/encounters`, { datetime: `${nextWeekday(1, -7)}T09:00:00Z` }),
   ]) {
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');

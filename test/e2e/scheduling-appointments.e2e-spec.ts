@@ -10,7 +10,7 @@ import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto'
 import type { PatientDto } from '../../src/modules/patients';
 import type { ClinicalDataDto } from '../../src/modules/patients/dto/clinical.dto';
 
-import { dayByDay } from '../helpers/dates';
+import { dayByDay, nextWeekday } from '../helpers/dates';
 import { clock } from '../../src/common/time/clock';
 
 type Status = 'scheduled' | 'confirmed' | 'completed' | 'cancelled' | 'no_show';
@@ -117,7 +117,8 @@ describe('Scheduling: booking and appointments', () => {
       expect(inOff.status).toBe(409);
       expect(inOff.body.alternatives[0].start).toBe(`${offDay}T12:00:00.000Z`);
 
-      const past = await book<SlotUnavailable>({ datetime: '2024-01-08T10:00:00Z' });
+      // A Monday at 10:00 between two and one weeks before the clock's today.
+      const past = await book<SlotUnavailable>({ datetime: `${nextWeekday(1, -14)}T10:00:00Z` });
       expect(past.status).toBe(409);
       expect(past.body.code).toBe('slot_unavailable');
       expect(past.body.alternatives).toHaveLength(3);
@@ -152,7 +153,7 @@ describe('Scheduling: booking and appointments', () => {
       ['a missing datetime', { datetime: undefined }, ['datetime']],
       ['an unknown property', { room: 4 }, ['room']],
     ])('refuses %s with a 400 naming the field', async (_label, body, fields) => {
-      const res = await book<Problem>({ datetime: '2027-03-01T09:00:00Z', ...body });
+      const res = await book<Problem>({ datetime: `${nextWeekday(1)}T09:00:00Z`, ...body });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(fieldsOf(res.body)).toEqual(fields);

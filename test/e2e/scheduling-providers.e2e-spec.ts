@@ -168,20 +168,22 @@ describe('Scheduling: providers, time off and availability', () => {
     it('refuses an end before the start, impossible dates and times without an offset', async () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
       const url = `${SCHEDULING}/providers/${p.id}/time-off`;
-      const reversed = await api.post<Problem>(url, { start: '2027-02-02T10:00:00Z', end: '2027-02-02T09:00:00Z' });
+      const day = utcDate(30);
+      const reversed = await api.post<Problem>(url, { start: `${day}T10:00:00Z`, end: `${day}T09:00:00Z` });
       expect(reversed.status).toBe(400);
       expect(fieldsOf(reversed.body)).toEqual(['end']);
-      const impossible = await api.post<Problem>(url, { start: '2027-02-30T10:00:00Z', end: '2027-02-02T25:00:00Z' });
+      // February 30th and hour 25 are impossible in any year.
+      const impossible = await api.post<Problem>(url, { start: `${day.slice(0, 4)}-02-30T10:00:00Z`, end: `${day}T25:00:00Z` });
       expect(impossible.status).toBe(400);
       expect(fieldsOf(impossible.body).sort()).toEqual(['end', 'start']);
-      const floating = await api.post<Problem>(url, { start: '2027-02-02T10:00:00', end: '2027-02-02T11:00:00Z' });
+      const floating = await api.post<Problem>(url, { start: `${day}T10:00:00`, end: `${day}T11:00:00Z` });
       expect(fieldsOf(floating.body)).toEqual(['start']);
     });
 
     it('answers 404 for time off of an unknown provider', async () => {
       const res = await api.post(`${SCHEDULING}/providers/00000000-0000-4000-8000-000000000000/time-off`, {
-        start: '2027-02-02T10:00:00Z',
-        end: '2027-02-02T11:00:00Z',
+        start: `${utcDate(30)}T10:00:00Z`,
+        end: `${utcDate(30)}T11:00:00Z`,
       });
       expect(res.status).toBe(404);
     });
@@ -328,8 +330,8 @@ describe('Scheduling: providers, time off and availability', () => {
     it("cannot see another tenant's or mode's providers, time off or availability", async () => {
       const p = await createProvider(suite.app, suite.tenant.testKey);
       const t = await api.post<TimeOffDto>(`${SCHEDULING}/providers/${p.id}/time-off`, {
-        start: '2027-02-02T10:00:00Z',
-        end: '2027-02-02T11:00:00Z',
+        start: `${utcDate(30)}T10:00:00Z`,
+        end: `${utcDate(30)}T11:00:00Z`,
       });
       const other = await createTenant(suite.app);
       for (const key of [other.testKey, suite.tenant.liveKey]) {
