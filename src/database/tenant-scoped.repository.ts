@@ -125,6 +125,16 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
     return rows.length === 1;
   }
 
+  /**
+   * The entity's columns as raw SQL selects them under their property names (`starts_at AS "startsAt"`), so
+   * that `raw()` answers rows shaped as the entity without hydration.
+   */
+  protected get columns(): string {
+    this.columnList ??= this.repository.metadata.columns.map((c) => `${c.databaseName} AS "${c.propertyName}"`).join(', ');
+    return this.columnList;
+  }
+  private columnList?: string;
+
   /** The entity of a row as raw SQL answers it (column names, `RETURNING *`). */
   protected fromRow(raw: Record<string, unknown>): T {
     const values: Record<string, unknown> = {};

@@ -155,8 +155,6 @@ const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mo
 const GET_PATIENTS_BY_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::uuid[])`;
 const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`;
 
-/** How a search is answered (see patientListStatement): the newest `walk` patients, or the trigram index. */
-export type SearchStep = { walk: number } | 'index';
 /** The newest patients a search checks first: a term on at least SEARCH_COMMON of them is common. */
 const SEARCH_SAMPLE = 2000;
 const SEARCH_COMMON = 4;
@@ -175,17 +173,15 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * A `tags` filter walks each tag's entries in patient_tags newest first (each stops at the page's end,
  * filtering by the other conditions on the way), and the page is the newest of their union.
  *
- * A `search` (without tags) is answered in steps (`step`, chosen by PatientsRepository.list), because the
- * planner cannot tell a common term from a rare one and a wrong guess costs hundreds of milliseconds at a
- * million patients: `{ walk: n }` checks the newest n patients in page order (a common term needs about
- * 51 / its share of them); `index` asks the trigram index for every match and sorts them (a rare term costs
- * about its matches).
+ * A `search` (without tags) decides its own way in one statement, because the planner cannot tell a common
+ * term from a rare one and a wrong guess costs hundreds of milliseconds at a million patients. It counts the
+ * term among the newest SEARCH_SAMPLE patients (`sample`); a term found SEARCH_COMMON times or more walks the
+ * page order for three times the rows its share says a page needs (`walk`, from the page-order index alone,
+ * which carries search_text), stopping at a full page. Short of a page, the trigram index answers every match
+ * and they are sorted (`indexed`, a rare term costs about its matches); a practice smaller than the sample
+ * has been read whole by the walk and never needs it.
  */
-export function patientListStatement(
-  filters: PatientFilters,
-  page: PageRequest,
-  step: SearchStep = 'index',
-): ScopedStatement & { prepared: boolean } {
+export function patientListStatement(filters: PatientFilters, page: PageRequest): ScopedStatement & { prepared: boolean } {
   const params: unknown[] = [];
   const param = (value: unknown): string => {
     params.push(value);
@@ -223,14 +219,28 @@ export function patientListStatement(
   const and = where.map((w) => ` AND ${w}`).join('');
   if (search && !tags.length) {
     const scoped = `FROM patients WHERE tenant_id = $1 AND mode = $2${and}`;
-    const statement =
-      step === 'index'
-        ? // Materialised without an order: the matches come from the trigram index, then are sorted.
-          `WITH m AS MATERIALIZED (SELECT ${COLUMNS} ${scoped} AND ${search('search_text')})
-          SELECT * FROM m ORDER BY "createdAt" DESC, id DESC LIMIT ${limit}`
-        : // The newest `walk` patients in page order, then the term on them: no index can answer the term here.
-          `SELECT ${COLUMNS} FROM (SELECT * ${scoped} ORDER BY created_at DESC, id DESC LIMIT ${param(step.walk)}) p
-          WHERE ${search('search_text')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    const order = 'ORDER BY created_at DESC, id DESC';
+    const match = search('search_text');
+    const n = `${limit}::int`;
+    const complete = `((SELECT count(*) FROM walk) >= ${n} OR (SELECT seen FROM sample) < ${SEARCH_SAMPLE})`;
+    // `indexed` is materialised without an order, so that its matches come from the trigram index and are
+    // then sorted; its one-time condition leaves it unread when the walk has answered.
+    const statement = `WITH sample AS (
+        SELECT count(*) AS seen, count(*) FILTER (WHERE ${match}) AS hits
+          FROM (SELECT search_text ${scoped} ${order} LIMIT ${SEARCH_SAMPLE}) s),
+      walk AS MATERIALIZED (
+        SELECT id, created_at FROM (SELECT id, created_at, search_text ${scoped} ${order}
+            LIMIT (SELECT CASE WHEN seen < ${SEARCH_SAMPLE} THEN seen
+                    WHEN hits >= ${SEARCH_COMMON} THEN ceil(3.0 * seen * ${n} / hits)::bigint ELSE 0 END FROM sample)) w
+          WHERE ${match} LIMIT ${n}),
+      indexed AS MATERIALIZED (
+        SELECT id, created_at ${scoped} AND ${match} AND NOT ${complete}),
+      found AS (
+        SELECT id, created_at FROM walk WHERE ${complete}
+        UNION ALL SELECT id, created_at FROM indexed)
+      SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2
+        AND id IN (SELECT id FROM found ${order} LIMIT ${n})
+      ${order} LIMIT ${n}`;
     return { statement, params, prepared };
   }
   if (!tags.length) {
@@ -385,22 +395,8 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * patientListStatement). One raw statement, rows as they come (no entity hydration).
    */
   async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const run = async (step?: SearchStep): Promise<PatientEntity[]> => {
-      const { statement, params, prepared } = patientListStatement(filters, page, step);
-      return this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
-    };
-    let rows: PatientEntity[];
-    if (filters.search === undefined || filters.tags?.length) rows = await run();
-    else {
-      // The newest patients first: a full page there ends it, and how many matched says how common the term is.
-      const sample = await run({ walk: SEARCH_SAMPLE });
-      rows = sample;
-      if (sample.length >= SEARCH_COMMON && sample.length <= page.limit) {
-        // Three times the rows its share in the sample says a page needs; short of a page, the index answers.
-        rows = await run({ walk: Math.ceil((3 * SEARCH_SAMPLE * (page.limit + 1)) / sample.length) });
-      }
-      if (rows.length <= page.limit) rows = await run('index');
-    }
+    const { statement, params, prepared } = patientListStatement(filters, page);
+    const rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
     return keysetPage(rows, page, (row) => row.createdAt);
   }
 

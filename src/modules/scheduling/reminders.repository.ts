@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TenantEntityRepository, Unscoped } from '../../database/tenant-scoped.repository';
@@ -28,7 +28,13 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
   /** The reminders of these appointments, each appointment's in the order they go out. */
   forAppointments(scope: TenantScope, appointmentIds: string[], tx?: EntityManager): Promise<AppointmentReminderEntity[]> {
     if (!appointmentIds.length) return Promise.resolve([]);
-    return this.find(scope, { appointmentId: In(appointmentIds) }, { sendAt: 'ASC', id: 'ASC' }, undefined, tx);
+    return this.raw<AppointmentReminderEntity>(
+      scope,
+      `SELECT ${this.columns} FROM appointment_reminders
+        WHERE tenant_id = $1 AND mode = $2 AND appointment_id = ANY($3::uuid[]) ORDER BY send_at, id`,
+      [appointmentIds],
+      { tx, prepared: true },
+    );
   }
 
   /** Cancels the appointment's reminders still to go, with `reason`. */

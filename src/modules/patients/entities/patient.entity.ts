@@ -12,7 +12,7 @@ export const PATIENT_SEARCH_TEXT =
  * `synchronize: false` (named, so that migration:generate neither drops nor recreates them).
  */
 @Entity('patients')
-@Index('IDX_PATIENTS_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
+@Index('IDX_PATIENTS_TENANT_MODE_CREATED', { synchronize: false }) // (tenant_id, mode, created_at, id) INCLUDE (search_text)
 @Index('IDX_PATIENTS_TENANT_MODE_UPDATED', ['tenantId', 'mode', 'updatedAt'])
 @Index('IDX_PATIENTS_TENANT_MODE_BIRTH', ['tenantId', 'mode', 'dateOfBirth'], { where: 'date_of_birth IS NOT NULL' })
 @Index('UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID', ['tenantId', 'mode', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
