@@ -11,6 +11,7 @@ import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency
 import { call } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { listRoutes } from '../helpers/routes';
+import { problemCodes } from '../helpers/openapi';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -24,13 +25,6 @@ function operations(doc: OpenAPIObject): { where: string; path: string; method: 
  * The document as outside tools read it: generated clients name their functions after operationIds
  * and their base URL after `servers`; the committed openapi.json is what integrators download.
  */
-/** The error codes a problem response of the document declares (its schema's `code` enum). */
-function problemCodes(response: unknown): string[] {
-  const problem = response as {
-    content: { 'application/problem+json': { schema: { allOf: { properties: { code: { enum: string[] } } }[] } } };
-  };
-  return problem.content['application/problem+json'].schema.allOf[1].properties.code.enum;
-}
 
 describe('OpenAPI document', () => {
   let doc: OpenAPIObject;
