@@ -11,21 +11,16 @@ import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency
 import { call } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { listRoutes } from '../helpers/routes';
-import { problemCodes } from '../helpers/openapi';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+import { operationsOf, problemCodes } from '../helpers/openapi';
 
 function operations(doc: OpenAPIObject): { where: string; path: string; method: string; op: OperationObject }[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m]).map((method) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op: item[method]! })),
-  );
+  return operationsOf(doc).map((o) => ({ where: `${o.method.toUpperCase()} ${o.path}`, ...o }));
 }
 
 /**
  * The document as outside tools read it: generated clients name their functions after operationIds
  * and their base URL after `servers`; the committed openapi.json is what integrators download.
  */
-
 describe('OpenAPI document', () => {
   let doc: OpenAPIObject;
 
