@@ -1,18 +1,36 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect } from 'node:net';
-import { call, client, createKey, createTenant, dataSource, type Json, startApp, TestTenant, TestResponse } from '../helpers/app';
+import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
+import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
+import type { EncounterDto } from '../../src/modules/patients/dto/clinical.dto';
+import type { PatientDto, PatientSummaryDto } from '../../src/modules/patients/dto/patient.dto';
+import type { AppointmentDto, AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
+import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
+import type { WebhookWithSecretDto } from '../../src/modules/webhooks/dto/webhook.dto';
+import { call, client, createKey, createTenant, dataSource, type Problem, startApp, TestTenant, TestResponse } from '../helpers/app';
+import type { EventOf, EventPageOf } from '../helpers/events';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { nextWeekday } from '../helpers/dates';
 import { clock } from '../../src/common/time/clock';
 
 /** A problem+json answer with X-Request-Id and the security headers: the way every error leaves. */
-function expectProblem(res: TestResponse, status: number, code: string, field?: string): void {
-  expect([res.status, res.body?.code, res.text.slice(0, 300)]).toEqual([status, code, expect.any(String)]);
+function expectProblem(res: TestResponse<unknown>, status: number, code: string, field?: string): void {
+  const problem = res.body as Problem | undefined;
+  expect([res.status, problem?.code, res.text.slice(0, 300)]).toEqual([status, code, expect.any(String)]);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.headers['x-request-id']).toEqual(res.body.requestId);
+  expect(res.headers['x-request-id']).toEqual(problem!.requestId);
   expect(res.headers['x-content-type-options']).toBe('nosniff');
-  if (field !== undefined) expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
+  if (field !== undefined) expect(problem!.errors).toEqual([expect.objectContaining({ field })]);
+}
+
+/** An answer read off a raw socket. */
+interface SocketResponse<T> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
 }
 
 const json = (key: string, rawBody: string, contentType = 'application/json') => ({
@@ -37,7 +55,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
   afterAll(() => app.close());
 
   const patientCount = async (): Promise<number> =>
-    Number((await dataSource(app).query('SELECT count(*) AS n FROM patients WHERE tenant_id = $1', [tenant.id]))[0].n);
+    Number((await dataSource(app).query<{ n: string }[]>('SELECT count(*) AS n FROM patients WHERE tenant_id = $1', [tenant.id]))[0].n);
 
   describe('NUL (\\u0000) in any string, key or query value: 400 naming the field', () => {
     const NUL = '\u0000';
@@ -113,7 +131,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
   describe('lone surrogates and bytes that are not UTF-8', () => {
     it('refuses an unpaired surrogate in a string or a key, the email field included (was a URIError 500)', async () => {
       const before = await patientCount();
-      const post = (raw: string): Promise<TestResponse> => call(app, 'POST', PATIENTS, json(tenant.testKey, raw));
+      const post = (raw: string): Promise<TestResponse<unknown>> => call(app, 'POST', PATIENTS, json(tenant.testKey, raw));
       expectProblem(await post('{"firstName":"\\ud800","lastName":"B"}'), 400, 'validation_failed', 'firstName');
       expectProblem(await post('{"firstName":"A","lastName":"B","email":"a\\ud800@example.com"}'), 400, 'validation_failed', 'email');
       expectProblem(
@@ -135,7 +153,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
     });
 
     it('keeps a well-formed pair (an emoji) as it was sent', async () => {
-      const res = await call(app, 'POST', PATIENTS, json(tenant.testKey, '{"firstName":"\\ud83d\\ude00","lastName":"B"}'));
+      const res = await call<PatientDto>(app, 'POST', PATIENTS, json(tenant.testKey, '{"firstName":"\\ud83d\\ude00","lastName":"B"}'));
       expect([res.status, res.body.firstName]).toEqual([201, '😀']);
     });
 
@@ -151,7 +169,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         headers: { authorization: `Bearer ${tenant.testKey}`, 'content-type': 'application/json' },
         payload: Buffer.concat([Buffer.from('{"firstName":"Ren'), Buffer.from([0xe9]), Buffer.from('e","lastName":"B"}')]),
       });
-      const body = JSON.parse(res.body);
+      const body = JSON.parse(res.body) as Problem;
       expect([res.statusCode, body.code, body.detail]).toEqual([400, 'invalid_json', 'The request body is not valid UTF-8']);
     });
 
@@ -166,7 +184,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
       for (const type of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json; charset=utf8']) {
         expect((await call(app, 'POST', '/api/v1/settings/practice', json(tenant.testKey, '{"name":"Renée"}', type))).status).toBe(200);
       }
-      expect((await api.get('/api/v1/settings/practice')).body.settings.name).toBe('Renée');
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings.name).toBe('Renée');
     });
   });
 
@@ -204,7 +222,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
     for (const raw of ['{"capacity":1e400}', '{"capacity":-1e400}', '{"nested":{"n":[1,2e999]}}']) {
       expectProblem(await call(app, 'POST', '/api/v1/settings/practice', json(tenant.testKey, raw)), 400, 'validation_failed');
     }
-    expect((await api.get('/api/v1/settings/practice')).body.settings.capacity).toBe(12);
+    expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings.capacity).toBe(12);
     const patientBody = '{"firstName":"A","lastName":"B","customFields":{"insurer":1e400}}';
     expectProblem(await call(app, 'POST', PATIENTS, json(tenant.testKey, patientBody)), 400, 'validation_failed', 'customFields.insurer');
   });
@@ -223,7 +241,11 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         headers: { authorization: `Bearer ${tenant.testKey}`, 'content-type': 'application/json', 'content-length': '100' },
         payload: '{"a":1}',
       });
-      expectProblem({ status: res.statusCode, headers: res.headers, body: JSON.parse(res.body), text: res.body }, 400, 'bad_request');
+      expectProblem(
+        { status: res.statusCode, headers: res.headers, body: JSON.parse(res.body) as unknown, text: res.body },
+        400,
+        'bad_request',
+      );
     });
 
     describe('over a real socket', () => {
@@ -233,7 +255,8 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         port = (app.getHttpServer().address() as { port: number }).port;
       });
 
-      const send = (text: string, end = false): Promise<{ status: number; headers: Record<string, string>; body: Json }> =>
+      /** Sends raw bytes and reads the one answer; its body as a problem unless the caller says otherwise. */
+      const send = <T = Problem>(text: string, end = false): Promise<SocketResponse<T>> =>
         new Promise((resolve, reject) => {
           const socket = connect(port, '127.0.0.1', () => {
             socket.write(text);
@@ -248,15 +271,11 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
             const headers = Object.fromEntries(
               lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
             );
-            resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(rest.join('\r\n')) });
+            resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(rest.join('\r\n')) as T });
           });
         });
 
-      const expectSocketProblem = (
-        res: { status: number; headers: Record<string, string>; body: Json },
-        status: number,
-        code: string,
-      ): void => {
+      const expectSocketProblem = (res: SocketResponse<Problem>, status: number, code: string): void => {
         expect([res.status, res.body.code]).toEqual([status, code]);
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(res.headers['x-request-id']).toBe(res.body.requestId);
@@ -286,7 +305,7 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
         const res = await send(two);
         expectSocketProblem(res, 400, 'bad_request');
         expect(res.body.detail).toMatch(/one Authorization header/);
-        const one = await send(
+        const one = await send<MeDto>(
           `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.testKey}\r\nConnection: close\r\n\r\n`,
         );
         expect(one.status).toBe(200);
@@ -297,22 +316,22 @@ describe('Hostile input: a 4xx problem, never a 500, never silently changed', ()
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
     'the query key %s is the same 400 as any unknown key',
     async (key) => {
-      const unknown = await api.get(`${PATIENTS}?nonsense=1`);
+      const unknown = await api.get<Problem>(`${PATIENTS}?nonsense=1`);
       expectProblem(unknown, 400, 'validation_failed', 'nonsense');
-      const res = await api.get(`${PATIENTS}?${key}=1`);
+      const res = await api.get<Problem>(`${PATIENTS}?${key}=1`);
       expectProblem(res, 400, 'validation_failed', key);
-      expect(res.body.errors[0].message).toBe(unknown.body.errors[0].message);
+      expect(res.body.errors![0].message).toBe(unknown.body.errors![0].message);
       expectProblem(await api.get(`/api/v1/settings/portal-access-keys?${key}=1`), 400, 'validation_failed', key);
     },
   );
 
   it('a missing required field reads "is required": one message per field', async () => {
-    const res = await api.post(PATIENTS, { lastName: 'B' });
+    const res = await api.post<Problem>(PATIENTS, { lastName: 'B' });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([{ field: 'firstName', message: 'is required' }]);
-    const key = await api.post('/api/v1/settings/portal-access-keys', {});
+    const key = await api.post<Problem>('/api/v1/settings/portal-access-keys', {});
     expect(key.body.errors).toEqual([{ field: 'name', message: 'is required' }]);
-    const wrongType = await api.post(PATIENTS, { firstName: 42, lastName: '' });
+    const wrongType = await api.post<Problem>(PATIENTS, { firstName: 42, lastName: '' });
     expect(wrongType.body.errors).toEqual([
       { field: 'firstName', message: 'must be a string' },
       { field: 'lastName', message: 'must not be blank' },
@@ -359,14 +378,14 @@ describe("The probe's findings: input, scope and bodies", () => {
       ['a second bad item', [{ weekday: 1, start: '09:00', end: '17:00' }, []], 'workingHours', 'item 1 must be an object'],
       ['an object instead of an array', { weekday: 1, start: '09:00', end: '17:00' }, 'workingHours', 'must be an array'],
     ])('%s', async (_label, workingHours, field, message) => {
-      const created = await api.post(PROVIDERS, { ...base, workingHours });
+      const created = await api.post<Problem>(PROVIDERS, { ...base, workingHours });
       expectProblem(created, 400, 'validation_failed');
       expect(created.body.errors).toContainEqual({ field, message });
       const provider = await createProvider(app, tenant.testKey);
-      const patched = await api.patch(`${PROVIDERS}/${provider.id}`, { workingHours });
+      const patched = await api.patch<Problem>(`${PROVIDERS}/${provider.id}`, { workingHours });
       expectProblem(patched, 400, 'validation_failed');
       expect(patched.body.errors).toContainEqual({ field, message });
-      expect((await api.get(`${PROVIDERS}/${provider.id}`)).body.workingHours).toEqual(provider.workingHours);
+      expect((await api.get<ProviderDto>(`${PROVIDERS}/${provider.id}`)).body.workingHours).toEqual(provider.workingHours);
     });
   });
 
@@ -380,7 +399,7 @@ describe("The probe's findings: input, scope and bodies", () => {
       ],
       ['SMS', '/api/v1/sms/templates', { name: 'P', body: 'Hi {{patient.firstName}} {{patient.phone}}' }, 'sms:write'],
     ])('the %s preview', async (_label, templates, body, scope) => {
-      const template = await api.post(templates, body);
+      const template = await api.post<EmailTemplateDto | SmsTemplateDto>(templates, body);
       expect(template.status).toBe(201);
       const preview = `${templates}/${template.body.id}/preview`;
       const writer = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: [scope] }));
@@ -414,7 +433,10 @@ describe("The probe's findings: input, scope and bodies", () => {
     });
 
     const encounterCount = async (): Promise<number> =>
-      Number((await dataSource(app).query('SELECT count(*) AS n FROM patient_encounters WHERE tenant_id = $1', [tenant.id]))[0].n);
+      Number(
+        (await dataSource(app).query<{ n: string }[]>('SELECT count(*) AS n FROM patient_encounters WHERE tenant_id = $1', [tenant.id]))[0]
+          .n,
+      );
 
     it('refuses ids of another tenant, of the other mode, of nothing, and an appointment of another patient', async () => {
       const other = await createTenant(app);
@@ -442,8 +464,8 @@ describe("The probe's findings: input, scope and bodies", () => {
           'providerId',
         ],
       ] as const) {
-        const res = await api.post(ENCOUNTERS(patientId), { datetime, ...body });
-        expect([label, res.status, res.body.code, res.body.errors?.map((e: { field: string }) => e.field)]).toEqual([
+        const res = await api.post<Problem>(ENCOUNTERS(patientId), { datetime, ...body });
+        expect([label, res.status, res.body.code, res.body.errors?.map((e) => e.field)]).toEqual([
           label,
           400,
           'validation_failed',
@@ -454,9 +476,13 @@ describe("The probe's findings: input, scope and bodies", () => {
     });
 
     it("records an encounter naming this tenant's provider, or the patient's own appointment and its provider", async () => {
-      const withProvider = await api.post(ENCOUNTERS(patient.id), { datetime, providerId: provider.id.toUpperCase() });
+      const withProvider = await api.post<EncounterDto>(ENCOUNTERS(patient.id), { datetime, providerId: provider.id.toUpperCase() });
       expect([withProvider.status, withProvider.body.providerId]).toEqual([201, provider.id]);
-      const withAppointment = await api.post(ENCOUNTERS(patient.id), { datetime, appointmentId: appointment.id, providerId: provider.id });
+      const withAppointment = await api.post<EncounterDto>(ENCOUNTERS(patient.id), {
+        datetime,
+        appointmentId: appointment.id,
+        providerId: provider.id,
+      });
       expect([withAppointment.status, withAppointment.body.appointmentId]).toEqual([201, appointment.id]);
     });
   });
@@ -468,9 +494,9 @@ describe("The probe's findings: input, scope and bodies", () => {
     });
 
     it('PUT, PATCH and both previews refuse null and a missing body (400), and change nothing', async () => {
-      const email = await api.post('/api/v1/emails/templates', { name: 'B', subject: 'S', textContent: 'T' });
-      const sms = await api.post('/api/v1/sms/templates', { name: 'B', body: 'T' });
-      const before = (await api.get(`${PATIENTS}/${patient.id}`)).body;
+      const email = await api.post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'B', subject: 'S', textContent: 'T' });
+      const sms = await api.post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'B', body: 'T' });
+      const before = (await api.get<PatientDto>(`${PATIENTS}/${patient.id}`)).body;
       for (const [method, url] of [
         ['PUT', `${PATIENTS}/${patient.id}`],
         ['PATCH', `${SCHEDULING}/providers/${provider.id}`],
@@ -485,7 +511,7 @@ describe("The probe's findings: input, scope and bodies", () => {
           ['an array', json(tenant.testKey, '[]')],
           ['a string', json(tenant.testKey, '"x"')],
         ] as const) {
-          const res = await call(app, method, url, options);
+          const res = await call<Problem | undefined>(app, method, url, options);
           expect([method, url, label, res.status, res.body?.code, res.body?.errors]).toEqual([
             method,
             url,
@@ -500,11 +526,14 @@ describe("The probe's findings: input, scope and bodies", () => {
     });
 
     it('POST /webhooks/{id}/rotate-secret takes no body or {}, and refuses anything else', async () => {
-      const hook = await api.post('/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['patient.created'] });
+      const hook = await api.post<WebhookWithSecretDto>('/api/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['patient.created'],
+      });
       expect(hook.status).toBe(201);
       const rotate = `/api/v1/webhooks/${hook.body.id}/rotate-secret`;
       for (const raw of ['[]', '"x"', '{"zz":1}', 'null', '1', '[{}]']) {
-        const res = await call(app, 'POST', rotate, json(tenant.testKey, raw));
+        const res = await call<Problem>(app, 'POST', rotate, json(tenant.testKey, raw));
         expect([raw, res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([raw, 400, 'validation_failed', 'body']);
       }
       expect((await call(app, 'POST', rotate, { key: tenant.testKey })).status).toBe(200);
@@ -529,7 +558,7 @@ describe("The probe's findings: input, scope and bodies", () => {
 
     it.each(['0x10', '1e1', '%2010', '10%20', '%2B10', '010', '10.0', '0b1', '1_0', '١٠'])('limit=%s is 400', async (value) => {
       for (const url of [PATIENTS, `${SCHEDULING}/providers`, '/api/v1/events']) {
-        const res = await api.get(`${url}?limit=${value}`);
+        const res = await api.get<Problem>(`${url}?limit=${value}`);
         expect([url, res.status, res.body.errors]).toEqual([url, 400, [{ field: 'limit', message: expect.any(String) }]]);
       }
       expectProblem(await api.get(`${PATIENTS}?ageMin=${value}`), 400, 'validation_failed', 'ageMin');
@@ -559,7 +588,7 @@ describe("The probe's findings: input, scope and bodies", () => {
 
     it('GET, list and calendar of an appointment with scheduling:read alone', async () => {
       const scheduler = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['scheduling:read'] }));
-      const one = await scheduler.get(`${SCHEDULING}/appointments/${appointmentId}`);
+      const one = await scheduler.get<AppointmentDto>(`${SCHEDULING}/appointments/${appointmentId}`);
       expect(one.status).toBe(200);
       expect(Object.keys(one.body.patient).sort()).toEqual(MINIMAL);
       expect(one.body.patient).toEqual({
@@ -569,7 +598,7 @@ describe("The probe's findings: input, scope and bodies", () => {
         email: 'ada@example.com',
         phone: '+14155550101',
       });
-      const list = await scheduler.get(`${SCHEDULING}/appointments?patientId=${patient.id}`);
+      const list = await scheduler.get<AppointmentListDto>(`${SCHEDULING}/appointments?patientId=${patient.id}`);
       expect(list.body.appointments.length).toBeGreaterThan(0);
       for (const a of list.body.appointments) expect(Object.keys(a.patient).sort()).toEqual(MINIMAL);
       const ics = await scheduler.get(`${SCHEDULING}/appointments/${appointmentId}.ics`);
@@ -577,23 +606,25 @@ describe("The probe's findings: input, scope and bodies", () => {
       expect(ics.text).not.toMatch(/Secret Lane|1990|ada@example\.com/);
 
       const both = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['scheduling:read', 'patients:read'] }));
-      expect((await both.get(`${SCHEDULING}/appointments/${appointmentId}`)).body.patient).toMatchObject({ address: '1 Secret Lane' });
+      expect((await both.get<AppointmentDto>(`${SCHEDULING}/appointments/${appointmentId}`)).body.patient).toMatchObject({
+        address: '1 Secret Lane',
+      });
     });
 
     it('GET /events and GET /events/{id} with webhooks:read alone', async () => {
       const watcher = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read'] }));
-      const booked = (await watcher.get('/api/v1/events?type=appointment.booked&limit=100')).body.events;
+      const booked = (await watcher.get<EventPageOf<AppointmentDto>>('/api/v1/events?type=appointment.booked&limit=100')).body.events;
       expect(booked.length).toBeGreaterThan(0);
       for (const event of booked) expect(Object.keys(event.data.patient).sort()).toEqual(MINIMAL);
-      const created = (await watcher.get('/api/v1/events?type=patient.created&limit=100')).body.events;
-      const mine = created.find((e: { data: { id: string } }) => e.data.id === patient.id);
+      const created = (await watcher.get<EventPageOf<PatientSummaryDto>>('/api/v1/events?type=patient.created&limit=100')).body.events;
+      const mine = created.find((e) => e.data.id === patient.id)!;
       expect(Object.keys(mine.data).sort()).toEqual(MINIMAL);
       expect(JSON.stringify([booked, created])).not.toMatch(/Secret Lane|1990-04-01/);
-      const single = await watcher.get(`/api/v1/events/${booked[0].id}`);
+      const single = await watcher.get<EventOf<AppointmentDto>>(`/api/v1/events/${booked[0].id}`);
       expect(Object.keys(single.body.data.patient).sort()).toEqual(MINIMAL);
 
       const both = client(app, await createKey(app, tenant.testKey, { role: 'STAFF', scopes: ['webhooks:read', 'patients:read'] }));
-      const full = (await both.get(`/api/v1/events/${mine.id}`)).body;
+      const full = (await both.get<EventOf<PatientDto>>(`/api/v1/events/${mine.id}`)).body;
       expect(full.data).toMatchObject({ id: patient.id, address: '1 Secret Lane', dateOfBirth: '1990-04-01' });
     });
   });

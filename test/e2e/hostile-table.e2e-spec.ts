@@ -1,6 +1,10 @@
+import type { OpenAPIObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from '../../src/common/http/error-codes';
-import { call, dataSource, type Json } from '../helpers/app';
+import type { CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
+import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
+import { call, dataSource } from '../helpers/app';
+import { inline } from '../helpers/openapi';
 import { useApp } from '../helpers/use-app';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { listRoutes } from '../helpers/routes';
@@ -18,13 +22,13 @@ const ROUTES_TODAY = 42;
 /** Each test sends its cases to every route, so it grows with the API; the machine may be shared. */
 const TABLE_TIMEOUT = 300_000;
 
-type Schema = Record<string, Json>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   template: string;
-  pathParams: { name: string; schema: Schema }[];
-  queryParams: { name: string; schema: Schema }[];
-  body?: Schema;
+  pathParams: { name: string; schema: SchemaObject }[];
+  queryParams: { name: string; schema: SchemaObject }[];
+  body?: SchemaObject;
   /** Takes application/x-www-form-urlencoded (a provider's callback) instead of JSON. */
   form?: boolean;
 }
@@ -85,7 +89,7 @@ const INTERNALS =
 
 describe('Hostile input table: every route, no 5xx, no internals', () => {
   let routes: Route[];
-  let doc: Schema;
+  let doc: OpenAPIObject;
   /** Real ids by the collection that precedes a path parameter (`patients` for /patients/{id}/clinical). */
   let knownIds: Record<string, string>;
   let schemaNames: RegExp;
@@ -97,25 +101,26 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   beforeAll(async () => {
     const api = suite.api();
     const patient = await createPatient(suite.app, suite.tenant.testKey);
-    const job = await api.post(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
-    const spareKey = await api.post('/api/v1/settings/portal-access-keys', { name: 'spare', role: 'STAFF' });
+    const job = await api.post<BulkImportAcceptedDto>(`${PATIENTS}/bulk-import`, { patients: [{ firstName: 'A', lastName: 'B' }] });
+    const spareKey = await api.post<CreatedApiKeyDto>('/api/v1/settings/portal-access-keys', { name: 'spare', role: 'STAFF' });
     knownIds = { patients: patient.id, 'bulk-import': job.body.jobId, 'portal-access-keys': spareKey.body.id };
 
-    doc = (await call(suite.app, 'GET', '/api/docs-json')).body;
-    routes = Object.entries<Schema>(doc.paths).flatMap(([template, operations]) =>
-      Object.entries<Schema>(operations)
-        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-        .map(([method, op]) => {
-          const params = ((op.parameters ?? []) as Schema[]).map((p): Schema => ({ ...p, schema: resolve(p.schema ?? {}) }));
+    doc = (await call<OpenAPIObject>(suite.app, 'GET', '/api/docs-json')).body;
+    routes = Object.entries(doc.paths).flatMap(([template, operations]) =>
+      Object.keys(operations)
+        .filter((method): method is (typeof METHODS)[number] => (METHODS as readonly string[]).includes(method))
+        .map((method) => {
+          const op = operations[method]!;
+          // The document states every parameter inline (no `$ref`s into components.parameters).
+          const params = ((op.parameters ?? []) as ParameterObject[]).map((p) => ({ ...p, schema: resolve(p.schema ?? {}) }));
+          const requestBody = inline(op.requestBody);
           return {
             method: method.toUpperCase() as Route['method'],
             template,
-            pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name as string, schema: p.schema })),
-            queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, schema: p.schema })),
-            form: !!op.requestBody?.content?.['application/x-www-form-urlencoded'],
-            body: op.requestBody?.content?.['application/json']?.schema
-              ? resolve(op.requestBody.content['application/json'].schema)
-              : undefined,
+            pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema })),
+            queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema })),
+            form: !!requestBody?.content?.['application/x-www-form-urlencoded'],
+            body: requestBody?.content?.['application/json']?.schema ? resolve(requestBody.content['application/json'].schema) : undefined,
           };
         }),
     );
@@ -135,7 +140,10 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
     for (const route of routes.filter((r) => r.method === 'POST' && !r.pathParams.length && r.body)) {
       const collection = route.template.split('/').pop()!;
       if (knownIds[collection]) continue;
-      const res = await call(suite.app, 'POST', route.template, { key: suite.tenant.testKey, body: sample(route.body!) });
+      const res = await call<{ id?: unknown; jobId?: unknown } | undefined>(suite.app, 'POST', route.template, {
+        key: suite.tenant.testKey,
+        body: sample(route.body!),
+      });
       const id: unknown = res.body?.id ?? res.body?.jobId;
       if (res.status < 300 && typeof id === 'string') knownIds[collection] = id;
     }
@@ -149,20 +157,20 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
     schemaNames = new RegExp(`\\b(${internal.join('|')})\\b`);
   });
 
-  function resolve(schema: Schema): Schema {
-    if (schema.$ref) return resolve(doc.components.schemas[String(schema.$ref).split('/').pop()!]);
+  function resolve(schema: SchemaObject | ReferenceObject): SchemaObject {
+    if ('$ref' in schema) return resolve(doc.components!.schemas![schema.$ref.split('/').pop()!]);
     if (schema.allOf?.length === 1) return { ...resolve(schema.allOf[0]), ...schema, allOf: undefined };
     return schema;
   }
 
   /** A plausible value for a schema: its example, else the first enum value, else one of its type. */
-  function sample(raw: Schema, depth = 0): unknown {
+  function sample(raw: SchemaObject | ReferenceObject, depth = 0): unknown {
     const schema = resolve(raw);
     if (schema.example !== undefined) return schema.example;
     if (schema.enum) return schema.enum[0];
     if (schema.type === 'array') return depth > 3 ? [] : [sample(schema.items ?? {}, depth + 1)];
     if (schema.type === 'object' || schema.properties) {
-      return Object.fromEntries(Object.entries<Schema>(schema.properties ?? {}).map(([k, v]) => [k, sample(v, depth + 1)]));
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, sample(v, depth + 1)]));
     }
     if (schema.type === 'number' || schema.type === 'integer') return schema.minimum ?? 1;
     if (schema.type === 'boolean') return false;
@@ -172,7 +180,7 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
       'date-time': '2026-01-01T00:00:00.000Z',
       uuid: PLACEHOLDER_ID,
     };
-    return formats[schema.format as string] ?? 'x';
+    return formats[String(schema.format)] ?? 'x';
   }
 
   function pathOf(route: Route, hostile: Record<string, string> = {}): string {
@@ -225,7 +233,7 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   });
 
   it("documents the one list of error codes as the Problem schema's code enum", () => {
-    expect(resolve(doc.components.schemas.ProblemDto.properties.code).enum).toEqual(ERROR_CODE_NAMES);
+    expect(resolve(inline(doc.components?.schemas?.ProblemDto)!.properties!.code).enum).toEqual(ERROR_CODE_NAMES);
   });
 
   it(

@@ -1,17 +1,19 @@
+import type { MediaTypeObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { EXAMPLE_FROM_NOW } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
-import { call, createTenant, type Json } from '../helpers/app';
+import { call, createTenant } from '../helpers/app';
+import { inline, operationsOf } from '../helpers/openapi';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
-type Schema = Record<string, Json>;
+type Schema = SchemaObject | ReferenceObject;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Operation {
   method: Method;
   path: string;
-  op: Schema;
+  op: OperationObject;
 }
 
 /**
@@ -26,18 +28,18 @@ interface Operation {
  */
 describe('OpenAPI examples work as documented', () => {
   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-  let doc: Schema;
+  let doc: OpenAPIObject;
 
   beforeAll(async () => {
-    doc = (await call(suite.app, 'GET', '/api/docs-json')).body;
+    doc = (await call<OpenAPIObject>(suite.app, 'GET', '/api/docs-json')).body;
   });
 
-  const resolve = (schema: Schema): Schema => {
-    if (schema?.$ref) return resolve(doc.components.schemas[String(schema.$ref).split('/').pop()!]);
+  const resolve = (schema: Schema | undefined): SchemaObject => {
+    if (schema && '$ref' in schema) return resolve(doc.components!.schemas![schema.$ref.split('/').pop()!]);
     if (schema?.allOf)
       return schema.allOf
         .map(resolve)
-        .reduce((a: Schema, b: Schema) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties } }), {});
+        .reduce<SchemaObject>((a, b) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties } }), {});
     return schema ?? {};
   };
 
@@ -47,10 +49,10 @@ describe('OpenAPI examples work as documented', () => {
     if (schema.example !== undefined) return schema.example;
     if (schema.enum) return schema.enum[0];
     if (schema.default !== undefined) return schema.default;
-    if (schema.anyOf || schema.oneOf) return exampleOf((schema.anyOf ?? schema.oneOf)[0], depth + 1);
+    if (schema.anyOf || schema.oneOf) return exampleOf((schema.anyOf ?? schema.oneOf)![0], depth + 1);
     if (schema.type === 'array') return depth > 4 ? [] : [exampleOf(schema.items ?? {}, depth + 1)];
     if (schema.type === 'object' || schema.properties) {
-      return Object.fromEntries(Object.entries<Schema>(schema.properties ?? {}).map(([k, v]) => [k, exampleOf(v, depth + 1)]));
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, exampleOf(v, depth + 1)]));
     }
     if (schema.type === 'integer' || schema.type === 'number') return 0;
     if (schema.type === 'boolean') return true;
@@ -60,14 +62,14 @@ describe('OpenAPI examples work as documented', () => {
       'date-time': new Date().toISOString(),
       date: new Date().toISOString().slice(0, 10),
     };
-    return byFormat[schema.format] ?? 'string';
+    return byFormat[String(schema.format)] ?? 'string';
   };
 
   /** OpenAPI 3.0's `nullable` as JSON Schema (`anyOf` with null), and refs into the registered document. */
   const toJsonSchema = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(toJsonSchema);
     if (!value || typeof value !== 'object') return value;
-    const { nullable, ...rest } = value as Schema;
+    const { nullable, ...rest } = value as Record<string, unknown>;
     const out = Object.fromEntries(
       Object.entries(rest).map(([k, v]) => [
         k,
@@ -78,20 +80,20 @@ describe('OpenAPI examples work as documented', () => {
   };
 
   const apiOperations = (): Operation[] =>
-    Object.entries<Schema>(doc.paths)
+    Object.entries(doc.paths)
       .filter(([path]) => path.startsWith('/api/v1/'))
       .flatMap(([path, item]) =>
         (['get', 'post', 'put', 'patch', 'delete'] as const)
           .filter((m) => item[m])
-          .map((m) => ({ method: m.toUpperCase() as Method, path, op: item[m] })),
+          .map((m) => ({ method: m.toUpperCase() as Method, path, op: item[m]! })),
       );
   const hasParams = (o: Operation): boolean => o.path.includes('{');
   /** A request's documented example: the media type's `example`, else the first of its `examples` (as Swagger UI shows), else one built from the schema. */
-  const requestExample = (media: Schema): unknown =>
-    media.example ?? (Object.values<Schema>(media.examples ?? {})[0]?.value as unknown) ?? exampleOf(media.schema ?? {});
+  const requestExample = (media: MediaTypeObject): unknown =>
+    (media.example as unknown) ?? (inline(Object.values(media.examples ?? {})[0])?.value as unknown) ?? exampleOf(media.schema ?? {});
   /** Creates whose example names other records (`…Id` with an id, not an `externalId` of yours) run after those that name none. */
   const namesIds = (o: Operation): boolean => {
-    const media = o.op.requestBody?.content?.['application/json'];
+    const media = inline(o.op.requestBody)?.content?.['application/json'];
     return !!media && /Ids?":\[?"[0-9a-f]{8}-[0-9a-f]{4}-/.test(JSON.stringify(requestExample(media)));
   };
 
@@ -102,7 +104,7 @@ describe('OpenAPI examples work as documented', () => {
     const failures: string[] = [];
     for (const { path, op } of creates) {
       const fresh = await createTenant(suite.app);
-      const media = op.requestBody?.content?.['application/json'];
+      const media = inline(op.requestBody)?.content?.['application/json'];
       const res = await call(suite.app, 'POST', path, { key: fresh.testKey, body: media ? requestExample(media) : undefined });
       if (res.status >= 300) failures.push(`POST ${path}: ${res.status} ${res.text.slice(0, 300)}`);
     }
@@ -178,17 +180,20 @@ describe('OpenAPI examples work as documented', () => {
       ids[`${currentModule}/${name}`] ??= id;
       ids[name] ??= id;
     };
-    const remember = (path: string, body: Json): void => {
+    const remember = (path: string, body: unknown): void => {
       if (!body || typeof body !== 'object') return;
       const segment = path
         .split('/')
         .filter((s) => !s.startsWith('{'))
         .pop()!;
-      if (typeof body.id === 'string') keep(segment, body.id);
+      const idOf = (record: unknown): unknown => (record as { id?: unknown } | null | undefined)?.id;
+      const id = idOf(body);
+      if (typeof id === 'string') keep(segment, id);
       for (const [key, value] of Object.entries(body)) {
         if (typeof value === 'string' && key.endsWith('Id')) keep(key.slice(0, -2), value);
         // A list's first item names a record of that collection (events are only ever listed).
-        if (Array.isArray(value) && typeof value[0]?.id === 'string') keep(key, value[0].id);
+        const firstId = Array.isArray(value) ? idOf(value[0]) : undefined;
+        if (typeof firstId === 'string') keep(key, firstId);
       }
     };
     // Where a name does not lead to its collection by itself.
@@ -222,11 +227,11 @@ describe('OpenAPI examples work as documented', () => {
         url = url.replace(`{${name}}`, id);
       }
       if (!url) continue;
-      const query = ((op.parameters ?? []) as Schema[])
+      const query = ((op.parameters ?? []) as ParameterObject[])
         .filter((p) => p.in === 'query' && p.required)
         .map((p) => `${p.name}=${encodeURIComponent(String(idFor(p.name) ?? p.example ?? exampleOf(p.schema ?? {})))}`);
       if (query.length) url += `?${query.join('&')}`;
-      const media = op.requestBody?.content?.['application/json'];
+      const media = inline(op.requestBody)?.content?.['application/json'];
       const body = media ? withIds(requestExample(media)) : undefined;
       await runSteps(where, AROUND[where]?.before(url) ?? []);
       // Sent as pre-filled: the example dates are computed when the document is served, so their slots are free.
@@ -243,9 +248,9 @@ describe('OpenAPI examples work as documented', () => {
         failures.push(`${where}: answered ${res.status}, which it does not document`);
         continue;
       }
-      const schema = documented.content?.['application/json']?.schema;
+      const schema = inline(documented)?.content?.['application/json']?.schema;
       if (schema && res.body !== undefined) {
-        const validate = ajv.compile(toJsonSchema(schema) as Schema);
+        const validate = ajv.compile(toJsonSchema(schema) as object);
         if (!validate(res.body))
           failures.push(`${where}: the ${res.status} body does not match its schema: ${ajv.errorsText(validate.errors)}`);
         const example = exampleOf(schema);
@@ -261,9 +266,9 @@ describe('OpenAPI examples work as documented', () => {
     const years = 7;
     const offsetMs = years * 365 * 86_400_000;
     clock.setOffsetMs(offsetMs);
-    let moved: Schema;
+    let moved: unknown;
     try {
-      moved = (await call(suite.app, 'GET', '/api/docs-json')).body;
+      moved = (await call<unknown>(suite.app, 'GET', '/api/docs-json')).body;
     } finally {
       clock.setOffsetMs(0);
     }
@@ -271,10 +276,10 @@ describe('OpenAPI examples work as documented', () => {
     const fromNow: string[] = [];
     const problems: string[] = [];
     // Every date anywhere in the document: examples, defaults, and the "Example: …" of descriptions.
-    const visit = (value: unknown, where: string, owner?: Schema, key?: string): void => {
+    const visit = (value: unknown, where: string, owner?: Record<string, unknown>, key?: string): void => {
       if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}/${i}`));
       if (value && typeof value === 'object') {
-        for (const [k, v] of Object.entries(value)) visit(v, `${where}/${k}`, value, k);
+        for (const [k, v] of Object.entries(value)) visit(v, `${where}/${k}`, value as Record<string, unknown>, k);
         return;
       }
       if (typeof value !== 'string') return;
@@ -302,12 +307,12 @@ describe('OpenAPI examples work as documented', () => {
   });
 
   it('pre-fills no optional query parameter (list filters say their example in the description)', () => {
-    const prefilled = Object.entries<Schema>(doc.paths).flatMap(([path, item]) =>
-      Object.entries<Schema>(item).flatMap(([method, op]) =>
-        ((op.parameters ?? []) as Schema[])
-          .filter((p) => p.in === 'query' && !p.required && (p.example !== undefined || p.examples || p.schema?.example !== undefined))
-          .map((p) => `${method.toUpperCase()} ${path} ?${p.name}`),
-      ),
+    const prefilled = operationsOf(doc).flatMap(({ path, method, op }) =>
+      ((op.parameters ?? []) as ParameterObject[])
+        .filter(
+          (p) => p.in === 'query' && !p.required && (p.example !== undefined || p.examples || inline(p.schema)?.example !== undefined),
+        )
+        .map((p) => `${method.toUpperCase()} ${path} ?${p.name}`),
     );
     expect(prefilled).toEqual([]);
   });

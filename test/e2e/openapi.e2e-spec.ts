@@ -11,27 +11,16 @@ import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency
 import { call } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import { listRoutes } from '../helpers/routes';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+import { operationsOf, problemCodes } from '../helpers/openapi';
 
 function operations(doc: OpenAPIObject): { where: string; path: string; method: string; op: OperationObject }[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m]).map((method) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op: item[method]! })),
-  );
+  return operationsOf(doc).map((o) => ({ where: `${o.method.toUpperCase()} ${o.path}`, ...o }));
 }
 
 /**
  * The document as outside tools read it: generated clients name their functions after operationIds
  * and their base URL after `servers`; the committed openapi.json is what integrators download.
  */
-/** The error codes a problem response of the document declares (its schema's `code` enum). */
-function problemCodes(response: unknown): string[] {
-  const problem = response as {
-    content: { 'application/problem+json': { schema: { allOf: { properties: { code: { enum: string[] } } }[] } } };
-  };
-  return problem.content['application/problem+json'].schema.allOf[1].properties.code.enum;
-}
-
 describe('OpenAPI document', () => {
   let doc: OpenAPIObject;
 
