@@ -58,6 +58,7 @@ function monthOf(months: number): { start: Date; suffix: string } {
  * binary COPY still accepted.
  */
 describe('Migration to a partitioned audit log', () => {
+  // No app, so not useApp: the migration itself runs here, on a raw database held at the schema before it.
   const database = `${process.env.TEST_DATABASE_NAME}_partitions`;
   let url: string;
   let db: Client;

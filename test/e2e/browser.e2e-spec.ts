@@ -1,12 +1,12 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
 import { exampleDate } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { client, createTenant, TestTenant } from '../helpers/app';
 import { freePort, serveSite, useBrowser } from '../helpers/browser';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay } from '../helpers/scheduling';
+import { useApp } from '../helpers/use-app';
 
 const API_HOST = 'api.clinic.test';
 const PRACTICE_SITE = 'www.practice.test';
@@ -19,29 +19,31 @@ const PORTAL = 'portal.clinic.test';
  */
 describe('In a browser', () => {
   const chromium = useBrowser([API_HOST, PRACTICE_SITE, PORTAL]);
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  let port: number;
   let api: string;
   let site: Awaited<ReturnType<typeof serveSite>>;
+  let tenant: TestTenant;
 
   beforeAll(async () => {
     site = await serveSite('<!doctype html><title>Practice</title><h1>Book with us</h1>');
-    const port = await freePort();
+    port = await freePort();
     api = `http://${API_HOST}:${port}`;
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      RATE_LIMIT_IP_PER_SECOND: '0',
-      RATE_LIMIT_IP_PER_HOUR: '0',
-      WORKERS: 'off',
-      PORT: String(port),
-      PUBLIC_URL: api,
-      CORS_ORIGINS: `http://${PORTAL}:${site.port}`,
-    });
-    await app.listen({ port, host: '127.0.0.1' });
-    tenant = await createTenant(app, 'Riverside Clinic');
+  });
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    RATE_LIMIT_IP_PER_SECOND: '0',
+    RATE_LIMIT_IP_PER_HOUR: '0',
+    WORKERS: 'off',
+    PORT: String(port),
+    PUBLIC_URL: api,
+    CORS_ORIGINS: `http://${PORTAL}:${site.port}`,
+  }));
+  beforeAll(async () => {
+    await suite.app.listen({ port, host: '127.0.0.1' });
+    // A tenant of its own, for the name the pages show.
+    tenant = await createTenant(suite.app, 'Riverside Clinic');
   });
   afterAll(async () => {
-    await app?.close();
     await site?.close();
   });
 
@@ -122,8 +124,8 @@ describe('In a browser', () => {
     let schedulerId: string;
 
     beforeAll(async () => {
-      const provider = await createProvider(app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay('00:00', '24:00') });
-      schedulerId = (await createScheduler(app, tenant.testKey, [provider.id], { name: 'First visit' })).id;
+      const provider = await createProvider(suite.app, tenant.testKey, { timezone: 'UTC', workingHours: everyDay('00:00', '24:00') });
+      schedulerId = (await createScheduler(suite.app, tenant.testKey, [provider.id], { name: 'First visit' })).id;
     });
 
     it('books through the public routes with fetch: the page, its availability and the booking', async () => {
@@ -188,10 +190,10 @@ describe('In a browser', () => {
 
   describe('the page an unsubscribe link opens', () => {
     it('names the practice; its button unsubscribes the patient, and only the button does', async () => {
-      const patient = await createPatient(app, tenant.testKey, { email: 'click@example.test' });
-      const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'test', patientId: patient.id });
+      const patient = await createPatient(suite.app, tenant.testKey, { email: 'click@example.test' });
+      const token = suite.app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'test', patientId: patient.id });
       const optedOut = async (): Promise<boolean> =>
-        (await client(app, tenant.testKey).get<{ emailOptOut: boolean }>(`/api/v1/patients/${patient.id}`)).body.emailOptOut;
+        (await client(suite.app, tenant.testKey).get<{ emailOptOut: boolean }>(`/api/v1/patients/${patient.id}`)).body.emailOptOut;
       const { page, failures } = await open();
       try {
         await page.goto(`${api}/api/v1/public/unsubscribe/${token}`);

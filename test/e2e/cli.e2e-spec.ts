@@ -1,10 +1,10 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { createTenant } from '../helpers/app';
 import { runCli } from '../helpers/cli';
 import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
 import type { SmsTemplateListDto } from '../../src/modules/sms/dto/sms-template.dto';
+import { useApp } from '../helpers/use-app';
 
 /** What tenants:create and keys:create print. */
 interface PrintedKeys {
@@ -20,38 +20,31 @@ interface PrintedSeed {
 
 /** The operator CLI, run as operators run it: `node dist/cli.js …` in a child process. */
 describe('CLI (dist/cli.js)', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startApp();
-    tenant = await createTenant(app);
-  }, 180_000);
-  afterAll(() => app.close());
+  const suite = useApp();
 
   describe('keys:create', () => {
     it('issues an OWNER key of the mode asked for, printing one JSON object like tenants:create and nothing else', async () => {
-      const run = await runCli(['keys:create', '--tenant', tenant.id, '--mode', 'live']);
+      const run = await runCli(['keys:create', '--tenant', suite.tenant.id, '--mode', 'live']);
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
       const printed = JSON.parse(lines[0]) as PrintedKeys;
       expect(printed).toEqual({
-        tenant: { id: tenant.id, name: tenant.name },
+        tenant: { id: suite.tenant.id, name: suite.tenant.name },
         apiKeys: [{ id: expect.any(String), mode: 'live', role: 'OWNER', key: expect.stringMatching(/^sk_live_[A-Za-z0-9]{32,}$/) }],
       });
-      const me = await client(app, printed.apiKeys[0].key).get<MeDto>('/api/v1/me');
+      const me = await suite.api(printed.apiKeys[0].key).get<MeDto>('/api/v1/me');
       expect(me.status).toBe(200);
-      expect(me.body.tenant).toEqual({ id: tenant.id, name: tenant.name });
+      expect(me.body.tenant).toEqual({ id: suite.tenant.id, name: suite.tenant.name });
       expect(me.body.key).toMatchObject({ id: printed.apiKeys[0].id, mode: 'live', role: 'OWNER', scopes: null });
     });
 
     it('takes --role', async () => {
-      const run = await runCli(['keys:create', '--tenant', tenant.id, '--mode', 'test', '--role', 'STAFF']);
+      const run = await runCli(['keys:create', '--tenant', suite.tenant.id, '--mode', 'test', '--role', 'STAFF']);
       expect(run.code).toBe(0);
       const key = (JSON.parse(run.stdout) as PrintedKeys).apiKeys[0];
       expect(key).toMatchObject({ mode: 'test', role: 'STAFF', key: expect.stringMatching(/^sk_test_/) });
-      expect((await client(app, key.key).get<MeDto>('/api/v1/me')).body.key.role).toBe('STAFF');
+      expect((await suite.api(key.key).get<MeDto>('/api/v1/me')).body.key.role).toBe('STAFF');
     });
 
     it.each([
@@ -141,8 +134,8 @@ describe('CLI (dist/cli.js)', () => {
 
   describe('seed:demo', () => {
     it('keeps the practice settings already set, fills the rest, and prints the ids of what it made', async () => {
-      const own = await createTenant(app);
-      const api = client(app, own.testKey);
+      const own = await createTenant(suite.app);
+      const api = suite.api(own.testKey);
       expect((await api.post('/api/v1/settings/practice', { name: 'Harbour Physio', timezone: 'America/Chicago' })).status).toBe(200);
       expect((await api.post('/api/v1/settings/brand', { primaryColor: '#112233' })).status).toBe(200);
 

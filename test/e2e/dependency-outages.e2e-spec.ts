@@ -23,6 +23,7 @@ const parse = (output: string): LogLine[] =>
  * need no Redis keep answering meanwhile.
  */
 describe('Redis outage: a bounded number of JSON lines and a counter', () => {
+  // The built API and worker in child processes on a Redis of their own, not useApp: that Redis is killed, and their output is the subject.
   let redis: PrivateRedis;
   let api: BuiltProcess;
   let worker: BuiltProcess;

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { call, client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
+import { call, client, createTenant, type Problem, startApp } from '../helpers/app';
 import type { EventPageOf } from '../helpers/events';
 import type { PatientDto, PatientUpdatedEvent } from '../../src/modules/patients';
 import type { EmailMessageDetailDto, EmailMessageListDto } from '../../src/modules/email/dto/email-message.dto';
@@ -9,6 +9,7 @@ import type { UnsubscribedDto } from '../../src/modules/email/dto/unsubscribe.dt
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
+import { useApp } from '../helpers/use-app';
 
 const SEND = '/api/v1/emails/send';
 const MESSAGES = '/api/v1/emails/messages';
@@ -34,42 +35,38 @@ const oneClick = <T = UnsubscribedDto>(app: NestFastifyApplication, path: string
 describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => {
   const prefix = `${process.env.REDIS_PREFIX}:email-consent`;
   let receiver: SmtpReceiver;
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
 
   beforeAll(async () => {
     receiver = await new SmtpReceiver().start();
-    app = await startApp({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL: 'https://api.example.test', REDIS_PREFIX: prefix });
-    tenant = await createTenant(app);
   });
+  const suite = useApp(() => ({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL: 'https://api.example.test', REDIS_PREFIX: prefix }));
   afterAll(async () => {
-    await app.close();
     await receiver.stop();
   });
 
   it('puts a signed one-click link in every message to a patient; following it opts the patient out and later sends end suppressed', async () => {
-    const api = client(app, tenant.testKey);
-    const patient = await createPatient(app, tenant.testKey, { email: 'optout@example.test' });
+    const api = suite.api();
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'optout@example.test' });
     const first = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'Hello', textContent: 'Before' });
-    expect((await settled(app, tenant.testKey, first.body.messageId)).status).toBe('sent');
+    expect((await settled(suite.app, suite.tenant.testKey, first.body.messageId)).status).toBe('sent');
     const [received] = receiver.byMessageId(first.body.messageId);
     expect(received.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
     expect(received.headers['list-unsubscribe']).toMatch(/^<https:\/\/api\.example\.test\/api\/v1\/public\/unsubscribe\/[\w.-]+>$/);
     const path = unsubscribePath(received.headers['list-unsubscribe']);
 
     // No key: the token is the credential. Mail clients post a form.
-    const res = await oneClick(app, path);
+    const res = await oneClick(suite.app, path);
     expect(res.status).toBe(200);
     expect(res.body.message).toMatch(/Unsubscribed/);
     expect((await api.get<PatientDto>(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(true);
     const events = await api.get<EventPageOf<PatientUpdatedEvent>>('/api/v1/events?type=patient.updated&limit=100');
     expect(events.body.events.some((e) => e.data.id === patient.id && e.data.emailOptOut === true)).toBe(true);
     // Again (a second click, multipart this time) is harmless.
-    expect((await oneClick(app, path, 'multipart/form-data; boundary=x')).status).toBe(200);
+    expect((await oneClick(suite.app, path, 'multipart/form-data; boundary=x')).status).toBe(200);
 
     const later = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'Hello', textContent: 'After' });
     expect(later.status).toBe(202);
-    const message = await settled(app, tenant.testKey, later.body.messageId);
+    const message = await settled(suite.app, suite.tenant.testKey, later.body.messageId);
     expect(message).toMatchObject({ status: 'suppressed', lastError: expect.stringMatching(/unsubscribed/) });
     expect(receiver.byMessageId(later.body.messageId)).toHaveLength(0);
     expect((await api.get<EmailMessageListDto>(`${MESSAGES}?status=suppressed`)).body.messages.map((m) => m.id)).toContain(
@@ -78,11 +75,11 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
   });
 
   it('answers 404 to an altered, forged or malformed token, and changes nothing', async () => {
-    const api = client(app, tenant.testKey);
-    const patient = await createPatient(app, tenant.testKey, { email: 'keep@example.test' });
-    const other = await createPatient(app, tenant.testKey, { email: 'other@example.test' });
+    const api = suite.api();
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'keep@example.test' });
+    const other = await createPatient(suite.app, suite.tenant.testKey, { email: 'other@example.test' });
     const sent = await api.post<EmailSendAcceptedDto>(SEND, { patientId: patient.id, subject: 'Hi', textContent: 'x' });
-    await settled(app, tenant.testKey, sent.body.messageId);
+    await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     const path = unsubscribePath(receiver.byMessageId(sent.body.messageId)[0].headers['list-unsubscribe']);
     const token = path.split('/').pop()!;
     const [body, kid, mac] = token.split('.');
@@ -92,7 +89,7 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
     const forged = Buffer.from(JSON.stringify({ ...payload, p: other.id })).toString('base64url');
     const flipped = mac.slice(0, -1) + (mac.endsWith('A') ? 'B' : 'A');
     for (const bad of [`${forged}.${kid}.${mac}`, `${body}.${kid}.${flipped}`, `${body}.${kid}`, 'garbage', `${body}.00000000.${mac}`]) {
-      const res = await oneClick<Problem | undefined>(app, `/api/v1/public/unsubscribe/${bad}`);
+      const res = await oneClick<Problem | undefined>(suite.app, `/api/v1/public/unsubscribe/${bad}`);
       expect({ bad, status: res.status, code: res.body?.code }).toEqual({ bad, status: 404, code: 'not_found' });
     }
     expect((await api.get<PatientDto>(`/api/v1/patients/${patient.id}`)).body.emailOptOut).toBe(false);
@@ -100,17 +97,17 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
   });
 
   it('puts no unsubscribe link in a message to a bare address, and refuses other body types', async () => {
-    const sent = await client(app, tenant.testKey).post<EmailSendAcceptedDto>(SEND, {
+    const sent = await suite.api().post<EmailSendAcceptedDto>(SEND, {
       to: 'bare@example.test',
       subject: 'Hi',
       textContent: 'x',
     });
-    await settled(app, tenant.testKey, sent.body.messageId);
+    await settled(suite.app, suite.tenant.testKey, sent.body.messageId);
     expect(receiver.byMessageId(sent.body.messageId)[0].headers['list-unsubscribe']).toBeUndefined();
-    expect((await oneClick(app, '/api/v1/public/unsubscribe/garbage', 'text/plain')).status).toBe(415);
+    expect((await oneClick(suite.app, '/api/v1/public/unsubscribe/garbage', 'text/plain')).status).toBe(415);
     // Form bodies stay refused everywhere else.
-    const form = await call(app, 'POST', SEND, {
-      key: tenant.testKey,
+    const form = await call(suite.app, 'POST', SEND, {
+      key: suite.tenant.testKey,
       rawBody: 'a=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });

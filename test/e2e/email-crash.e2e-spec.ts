@@ -1,12 +1,12 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { AddressInfo, createServer, connect, Server, Socket } from 'node:net';
 import { join } from 'node:path';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { dataSource } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
+import { useApp } from '../helpers/use-app';
 
 /**
  * The send worker as its own process (`node dist/worker.js`, as deployed), stopped in the middle of a
@@ -109,32 +109,30 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
   const prefix = `${process.env.REDIS_PREFIX}:email-crash`;
   let receiver: SmtpReceiver;
   let link: FreezableLink;
-  let api: NestFastifyApplication;
-  let tenant: TestTenant;
   const workers: ReturnType<typeof startWorker>[] = [];
 
   beforeAll(async () => {
     if (!existsSync(WORKER)) throw new Error('dist/worker.js is missing: run `npm run build`');
     receiver = await new SmtpReceiver().start();
     link = await new FreezableLink().start(receiver.port);
-    // The API queues; only the child processes send.
-    api = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', SMTP_URL: receiver.url, REDIS_PREFIX: prefix });
-    tenant = await createTenant(api);
+  });
+  // The API queues; only the child processes send.
+  const suite = useApp(() => ({ ...NO_RATE_LIMITS, WORKERS: 'off', SMTP_URL: receiver.url, REDIS_PREFIX: prefix }));
+  suite.onClose(() => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
   });
   afterAll(async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-    await api.close();
     await link.stop();
     await receiver.stop();
   });
 
   it('loses no message across a SIGTERM and two SIGKILLs during 1,000 sends', async () => {
-    const patient = await createPatient(api, tenant.testKey, { email: 'batch@example.test' });
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'batch@example.test' });
     const ids: string[] = [];
     for (let i = 0; i < MESSAGES; i += 10) {
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, j) =>
-          client(api, tenant.testKey).post<{ messageId: string }>('/api/v1/emails/send', {
+          suite.api().post<{ messageId: string }>('/api/v1/emails/send', {
             patientId: patient.id,
             subject: `Batch ${i + j}`,
             textContent: `Message ${i + j}`,
@@ -148,7 +146,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
     }
     const env = { SMTP_URL: link.url, REDIS_PREFIX: prefix };
     const statusOf = async (): Promise<Map<string, { status: string; lastError: string | null }>> => {
-      const rows: { id: string; status: string; last_error: string | null }[] = await dataSource(api).query(
+      const rows: { id: string; status: string; last_error: string | null }[] = await dataSource(suite.app).query(
         `SELECT id, status, last_error FROM email_messages WHERE id = ANY($1::uuid[])`,
         [ids],
       );

@@ -9,6 +9,7 @@ import { BuiltProcess, freePort } from '../helpers/processes';
  * whole foreground process group; the embedded PostgreSQL must still be there for the API's last writes.
  */
 describe('Ctrl-C under the zero-config start', () => {
+  // The built API in a process group of its own on the embedded PostgreSQL, not useApp: the signal reaches both.
   const dataDir = mkdtempSync(join(tmpdir(), 'pm-interrupt-'));
   const started: BuiltProcess[] = [];
   let env: Record<string, string>;

@@ -1,5 +1,4 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
+import { createTenant, type Problem, TestTenant } from '../helpers/app';
 import type { ApiKeyListDto, CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
 import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
 import type { EventListDto } from '../../src/modules/events/dto/event.dto';
@@ -11,120 +10,124 @@ import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sm
 import { utcDate } from '../helpers/dates';
 import { createPatient } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay } from '../helpers/scheduling';
+import { useApp } from '../helpers/use-app';
 
 const KEYS = '/api/v1/settings/portal-access-keys';
 
 describe('Tenant and mode isolation', () => {
-  let app: NestFastifyApplication;
+  const suite = useApp();
   let acme: TestTenant;
   let globex: TestTenant;
 
   beforeAll(async () => {
-    app = await startApp();
-    acme = await createTenant(app, 'Acme');
-    globex = await createTenant(app, 'Globex');
-    await client(app, acme.testKey).post('/api/v1/settings/practice', { name: 'Acme staging' });
-    await client(app, acme.liveKey).post('/api/v1/settings/practice', { name: 'Acme production' });
-    await client(app, globex.testKey).post('/api/v1/settings/practice', { name: 'Globex staging' });
+    acme = suite.tenant;
+    globex = await createTenant(suite.app, 'Globex');
+    await suite.api(acme.testKey).post('/api/v1/settings/practice', { name: 'Acme staging' });
+    await suite.api(acme.liveKey).post('/api/v1/settings/practice', { name: 'Acme production' });
+    await suite.api(globex.testKey).post('/api/v1/settings/practice', { name: 'Globex staging' });
   });
-  afterAll(() => app.close());
 
   it("cannot see another tenant's settings", async () => {
-    expect((await client(app, acme.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({ name: 'Acme staging' });
-    expect((await client(app, globex.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
+    expect((await suite.api(acme.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
+      name: 'Acme staging',
+    });
+    expect((await suite.api(globex.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
       name: 'Globex staging',
     });
-    expect((await client(app, globex.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({});
+    expect((await suite.api(globex.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({});
   });
 
   it("cannot see, change or book another tenant's or mode's appointment types", async () => {
     const TYPES = '/api/v1/scheduling/appointment-types';
-    const type = (await client(app, globex.testKey).post<AppointmentTypeDto>(TYPES, { name: 'Globex visit', durationMinutes: 30 })).body;
+    const type = (await suite.api(globex.testKey).post<AppointmentTypeDto>(TYPES, { name: 'Globex visit', durationMinutes: 30 })).body;
     for (const key of [acme.testKey, globex.liveKey]) {
-      expect((await client(app, key).get(`${TYPES}/${type.id}`)).status).toBe(404);
-      expect((await client(app, key).patch(`${TYPES}/${type.id}`, { name: 'Mine now' })).status).toBe(404);
-      expect((await client(app, key).get<AppointmentTypeListDto>(TYPES)).body.appointmentTypes).toEqual([]);
-      const availability = await client(app, key).get<Problem>(
-        `/api/v1/scheduling/availability?appointmentTypeId=${type.id}&startDate=2030-01-07&endDate=2030-01-08`,
-      );
+      expect((await suite.api(key).get(`${TYPES}/${type.id}`)).status).toBe(404);
+      expect((await suite.api(key).patch(`${TYPES}/${type.id}`, { name: 'Mine now' })).status).toBe(404);
+      expect((await suite.api(key).get<AppointmentTypeListDto>(TYPES)).body.appointmentTypes).toEqual([]);
+      const availability = await suite
+        .api(key)
+        .get<Problem>(`/api/v1/scheduling/availability?appointmentTypeId=${type.id}&startDate=2030-01-07&endDate=2030-01-08`);
       expect([availability.status, availability.body.errors]).toEqual([400, [{ field: 'appointmentTypeId', message: expect.any(String) }]]);
     }
-    expect((await client(app, globex.testKey).get<AppointmentTypeDto>(`${TYPES}/${type.id}`)).body.name).toBe('Globex visit');
+    expect((await suite.api(globex.testKey).get<AppointmentTypeDto>(`${TYPES}/${type.id}`)).body.name).toBe('Globex visit');
   });
 
   it('keeps test and live settings of one tenant apart', async () => {
-    expect((await client(app, acme.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
+    expect((await suite.api(acme.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
       name: 'Acme production',
     });
   });
 
   it("cannot see or revoke another tenant's API keys", async () => {
-    const globexKey = await client(app, globex.testKey).post<CreatedApiKeyDto>(KEYS, { name: 'globex integration' });
-    const acmeList = await client(app, acme.testKey).get<ApiKeyListDto>(KEYS);
+    const globexKey = await suite.api(globex.testKey).post<CreatedApiKeyDto>(KEYS, { name: 'globex integration' });
+    const acmeList = await suite.api(acme.testKey).get<ApiKeyListDto>(KEYS);
     expect(acmeList.body.keys.map((k) => k.id)).not.toContain(globexKey.body.id);
-    const del = await client(app, acme.testKey).delete<Problem>(`${KEYS}/${globexKey.body.id}`);
+    const del = await suite.api(acme.testKey).delete<Problem>(`${KEYS}/${globexKey.body.id}`);
     expect(del.status).toBe(404);
     expect(del.body.code).toBe('not_found');
-    expect((await client(app, globexKey.body.key).get('/api/v1/me')).status).toBe(200);
+    expect((await suite.api(globexKey.body.key).get('/api/v1/me')).status).toBe(200);
   });
 
   it("cannot see another tenant's or mode's SMS messages, nor send to its patients", async () => {
-    const patient = await createPatient(app, acme.testKey, { phone: '+12025550142' });
-    const sent = await client(app, acme.testKey).post<SmsSendAcceptedDto>('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
+    const patient = await createPatient(suite.app, acme.testKey, { phone: '+12025550142' });
+    const sent = await suite.api(acme.testKey).post<SmsSendAcceptedDto>('/api/v1/sms/send', {
+      patientId: patient.id,
+      body: 'Hello',
+    });
     expect(sent.status).toBe(202);
     const id = sent.body.messageId;
-    expect((await client(app, acme.testKey).get(`/api/v1/sms/messages/${id}`)).status).toBe(200);
+    expect((await suite.api(acme.testKey).get(`/api/v1/sms/messages/${id}`)).status).toBe(200);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
-      const one = await client(app, key).get<Problem>(`/api/v1/sms/messages/${id}`);
+      const one = await suite.api(key).get<Problem>(`/api/v1/sms/messages/${id}`);
       expect(one.status).toBe(404);
       expect(one.body.code).toBe('not_found');
-      const list = await client(app, key).get<SmsMessageListDto>(`/api/v1/sms/messages?patientId=${patient.id}`);
+      const list = await suite.api(key).get<SmsMessageListDto>(`/api/v1/sms/messages?patientId=${patient.id}`);
       expect(list.status).toBe(200);
       expect(list.body.messages).toEqual([]);
-      const send = await client(app, key).post<Problem>('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
+      const send = await suite.api(key).post<Problem>('/api/v1/sms/send', { patientId: patient.id, body: 'Hello' });
       expect(send.status).toBe(400);
       expect(send.body.errors).toEqual([{ field: 'patientId', message: 'names no patient of this tenant and mode' }]);
     }
   });
 
   it("a test key cannot see or revoke the same tenant's live keys, and the reverse", async () => {
-    const liveKey = await client(app, acme.liveKey).post<CreatedApiKeyDto>(KEYS, { name: 'live integration' });
-    const testList = await client(app, acme.testKey).get<ApiKeyListDto>(KEYS);
+    const liveKey = await suite.api(acme.liveKey).post<CreatedApiKeyDto>(KEYS, { name: 'live integration' });
+    const testList = await suite.api(acme.testKey).get<ApiKeyListDto>(KEYS);
     expect(testList.body.keys.every((k) => k.mode === 'test')).toBe(true);
-    expect((await client(app, acme.testKey).delete(`${KEYS}/${liveKey.body.id}`)).status).toBe(404);
+    expect((await suite.api(acme.testKey).delete(`${KEYS}/${liveKey.body.id}`)).status).toBe(404);
 
-    const testKey = await client(app, acme.testKey).post<CreatedApiKeyDto>(KEYS, { name: 'test integration' });
-    const liveList = await client(app, acme.liveKey).get<ApiKeyListDto>(KEYS);
+    const testKey = await suite.api(acme.testKey).post<CreatedApiKeyDto>(KEYS, { name: 'test integration' });
+    const liveList = await suite.api(acme.liveKey).get<ApiKeyListDto>(KEYS);
     expect(liveList.body.keys.every((k) => k.mode === 'live')).toBe(true);
-    expect((await client(app, acme.liveKey).delete(`${KEYS}/${testKey.body.id}`)).status).toBe(404);
+    expect((await suite.api(acme.liveKey).delete(`${KEYS}/${testKey.body.id}`)).status).toBe(404);
   });
 
   it("cannot see another tenant's or mode's patient access log", async () => {
-    const patient = await client(app, acme.testKey).post<PatientDto>('/api/v1/patients', { firstName: 'Iso', lastName: 'Lated' });
+    const patient = await suite.api(acme.testKey).post<PatientDto>('/api/v1/patients', { firstName: 'Iso', lastName: 'Lated' });
     expect(patient.status).toBe(201);
     const log = `/api/v1/patients/${patient.body.id}/access-log`;
-    expect((await client(app, acme.testKey).get(log)).status).toBe(200);
+    expect((await suite.api(acme.testKey).get(log)).status).toBe(200);
     for (const key of [globex.testKey, globex.liveKey, acme.liveKey]) {
-      const res = await client(app, key).get<Problem>(log);
+      const res = await suite.api(key).get<Problem>(log);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('not_found');
     }
   });
 
   it("cannot see another tenant's or mode's appointment reminders, nor their reminder.sent events", async () => {
-    const template = await client(app, globex.testKey).post<EmailTemplateDto>('/api/v1/emails/templates', {
+    const template = await suite.api(globex.testKey).post<EmailTemplateDto>('/api/v1/emails/templates', {
       name: 'R',
       subject: 'Soon',
       textContent: 'x',
     });
-    const type = await client(app, globex.testKey).post<AppointmentTypeDto>('/api/v1/scheduling/appointment-types', {
+    const type = await suite.api(globex.testKey).post<AppointmentTypeDto>('/api/v1/scheduling/appointment-types', {
       name: 'Reminded',
       durationMinutes: 30,
       reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
     });
-    const provider = await createProvider(app, globex.testKey, { timezone: 'UTC', workingHours: everyDay() });
-    const patient = await createPatient(app, globex.testKey, { email: 'iso@reminders.test' });
-    const booked = await bookAppointment(app, globex.testKey, {
+    const provider = await createProvider(suite.app, globex.testKey, { timezone: 'UTC', workingHours: everyDay() });
+    const patient = await createPatient(suite.app, globex.testKey, { email: 'iso@reminders.test' });
+    const booked = await bookAppointment(suite.app, globex.testKey, {
       patientId: patient.id,
       providerId: provider.id,
       appointmentTypeId: type.body.id,
@@ -132,17 +135,17 @@ describe('Tenant and mode isolation', () => {
     });
     expect(booked.reminders).toEqual([expect.objectContaining({ channel: 'email', status: 'scheduled' })]);
     // Another tenant's template cannot be a reminder of a type either.
-    const foreign = await client(app, acme.testKey).post<Problem>('/api/v1/scheduling/appointment-types', {
+    const foreign = await suite.api(acme.testKey).post<Problem>('/api/v1/scheduling/appointment-types', {
       name: 'Borrowed',
       durationMinutes: 30,
       reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
     });
     expect([foreign.status, foreign.body.errors?.[0]?.field]).toEqual([400, 'reminders.0.templateId']);
     for (const key of [acme.testKey, acme.liveKey, globex.liveKey]) {
-      expect((await client(app, key).get(`/api/v1/scheduling/appointments/${booked.id}`)).status).toBe(404);
-      const list = await client(app, key).get<AppointmentListDto>('/api/v1/scheduling/appointments?limit=100');
+      expect((await suite.api(key).get(`/api/v1/scheduling/appointments/${booked.id}`)).status).toBe(404);
+      const list = await suite.api(key).get<AppointmentListDto>('/api/v1/scheduling/appointments?limit=100');
       expect(list.body.appointments.flatMap((a) => a.reminders.map((r) => r.id))).not.toContain(booked.reminders[0].id);
-      expect((await client(app, key).get<EventListDto>('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
+      expect((await suite.api(key).get<EventListDto>('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
     }
   });
 });

@@ -1,9 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PatientImportsService } from '../../src/modules/patients/patient-imports.service';
-import { client, createKey, createTenant, dataSource, type Problem, startApp, TestTenant } from '../helpers/app';
+import { client, createKey, createTenant, dataSource, type Problem } from '../helpers/app';
 import type { BulkImportAcceptedDto, BulkImportDryRunDto, BulkImportJobDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import type { PatientListDto, TagListDto } from '../../src/modules/patients/dto/patient.dto';
 import { NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
+import { useApp } from '../helpers/use-app';
 
 const IMPORT = `${PATIENTS}/bulk-import`;
 
@@ -22,17 +23,13 @@ async function countPatients(app: NestFastifyApplication, tenantId: string): Pro
 }
 
 describe('Patients: bulk import (BullMQ worker)', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const suite = useApp(NO_RATE_LIMITS);
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    app = await startApp(NO_RATE_LIMITS);
-    tenant = await createTenant(app);
-    api = client(app, tenant.testKey);
+    api = suite.api();
     await api.post(`${PATIENTS}/custom-fields`, { key: 'plan', label: 'Plan', type: 'select', options: ['basic', 'plus'] });
   });
-  afterAll(() => app.close());
 
   const mixed = (): unknown[] => [
     { firstName: 'Valid', lastName: 'One', externalId: 'mix-1', email: 'one@example.com', tags: ['imported'] },
@@ -50,7 +47,7 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ jobId: expect.any(String), status: 'queued', total: 8 });
     expect(res.headers.location).toBe(`${IMPORT}/${res.body.jobId}`);
-    const job = await waitForImport(app, tenant.testKey, res.body.jobId);
+    const job = await waitForImport(suite.app, suite.tenant.testKey, res.body.jobId);
     expect(job).toMatchObject({
       jobId: res.body.jobId,
       dryRun: false,
@@ -82,12 +79,12 @@ describe('Patients: bulk import (BullMQ worker)', () => {
   });
 
   it('updates rather than duplicates on a re-run, keeping fields a row omits', async () => {
-    const t = await createTenant(app);
-    const c = client(app, t.testKey);
+    const t = await createTenant(suite.app);
+    const c = client(suite.app, t.testKey);
     const first = await c.post<BulkImportAcceptedDto>(IMPORT, {
       patients: rows(30, 'rerun', (i) => ({ email: `r${i}@example.com`, tags: ['v1'] })),
     });
-    expect((await waitForImport(app, t.testKey, first.body.jobId)).created).toBe(30);
+    expect((await waitForImport(suite.app, t.testKey, first.body.jobId)).created).toBe(30);
     const before = (await c.get<PatientListDto>(`${PATIENTS}?externalId=rerun-0`)).body.patients[0];
     const second = await c.post<BulkImportAcceptedDto>(IMPORT, {
       patients: [
@@ -95,9 +92,9 @@ describe('Patients: bulk import (BullMQ worker)', () => {
         { firstName: 'New', lastName: 'Row', externalId: 'rerun-new' },
       ],
     });
-    const job = await waitForImport(app, t.testKey, second.body.jobId);
+    const job = await waitForImport(suite.app, t.testKey, second.body.jobId);
     expect(job).toMatchObject({ status: 'completed', total: 31, processed: 31, created: 1, updated: 30, failed: 0, errors: [] });
-    expect(await countPatients(app, t.id)).toBe(31);
+    expect(await countPatients(suite.app, t.id)).toBe(31);
     const after = (await c.get<PatientListDto>(`${PATIENTS}?externalId=rerun-0`)).body.patients[0];
     expect(after).toMatchObject({
       id: before.id,
@@ -111,8 +108,8 @@ describe('Patients: bulk import (BullMQ worker)', () => {
   });
 
   it('dryRun validates every row, writes nothing and answers the report at once', async () => {
-    const t = await createTenant(app);
-    const c = client(app, t.testKey);
+    const t = await createTenant(suite.app);
+    const c = client(suite.app, t.testKey);
     await c.post(PATIENTS, { firstName: 'Existing', lastName: 'One', externalId: 'dry-1' });
     const res = await c.post<BulkImportDryRunDto>(`${IMPORT}?dryRun=true`, {
       patients: [
@@ -136,8 +133,8 @@ describe('Patients: bulk import (BullMQ worker)', () => {
       errors: [{ index: 2, field: 'dateOfBirth', message: 'must be in the past' }],
       failureReason: null,
     });
-    expect(await countPatients(app, t.id)).toBe(1);
-    const [{ n }] = await dataSource(app).query<{ n: number }[]>(
+    expect(await countPatients(suite.app, t.id)).toBe(1);
+    const [{ n }] = await dataSource(suite.app).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM patient_import_jobs WHERE tenant_id = $1`,
       [t.id],
     );
@@ -168,8 +165,8 @@ describe('Patients: bulk import (BullMQ worker)', () => {
   });
 
   it('refuses a STAFF key (403 insufficient_role) and reports 404 for an unknown job', async () => {
-    const staff = await createKey(app, tenant.testKey, { role: 'STAFF' });
-    const res = await client(app, staff).post<Problem>(IMPORT, { patients: [{ firstName: 'A', lastName: 'B' }] });
+    const staff = await createKey(suite.app, suite.tenant.testKey, { role: 'STAFF' });
+    const res = await client(suite.app, staff).post<Problem>(IMPORT, { patients: [{ firstName: 'A', lastName: 'B' }] });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('insufficient_role');
     expect((await api.get(`${IMPORT}/0190a0a0-0000-7000-8000-000000000000`)).status).toBe(404);
@@ -178,8 +175,8 @@ describe('Patients: bulk import (BullMQ worker)', () => {
   // The time it takes is measured by bench/patients.mjs, not asserted here (a loaded CI machine would flake):
   // the deadline only bounds a hang (five engineers' suites share two cores; 30 s was once not enough).
   it('imports the maximum of 10,000 rows end to end', async () => {
-    const t = await createTenant(app);
-    const c = client(app, t.testKey);
+    const t = await createTenant(suite.app);
+    const c = client(suite.app, t.testKey);
     const patients = rows(10_000, 'big', (i) => ({
       email: `big${i}@example.com`,
       phone: `+1415555${String(i).padStart(4, '0')}`,
@@ -188,9 +185,9 @@ describe('Patients: bulk import (BullMQ worker)', () => {
     }));
     const res = await c.post<BulkImportAcceptedDto>(IMPORT, { patients });
     expect(res.status).toBe(202);
-    const job = await waitForImport(app, t.testKey, res.body.jobId, 90_000);
+    const job = await waitForImport(suite.app, t.testKey, res.body.jobId, 90_000);
     expect(job).toMatchObject({ status: 'completed', total: 10_000, processed: 10_000, created: 10_000, failed: 0, errors: [] });
-    expect(await countPatients(app, t.id)).toBe(10_000);
+    expect(await countPatients(suite.app, t.id)).toBe(10_000);
     const tagged = await c.get<PatientListDto>('/api/v1/patients?tags=cohort-3&limit=100');
     expect(tagged.body.patients).toHaveLength(100);
     expect(tagged.body.patients.every((p) => p.tags.includes('cohort-3'))).toBe(true);
@@ -198,27 +195,22 @@ describe('Patients: bulk import (BullMQ worker)', () => {
 });
 
 describe('Patients: bulk import resumes after a worker dies', () => {
-  let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    // No worker in this app: the test drives the import itself, stopping it as a dying worker would.
-    app = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
-  });
-  afterAll(() => app.close());
+  // No worker in this app: the test drives the import itself, stopping it as a dying worker would.
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
 
   it('loses no rows and duplicates none when a job is retried mid-way', async () => {
-    const t = await createTenant(app);
-    const c = client(app, t.testKey);
+    const t = suite.tenant;
+    const c = suite.api();
     const patients = rows(1_200, 'resume', (i) => (i % 100 === 7 ? { email: 'broken' } : {}));
     const res = await c.post<BulkImportAcceptedDto>(IMPORT, { patients });
     expect(res.status).toBe(202);
     const scope = { tenantId: t.id, mode: 'test' as const };
-    const imports = app.get(PatientImportsService);
+    const imports = suite.app.get(PatientImportsService);
 
     await imports.run(scope, res.body.jobId, { maxBatches: 1 }); // dies after the first committed batch
     const partial = (await c.get<BulkImportJobDto>(`${IMPORT}/${res.body.jobId}`)).body;
     expect(partial).toMatchObject({ status: 'running', processed: 500, created: 495, failed: 5 });
-    expect(await countPatients(app, t.id)).toBe(495);
+    expect(await countPatients(suite.app, t.id)).toBe(495);
 
     await imports.run(scope, res.body.jobId); // the retry
     await imports.run(scope, res.body.jobId); // and a duplicate delivery: a no-op
@@ -226,6 +218,6 @@ describe('Patients: bulk import resumes after a worker dies', () => {
     expect(job).toMatchObject({ status: 'completed', total: 1200, processed: 1200, created: 1188, updated: 0, failed: 12 });
     expect(job.errors).toHaveLength(12);
     expect(new Set(job.errors.map((e) => e.index)).size).toBe(12);
-    expect(await countPatients(app, t.id)).toBe(1188);
+    expect(await countPatients(suite.app, t.id)).toBe(1188);
   });
 });

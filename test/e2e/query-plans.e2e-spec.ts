@@ -1,12 +1,11 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, type QueryConfig } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
-import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
 import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
 
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+import { useApp } from '../helpers/use-app';
 
 /** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
 interface PlanNode {
@@ -30,8 +29,6 @@ describe('Query plans: filters use their index under a generic plan', () => {
   const admin = () => new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${database}`;
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let db: Client;
   const sent: QueryConfig[] = [];
   // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on the prototype and applied with the client as `this`
@@ -43,14 +40,27 @@ describe('Query plans: filters use their index under a generic plan', () => {
     await c.query(`CREATE DATABASE ${database}`);
     await c.end();
     await runMigrations(url.toString());
-    // Its own database and Redis prefix, no workers: nothing of the other suites' runs reaches it.
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      DATABASE_URL: url.toString(),
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:plans`,
-      WORKERS: 'off',
-    });
-    tenant = await createTenant(app);
+  });
+  // Its own database and Redis prefix, no workers: nothing of the other suites' runs reaches it.
+  const suite = useApp({
+    ...NO_RATE_LIMITS,
+    DATABASE_URL: url.toString(),
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}:plans`,
+    WORKERS: 'off',
+  });
+  suite.onClose(async () => {
+    jest.restoreAllMocks();
+    await db?.end();
+  });
+  afterAll(async () => {
+    const c = admin();
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await c.end();
+  });
+
+  beforeAll(async () => {
+    const tenant = suite.tenant;
     db = new Client({ connectionString: url.toString() });
     await db.connect();
     // 30,000 patients of the tenant's live mode (emails and externalIds unique), and a few in its test mode.
@@ -101,16 +111,6 @@ describe('Query plans: filters use their index under a generic plan', () => {
     });
   });
 
-  afterAll(async () => {
-    jest.restoreAllMocks();
-    await db?.end();
-    await app?.close();
-    const c = admin();
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await c.end();
-  });
-
   /** The list statement (on `table`) that GET `path` sends, and the page it answered. */
   async function statementOf<Page = PatientListDto>(
     query: string,
@@ -118,7 +118,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
     table = /FROM patients\b/,
   ): Promise<{ config: QueryConfig; body: Page }> {
     sent.length = 0;
-    const res = await client(app, tenant.liveKey).get<Page>(`${path}?${query}`);
+    const res = await suite.api(suite.tenant.liveKey).get<Page>(`${path}?${query}`);
     expect(res.status).toBe(200);
     const lists = sent.filter((c) => table.test(c.text) && /ORDER BY/.test(c.text));
     expect(lists).toHaveLength(1);
@@ -191,7 +191,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
     ['action=patient.update', 'IDX_AUDIT_LOG_TENANT_MODE_ACTION', /action\)::text = \$\d+/],
     ['apiKeyId=', 'IDX_AUDIT_LOG_TENANT_MODE_KEY', /api_key_id = \$\d+/],
   ])('audit log %s: a backward scan of %s, in page order', async (filter, index, condition) => {
-    const key = await db.query<{ id: string }>(`SELECT id FROM api_keys WHERE tenant_id = $1 AND mode = 'live' LIMIT 1`, [tenant.id]);
+    const key = await db.query<{ id: string }>(`SELECT id FROM api_keys WHERE tenant_id = $1 AND mode = 'live' LIMIT 1`, [suite.tenant.id]);
     const query = filter === 'apiKeyId=' ? `apiKeyId=${key.rows[0].id}` : filter;
     const { config, body } = await statementOf<AuditLogDto>(`${query}&limit=20`, '/api/v1/settings/audit-log', /FROM "audit_log"/);
     expect(body.entries).toHaveLength(20);
@@ -228,9 +228,9 @@ describe('Query plans: filters use their index under a generic plan', () => {
   });
 
   it('search: one statement; a common term walks the page order, a rare one asks the trigram index, a small practice is read whole', async () => {
-    const searched = async (query: string, key = tenant.liveKey): Promise<{ executed: PlanNode[]; ids: string[] }> => {
+    const searched = async (query: string, key?: string): Promise<{ executed: PlanNode[]; ids: string[] }> => {
       sent.length = 0;
-      const res = await client(app, key).get<PatientListDto>(`${PATIENTS}?${query}`);
+      const res = await suite.api(key ?? suite.tenant.liveKey).get<PatientListDto>(`${PATIENTS}?${query}`);
       expect(res.status).toBe(200);
       const configs = sent.filter((c) => /FROM patients\b/.test(c.text) && /ORDER BY/.test(c.text));
       expect(configs).toHaveLength(1);
@@ -261,7 +261,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(scans(rare.executed)).toContain('IDX_PATIENTS_SEARCH');
     expect(types(rare.executed)).not.toContain('Seq Scan');
     // The test mode's 300 patients fit in the sample: the walk read them all, so the index is not asked.
-    const small = await searched(`search=${encodeURIComponent('person.29000@')}`, tenant.testKey);
+    const small = await searched(`search=${encodeURIComponent('person.29000@')}`, suite.tenant.testKey);
     expect(small.ids).toEqual(['crm-29000']);
     expect(scans(small.executed)).not.toContain('IDX_PATIENTS_SEARCH');
   });

@@ -1,7 +1,7 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { call, type Problem, startApp } from '../helpers/app';
 import { launchChromium } from '../helpers/browser';
 import { QueueName } from '../../src/common/queue/queues';
+import { useApp } from '../helpers/use-app';
 
 const PASSWORD = 'correct horse battery staple';
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -20,20 +20,19 @@ describe('Queue dashboard (/admin/queues)', () => {
   });
 
   describe('with a password', () => {
-    let app: NestFastifyApplication;
+    const suite = useApp({
+      WORKERS: 'off',
+      QUEUE_DASHBOARD_PASSWORD: PASSWORD,
+      RATE_LIMIT_IP_PER_SECOND: '0',
+      RATE_LIMIT_IP_PER_HOUR: '0',
+    });
     let origin: string;
 
+    // On a port of its own, for Chromium.
     beforeAll(async () => {
-      app = await startApp({
-        WORKERS: 'off',
-        QUEUE_DASHBOARD_PASSWORD: PASSWORD,
-        RATE_LIMIT_IP_PER_SECOND: '0',
-        RATE_LIMIT_IP_PER_HOUR: '0',
-      });
-      await app.listen({ port: 0, host: '127.0.0.1' });
-      origin = await app.getUrl();
+      await suite.app.listen({ port: 0, host: '127.0.0.1' });
+      origin = await suite.app.getUrl();
     });
-    afterAll(() => app.close());
 
     it('answers 401 with a Basic challenge without credentials or with wrong ones', async () => {
       const attempts: [string, Record<string, string>][] = [
@@ -45,7 +44,7 @@ describe('Queue dashboard (/admin/queues)', () => {
       ];
       for (const [what, headers] of attempts) {
         for (const url of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/js/main.js']) {
-          const res = await call<Problem | undefined>(app, 'GET', url, { headers });
+          const res = await call<Problem | undefined>(suite.app, 'GET', url, { headers });
           expect([what, url, res.status, res.body?.code, res.headers['www-authenticate']]).toEqual([
             what,
             url,
@@ -59,15 +58,15 @@ describe('Queue dashboard (/admin/queues)', () => {
 
     it('serves the dashboard and its API with the right credentials, and guards nothing else', async () => {
       const headers = { authorization: basic('admin', PASSWORD) };
-      const page = await call(app, 'GET', '/admin/queues', { headers });
+      const page = await call(suite.app, 'GET', '/admin/queues', { headers });
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toMatch(/text\/html/);
-      const api = await call<{ queues: { name: string }[] }>(app, 'GET', '/admin/queues/api/queues', { headers });
+      const api = await call<{ queues: { name: string }[] }>(suite.app, 'GET', '/admin/queues/api/queues', { headers });
       expect(api.status).toBe(200);
       expect(api.body.queues.map((q) => q.name).sort()).toEqual(Object.values(QueueName).sort());
       // The hook lives in the dashboard's plugin scope: the API's own routes do not ask for Basic auth.
-      expect((await call(app, 'GET', '/health/live')).status).toBe(200);
-      expect((await call<Problem>(app, 'GET', '/api/v1/me')).body.code).toBe('missing_api_key');
+      expect((await call(suite.app, 'GET', '/health/live')).status).toBe(200);
+      expect((await call<Problem>(suite.app, 'GET', '/api/v1/me')).body.code).toBe('missing_api_key');
     });
 
     it('renders every queue name in a real headless Chromium', async () => {

@@ -1,11 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken, ThrottlerStorage } from '@nestjs/throttler';
 import { RedisService } from '../../src/common/redis/redis.service';
-import { call, client, createTenant, startApp, TestTenant, type Problem } from '../helpers/app';
+import { call, client, createTenant, startApp, type Problem } from '../helpers/app';
 import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
 
 import { eventually } from '../helpers/eventually';
 import { PrivateRedis } from '../helpers/redis-server';
+import { useApp } from '../helpers/use-app';
 
 /** All windows off (0 = no limit) unless set: each test states exactly the limits it exercises. */
 const NO_LIMITS: Record<string, string> = Object.fromEntries(
@@ -16,8 +17,13 @@ delete NO_LIMITS.RATE_LIMIT_IP_PER_DAY; // no such variable
 /** Its own Redis prefix, so that no other suite's traffic from 127.0.0.1 counts here. */
 const PREFIX = `${process.env.REDIS_PREFIX}:rl`;
 
+/** The variables of an app with these limits (and `extra`), on this suite's prefix. */
+function limitedEnv(limits: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...NO_LIMITS, ...limits, REDIS_PREFIX: PREFIX, WORKERS: 'off', ...extra };
+}
+
 function limited(limits: Record<string, string>, extra: Record<string, string> = {}): Promise<NestFastifyApplication> {
-  return startApp({ ...NO_LIMITS, ...limits, REDIS_PREFIX: PREFIX, WORKERS: 'off', ...extra });
+  return startApp(limitedEnv(limits, extra));
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -41,22 +47,19 @@ describe('Rate limits (sliding window per key and per IP)', () => {
   });
 
   describe('headers', () => {
-    let app: NestFastifyApplication;
-    let tenant: TestTenant;
-    beforeAll(async () => {
-      app = await start({
+    const suite = useApp(
+      limitedEnv({
         RATE_LIMIT_TEST_PER_SECOND: '10',
         RATE_LIMIT_TEST_PER_HOUR: '100',
         RATE_LIMIT_TEST_PER_DAY: '1000',
         RATE_LIMIT_IP_PER_SECOND: '20',
         RATE_LIMIT_IP_PER_HOUR: '1000',
-      });
-      tenant = await createTenant(app);
-    });
+      }),
+    );
 
     it('sends X-RateLimit-* and the IETF RateLimit fields on a success, for the tightest window', async () => {
       const before = Math.floor(Date.now() / 1000);
-      const res = await client(app, tenant.testKey).get(practice);
+      const res = await suite.api().get(practice);
       expect(res.status).toBe(200);
       expect(res.headers['x-ratelimit-limit']).toBe('10');
       expect(res.headers['x-ratelimit-remaining']).toBe('9');
@@ -69,25 +72,25 @@ describe('Rate limits (sliding window per key and per IP)', () => {
 
     it('sends them on 403 and 404 answers too (the request was counted)', async () => {
       const key = await (async () => {
-        const res = await client(app, tenant.testKey).post<{ key: string }>('/api/v1/settings/portal-access-keys', {
+        const res = await suite.api().post<{ key: string }>('/api/v1/settings/portal-access-keys', {
           name: 'narrow',
           scopes: ['patients:read'],
         });
         return res.body.key;
       })();
-      const forbidden = await client(app, key).get(practice);
+      const forbidden = await client(suite.app, key).get(practice);
       expect(forbidden.status).toBe(403);
       expect(forbidden.headers['x-ratelimit-remaining']).toBe('9');
       expect(forbidden.headers.ratelimit).toBe('"second";r=9;t=1');
 
-      const missing = await client(app, tenant.testKey).get('/api/v1/settings/no-such-section');
+      const missing = await suite.api().get('/api/v1/settings/no-such-section');
       expect(missing.status).toBe(404);
       expect(missing.headers['x-ratelimit-limit']).toBe('10');
       expect(missing.headers['ratelimit-policy']).toContain('"hour";q=100;w=3600');
     });
 
     it('sends the per-IP fields on a 401 (no valid key: counted against the IP)', async () => {
-      const res = await call(app, 'GET', practice, { remoteAddress: '10.9.0.1' });
+      const res = await call(suite.app, 'GET', practice, { remoteAddress: '10.9.0.1' });
       expect(res.status).toBe(401);
       expect(res.headers['x-ratelimit-limit']).toBe('20');
       expect(res.headers['x-ratelimit-remaining']).toBe('19');
@@ -112,7 +115,7 @@ describe('Rate limits (sliding window per key and per IP)', () => {
 
     it('does not limit or annotate health checks and metrics', async () => {
       for (const url of ['/health/live', '/metrics']) {
-        const res = await call(app, 'GET', url);
+        const res = await call(suite.app, 'GET', url);
         expect(res.status).toBe(200);
         expect(res.headers['x-ratelimit-limit']).toBeUndefined();
         expect(res.headers.ratelimit).toBeUndefined();
@@ -120,12 +123,12 @@ describe('Rate limits (sliding window per key and per IP)', () => {
     });
 
     it('reports the budget on GET /me without consuming any', async () => {
-      const other = await createTenant(app);
-      const c = client(app, other.liveKey);
+      const other = await createTenant(suite.app);
+      const c = client(suite.app, other.liveKey);
       const first = await c.get<MeDto>('/api/v1/me');
       expect(first.body.rateLimits).toEqual([]); // live mode has no window in this app
-      const me1 = await client(app, other.testKey).get<MeDto>('/api/v1/me');
-      const me2 = await client(app, other.testKey).get<MeDto>('/api/v1/me');
+      const me1 = await client(suite.app, other.testKey).get<MeDto>('/api/v1/me');
+      const me2 = await client(suite.app, other.testKey).get<MeDto>('/api/v1/me');
       const hour = (b: MeDto) => b.rateLimits.find((w) => w.window === 'hour')!;
       expect(hour(me1.body)).toMatchObject({ window: 'hour', limit: 100, remaining: 99 });
       expect(hour(me2.body).remaining).toBe(98); // one per request: reading the budget counts nothing

@@ -25,6 +25,7 @@ interface Timed {
  * email accepted meanwhile is sent once afterwards, and all is well within 2 s of Redis returning.
  */
 describe('Redis outage', () => {
+  // Not useApp: a Redis of its own is killed mid-test, and the apps on it close (in a longer afterAll) only once it is back.
   let redis: PrivateRedis;
   let receiver: SmtpReceiver;
   let api: BuiltProcess;

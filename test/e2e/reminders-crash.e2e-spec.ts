@@ -1,13 +1,13 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DateTime } from 'luxon';
 import { clock } from '../../src/common/time/clock';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { dataSource } from '../helpers/app';
 import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
 import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
 import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
+import { useApp } from '../helpers/use-app';
 import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 
 /**
@@ -24,18 +24,12 @@ const DAY = 86_400_000;
 
 describe('Reminders survive their worker being killed while they are due (dist/worker.js)', () => {
   const prefix = `${process.env.REDIS_PREFIX}:reminders-crash`;
-  let api: NestFastifyApplication;
-  let tenant: TestTenant;
   const workers: BuiltProcess[] = [];
 
-  beforeAll(async () => {
-    // The API books and plans; only the child processes send.
-    api = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: prefix });
-    tenant = await createTenant(api);
-  });
-  afterAll(async () => {
+  // The API books and plans; only the child processes send.
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: prefix });
+  suite.onClose(async () => {
     for (const w of workers) if (w.running) await w.stop('SIGKILL');
-    await api.close();
   });
 
   const startWorker = (): BuiltProcess => {
@@ -50,21 +44,21 @@ describe('Reminders survive their worker being killed while they are due (dist/w
   };
 
   it('sends each reminder exactly once across a SIGKILL', async () => {
-    const key = tenant.testKey;
+    const key = suite.tenant.testKey;
     // The manage link makes each text unique to its appointment.
-    const template = await client(api, key).post<SmsTemplateDto>('/api/v1/sms/templates', {
+    const template = await suite.api(key).post<SmsTemplateDto>('/api/v1/sms/templates', {
       name: 'R',
       body: 'See you {{appointment.manageUrl}}',
     });
-    const type = await client(api, key).post<AppointmentTypeDto>(`${SCHEDULING}/appointment-types`, {
+    const type = await suite.api(key).post<AppointmentTypeDto>(`${SCHEDULING}/appointment-types`, {
       name: 'Visit',
       durationMinutes: 30,
       reminders: [{ offsetMinutes: 60, channel: 'sms', templateId: template.body.id }],
     });
     expect(type.status).toBe(201);
-    const patient = await createPatient(api, key, { phone: '+12025550177' });
+    const patient = await createPatient(suite.app, key, { phone: '+12025550177' });
     const providers = await Promise.all(
-      Array.from({ length: PROVIDERS }, () => createProvider(api, key, { timezone: 'UTC', workingHours: everyDay() })),
+      Array.from({ length: PROVIDERS }, () => createProvider(suite.app, key, { timezone: 'UTC', workingHours: everyDay() })),
     );
     const firstDay = DateTime.fromMillis(clock.nowMs(), { zone: 'utc' }).startOf('day').plus({ days: 10 });
     const slots = Array.from({ length: PER_PROVIDER }, (_, i) =>
@@ -76,7 +70,7 @@ describe('Reminders survive their worker being killed while they are due (dist/w
       appointments.push(
         ...(await Promise.all(
           providers.map((provider) =>
-            bookAppointment(api, key, {
+            bookAppointment(suite.app, key, {
               patientId: patient.id,
               providerId: provider.id,
               appointmentTypeId: type.body.id,
@@ -89,9 +83,9 @@ describe('Reminders survive their worker being killed while they are due (dist/w
     expect(appointments.flatMap((a) => a.reminders.map((r) => r.status))).toEqual(Array(TOTAL).fill('scheduled'));
 
     const statuses = async (table: 'appointment_reminders' | 'sms_messages'): Promise<Record<string, number>> => {
-      const rows: { status: string; n: string }[] = await dataSource(api).query(
+      const rows: { status: string; n: string }[] = await dataSource(suite.app).query(
         `SELECT status, count(*) AS n FROM ${table} WHERE tenant_id = $1 GROUP BY status`,
-        [tenant.id],
+        [suite.tenant.id],
       );
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     };
@@ -117,14 +111,14 @@ describe('Reminders survive their worker being killed while they are due (dist/w
     expect((await second.stop('SIGTERM')).code).toBe(0);
 
     // One message per reminder, the one it names, and every message sent.
-    const messages: { body: string; n: string; status: string }[] = await dataSource(api).query(
+    const messages: { body: string; n: string; status: string }[] = await dataSource(suite.app).query(
       `SELECT body, count(*) AS n, min(status) AS status FROM sms_messages WHERE tenant_id = $1 GROUP BY body`,
-      [tenant.id],
+      [suite.tenant.id],
     );
     const duplicated = messages.filter((m) => Number(m.n) > 1);
-    const named: { n: string }[] = await dataSource(api).query(
+    const named: { n: string }[] = await dataSource(suite.app).query(
       `SELECT count(DISTINCT r.message_id) AS n FROM appointment_reminders r JOIN sms_messages m ON m.id = r.message_id WHERE r.tenant_id = $1`,
-      [tenant.id],
+      [suite.tenant.id],
     );
     process.stdout.write(
       `reminders-crash: ${TOTAL} reminders due at once, worker SIGKILLed with ${atKill} sent: ` +

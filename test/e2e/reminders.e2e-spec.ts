@@ -1,10 +1,9 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DateTime } from 'luxon';
 import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
-import { call, client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { call, createTenant, dataSource, TestTenant } from '../helpers/app';
 import { nextOffsetChange } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
@@ -12,6 +11,7 @@ import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { sleep } from '../helpers/processes';
 import { bookAppointment, createProvider, createScheduler, everyDay, SCHEDULING } from '../helpers/scheduling';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
+import { useApp } from '../helpers/use-app';
 import type { EventPageOf } from '../helpers/events';
 import type { AuthContext } from '../../src/common/auth/auth.types';
 import type { PatientDto } from '../../src/modules/patients';
@@ -41,8 +41,6 @@ const FROM = '+15005550006';
 describe('Appointment reminders', () => {
   let receiver: SmtpReceiver;
   let fake: FakeTwilio;
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let other: TestTenant;
   let provider: ProviderDto;
   let emailTemplate: EmailTemplateDto;
@@ -53,11 +51,12 @@ describe('Appointment reminders', () => {
     receiver = await new SmtpReceiver().start();
     // Live-mode texts go to a local fake of Twilio's API; test-mode ones take the test transport.
     fake = await new FakeTwilio().start();
-    app = await startApp({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL, ...fake.env(FROM) });
-    tenant = await createTenant(app);
-    other = await createTenant(app);
+  });
+  const suite = useApp(() => ({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL, ...fake.env(FROM) }));
+  beforeAll(async () => {
+    other = await createTenant(suite.app);
     expect((await api().post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
-    provider = await createProvider(app, tenant.testKey, { name: 'Dr. Ada Lovelace', timezone: NY, workingHours: everyDay() });
+    provider = await createProvider(suite.app, suite.tenant.testKey, { name: 'Dr. Ada Lovelace', timezone: NY, workingHours: everyDay() });
     emailTemplate = (
       await api().post<EmailTemplateDto>('/api/v1/emails/templates', {
         name: 'Reminder',
@@ -76,13 +75,12 @@ describe('Appointment reminders', () => {
   });
   afterAll(async () => {
     clock.setOffsetMs(baseOffset);
-    await app.close();
     await receiver.stop();
     await fake.stop();
   });
   afterEach(() => clock.setOffsetMs(baseOffset));
 
-  const api = (key?: string) => client(app, key ?? tenant.testKey);
+  const api = (key?: string) => suite.api(key);
   /** Moves the clock the app and this test read to `instant`. */
   const setNow = (instant: number): void => clock.setOffsetMs(instant - Date.now());
 
@@ -101,7 +99,7 @@ describe('Appointment reminders', () => {
 
   let phones = 0;
   const newPatient = (body: Record<string, unknown> = {}) =>
-    createPatient(app, tenant.testKey, {
+    createPatient(suite.app, suite.tenant.testKey, {
       firstName: 'Grace',
       email: `patient${++phones}@reminders.test`,
       phone: `+1202555${String(3000 + phones)}`,
@@ -109,7 +107,7 @@ describe('Appointment reminders', () => {
     });
 
   const book = (patient: PatientDto, type: AppointmentTypeDto, start: DateTime, key?: string, providerId = provider.id) =>
-    bookAppointment(app, key ?? tenant.testKey, {
+    bookAppointment(suite.app, key ?? suite.tenant.testKey, {
       patientId: patient.id,
       providerId,
       appointmentTypeId: type.id,
@@ -253,9 +251,12 @@ describe('Appointment reminders', () => {
 
   it('plans them for a booking through a public booking page, and re-plans them when the patient moves it through the manage link', async () => {
     const type = await createType([emailRule(1440)]);
-    const scheduler = await createScheduler(app, tenant.testKey, [provider.id], { duration: undefined, appointmentTypeId: type.id });
+    const scheduler = await createScheduler(suite.app, suite.tenant.testKey, [provider.id], {
+      duration: undefined,
+      appointmentTypeId: type.id,
+    });
     const start = nextAfternoon();
-    const booked = await call<PublicBookingResultDto>(app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
+    const booked = await call<PublicBookingResultDto>(suite.app, 'POST', `/api/v1/public/schedulers/${scheduler.id}/book`, {
       body: { firstName: 'Lin', lastName: 'Page', email: `page${++phones}@reminders.test`, datetime: start.toUTC().toISO() },
     });
     expect(booked.status).toBe(201);
@@ -265,7 +266,7 @@ describe('Appointment reminders', () => {
     ]);
 
     const later = nextAfternoon();
-    const moved = await call(app, 'POST', `${new URL(appointment.manageUrl).pathname}/reschedule`, {
+    const moved = await call(suite.app, 'POST', `${new URL(appointment.manageUrl).pathname}/reschedule`, {
       body: { datetime: later.toUTC().toISO() },
     });
     expect(moved.status).toBe(200);
@@ -285,7 +286,7 @@ describe('Appointment reminders', () => {
       [1440, 'skipped', 'past'],
       [30, 'scheduled', null],
     ]);
-    const bare = await bookAppointment(app, tenant.testKey, {
+    const bare = await bookAppointment(suite.app, suite.tenant.testKey, {
       patientId: patient.id,
       providerId: provider.id,
       datetime: nextAfternoon().toUTC().toISO()!,
@@ -294,7 +295,7 @@ describe('Appointment reminders', () => {
   });
 
   it("suppresses a patient's reminders after their unsubscribe link and their STOP reply (live mode, texts at the fake Twilio)", async () => {
-    const live = tenant.liveKey;
+    const live = suite.tenant.liveKey;
     expect((await api(live).post('/api/v1/settings/practice', { name: 'Acme Live' })).status).toBe(200);
     const liveEmail = (
       await api(live).post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'R', subject: '{{practice.name}}', textContent: 'x' })
@@ -309,20 +310,20 @@ describe('Appointment reminders', () => {
       ],
       live,
     );
-    const liveProvider = await createProvider(app, live, { timezone: NY, workingHours: everyDay() });
+    const liveProvider = await createProvider(suite.app, live, { timezone: NY, workingHours: everyDay() });
     const newLivePatient = () =>
-      createPatient(app, live, { email: `live${++phones}@reminders.test`, phone: `+1202555${String(3000 + phones)}` });
+      createPatient(suite.app, live, { email: `live${++phones}@reminders.test`, phone: `+1202555${String(3000 + phones)}` });
     const [optedOut, control] = [await newLivePatient(), await newLivePatient()];
     const start = nextAfternoon();
     const first = await book(optedOut, type, start, live, liveProvider.id);
     const second = await book(control, type, start.plus({ hours: 1 }), live, liveProvider.id);
 
     // The patient's own unsubscribe link, and a STOP texted to the practice's number.
-    const token = app.get(UnsubscribeTokens).token({ tenantId: tenant.id, mode: 'live', patientId: optedOut.id });
-    expect((await call(app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
+    const token = suite.app.get(UnsubscribeTokens).token({ tenantId: suite.tenant.id, mode: 'live', patientId: optedOut.id });
+    expect((await call(suite.app, 'POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
     const inbound = '/api/v1/public/sms/twilio/inbound';
     const fields = { From: optedOut.phone ?? '', To: FROM, Body: 'STOP', MessageSid: 'SMreminderstop1' };
-    const stop = await call(app, 'POST', inbound, {
+    const stop = await call(suite.app, 'POST', inbound, {
       rawBody: new URLSearchParams(fields).toString(),
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
@@ -398,17 +399,19 @@ describe('Appointment reminders', () => {
   it('plans nothing for a booking that rolls back', async () => {
     const type = await createType([emailRule(60)]);
     const patient = await newPatient();
-    const scope = { tenantId: tenant.id, mode: 'test' as const };
+    const scope = { tenantId: suite.tenant.id, mode: 'test' as const };
     // The booking's own path, with a step after the insert that fails (as a public booking's counter might).
-    const entity = await app.get(ProvidersService).require({ ...scope } as AuthContext, provider.id);
+    const entity = await suite.app.get(ProvidersService).require({ ...scope } as AuthContext, provider.id);
     const count = async () =>
       Number(
         (
-          await dataSource(app).query<{ count: string }[]>(`SELECT count(*) FROM appointment_reminders WHERE tenant_id = $1`, [tenant.id])
+          await dataSource(suite.app).query<{ count: string }[]>(`SELECT count(*) FROM appointment_reminders WHERE tenant_id = $1`, [
+            suite.tenant.id,
+          ])
         )[0].count,
       );
     const before = await count();
-    const booking = app.get(AppointmentsService).insert(
+    const booking = suite.app.get(AppointmentsService).insert(
       scope,
       entity,
       {
@@ -434,7 +437,7 @@ describe('Appointment reminders', () => {
     const patient = await newPatient();
     const start = nextAfternoon();
     const booked = await book(patient, type, start);
-    for (const key of [other.testKey, tenant.liveKey]) {
+    for (const key of [other.testKey, suite.tenant.liveKey]) {
       expect((await api(key).get(`${APPOINTMENTS}/${booked.id}`)).status).toBe(404);
       const listed = (await api(key).get<AppointmentListDto>(`${APPOINTMENTS}?limit=100`)).body.appointments;
       expect(listed.flatMap((a) => a.reminders.map((r) => r.id))).not.toContain(booked.reminders[0].id);
@@ -451,8 +454,8 @@ describe('Appointment reminders', () => {
       })
     ).body;
     const otherType = await createType([{ offsetMinutes: 60, channel: 'email', templateId: otherTemplate.id }], other.testKey);
-    const otherProvider = await createProvider(app, other.testKey, { timezone: NY, workingHours: everyDay() });
-    const otherPatient = await createPatient(app, other.testKey, { email: 'globex@reminders.test' });
+    const otherProvider = await createProvider(suite.app, other.testKey, { timezone: NY, workingHours: everyDay() });
+    const otherPatient = await createPatient(suite.app, other.testKey, { email: 'globex@reminders.test' });
     const otherBooked = await book(otherPatient, otherType, start, other.testKey, otherProvider.id);
 
     setNow(start.minus({ minutes: 59 }).toMillis());

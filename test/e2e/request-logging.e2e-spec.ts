@@ -1,10 +1,10 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, client, createTenant, startApp, TestTenant } from '../helpers/app';
+import { call, client } from '../helpers/app';
 import { LogCapture } from '../helpers/log-capture';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { freePort } from '../helpers/private-redis';
 import { eventually } from '../helpers/eventually';
+import { useApp } from '../helpers/use-app';
 
 /**
  * At the default level (info) every answered request is one JSON line: method, route pattern, status, time,
@@ -16,8 +16,6 @@ interface Me {
 }
 
 describe('Request lines at info', () => {
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
   let keyIds: { test: string; live: string };
   const capture = new LogCapture();
   /** The lines of one request, once its onResponse hook has run. */
@@ -26,31 +24,35 @@ describe('Request lines at info', () => {
     return capture.about(requestId);
   };
 
-  beforeAll(async () => {
+  beforeAll(() => {
     capture.start();
-    // The live key may make two requests an hour here, so that its third answers 429.
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      RATE_LIMIT_LIVE_PER_HOUR: '2',
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:reqlog`,
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      WORKERS: 'off',
-    });
-    tenant = await createTenant(app);
+  });
+  // The live key may make two requests an hour here, so that its third answers 429.
+  const suite = useApp({
+    ...NO_RATE_LIMITS,
+    RATE_LIMIT_LIVE_PER_HOUR: '2',
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}:reqlog`,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    WORKERS: 'off',
+  });
+  beforeAll(async () => {
     keyIds = {
-      test: (await client(app, tenant.testKey).get<Me>('/api/v1/me')).body.key.id,
-      live: (await client(app, tenant.liveKey).get<Me>('/api/v1/me')).body.key.id,
+      test: (await suite.api().get<Me>('/api/v1/me')).body.key.id,
+      live: (await suite.api(suite.tenant.liveKey).get<Me>('/api/v1/me')).body.key.id,
     };
   });
-  afterAll(async () => {
-    await app.close();
+  afterAll(() => {
     capture.stop();
   });
 
   it('names the route pattern, status, time, request id, tenant, key and client; not the id in the path', async () => {
-    const patient = await createPatient(app, tenant.testKey, { firstName: 'Philippa', lastName: 'Quenby', email: 'pq@example.org' });
-    const read = await client(app, tenant.testKey).get(`${PATIENTS}/${patient.id}`, { 'x-request-id': 'reqlog-read-1' });
+    const patient = await createPatient(suite.app, suite.tenant.testKey, {
+      firstName: 'Philippa',
+      lastName: 'Quenby',
+      email: 'pq@example.org',
+    });
+    const read = await suite.api().get(`${PATIENTS}/${patient.id}`, { 'x-request-id': 'reqlog-read-1' });
     expect(read.status).toBe(200);
 
     const [line, ...more] = await linesOf('reqlog-read-1');
@@ -62,7 +64,7 @@ describe('Request lines at info', () => {
       method: 'GET',
       route: '/api/v1/patients/:id',
       statusCode: 200,
-      tenantId: tenant.id,
+      tenantId: suite.tenant.id,
       apiKeyId: keyIds.test,
       ip: '127.0.0.1',
     });
@@ -73,21 +75,21 @@ describe('Request lines at info', () => {
   });
 
   it('logs a 400, a 409 and a 429 as exactly one line each, without the body, the patient or the key', async () => {
-    const invalid = await call(app, 'POST', PATIENTS, {
-      key: tenant.testKey,
+    const invalid = await call(suite.app, 'POST', PATIENTS, {
+      key: suite.tenant.testKey,
       body: { firstName: 'Zebedee', lastName: 'Worrall', email: 'not-an-email', dateOfBirth: 'yesterday' },
       headers: { 'x-request-id': 'reqlog-400' },
     });
-    await createPatient(app, tenant.testKey, { externalId: 'EXT-LOG-1' });
-    const taken = await call(app, 'POST', PATIENTS, {
-      key: tenant.testKey,
+    await createPatient(suite.app, suite.tenant.testKey, { externalId: 'EXT-LOG-1' });
+    const taken = await call(suite.app, 'POST', PATIENTS, {
+      key: suite.tenant.testKey,
       body: { firstName: 'Zebedee', lastName: 'Worrall', externalId: 'EXT-LOG-1' },
       headers: { 'x-request-id': 'reqlog-409' },
     });
     // The live key's hour allows two requests (one was the /me above).
-    await client(app, tenant.liveKey).get('/api/v1/me');
-    const limited = await call(app, 'GET', `${PATIENTS}?search=Worrall`, {
-      key: tenant.liveKey,
+    await suite.api(suite.tenant.liveKey).get('/api/v1/me');
+    const limited = await call(suite.app, 'GET', `${PATIENTS}?search=Worrall`, {
+      key: suite.tenant.liveKey,
       headers: { 'x-request-id': 'reqlog-429' },
     });
     expect([invalid.status, taken.status, limited.status]).toEqual([400, 409, 429]);
@@ -100,14 +102,14 @@ describe('Request lines at info', () => {
     for (const [id, status, method, apiKeyId] of expected) {
       const lines = await linesOf(id);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ level: 30, statusCode: status, method, route: PATIENTS, tenantId: tenant.id, apiKeyId });
+      expect(lines[0]).toMatchObject({ level: 30, statusCode: status, method, route: PATIENTS, tenantId: suite.tenant.id, apiKeyId });
       expect(JSON.stringify(lines[0])).not.toMatch(/Zebedee|Worrall|not-an-email|yesterday|EXT-LOG|search|sk_(test|live)_/);
     }
   });
 
   it('an unknown route is logged without its path; probes and scrapes are not logged', async () => {
-    const missing = await client(app, tenant.testKey).get('/api/v1/no-such-thing/Quenby', { 'x-request-id': 'reqlog-404' });
-    await client(app).get('/health/live', { 'x-request-id': 'reqlog-live' });
+    const missing = await suite.api().get('/api/v1/no-such-thing/Quenby', { 'x-request-id': 'reqlog-404' });
+    await client(suite.app).get('/health/live', { 'x-request-id': 'reqlog-live' });
     expect(missing.status).toBe(404);
     const lines = await linesOf('reqlog-404');
     expect(lines).toHaveLength(1);
@@ -124,37 +126,34 @@ describe('Request lines at info', () => {
 
 describe('Job failures', () => {
   const capture = new LogCapture();
-  let app: NestFastifyApplication;
   let smtpPort: number;
 
   beforeAll(async () => {
     capture.start();
     smtpPort = await freePort(); // nothing listens there: every send fails
-    app = await startApp({
-      ...NO_RATE_LIMITS,
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-      EMAIL_MAX_ATTEMPTS: '2',
-      EMAIL_RETRY_BASE_MS: '50',
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}:reqlog-jobs`,
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-    });
   });
-  afterAll(async () => {
-    await app.close();
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    EMAIL_MAX_ATTEMPTS: '2',
+    EMAIL_RETRY_BASE_MS: '50',
+    REDIS_PREFIX: `${process.env.REDIS_PREFIX}:reqlog-jobs`,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+  }));
+  afterAll(() => {
     capture.stop();
   });
 
   it('logs each failed attempt once, with its queue, job id and attempt, and nothing of the message', async () => {
-    const tenant = await createTenant(app);
-    const sent = await client(app, tenant.testKey).post<{ messageId: string }>('/api/v1/emails/send', {
+    const sent = await suite.api().post<{ messageId: string }>('/api/v1/emails/send', {
       to: 'harriet.vole@example.test',
       subject: 'Your biopsy result',
       textContent: 'Benign',
     });
     expect(sent.status).toBe(202);
     await eventually(async () => {
-      const message = await client(app, tenant.testKey).get<{ status: string }>(`/api/v1/emails/messages/${sent.body.messageId}`);
+      const message = await suite.api().get<{ status: string }>(`/api/v1/emails/messages/${sent.body.messageId}`);
       expect(message.body.status).toBe('failed');
     }, 60_000);
     await sleep(200);
@@ -171,6 +170,7 @@ describe('Job failures', () => {
 });
 
 describe('LOG_FORMAT=json: a built API and worker print JSON lines only, start-up and shutdown included', () => {
+  // Child processes, not useApp: what the built entry points print on their own stdout and stderr is the subject.
   it('every line of stdout and stderr parses as JSON', async () => {
     const port = String(await freePort());
     const env = { LOG_FORMAT: 'json', LOG_LEVEL: 'info', PORT: port };

@@ -9,6 +9,7 @@ column's default and nullability; an index TypeORM cannot express, such as GIN o
 
 /** The run's database is migrated from migrations/ (test/helpers/global-setup.ts); the entities must describe exactly it. */
 describe('Entities match migrations', () => {
+  // A bare DataSource, not useApp: the schema builder needs the entities and the database, no app.
   it('migration:generate on the migrated schema proposes nothing', async () => {
     const dataSource = new DataSource(dataSourceOptions(process.env.DATABASE_URL!));
     await dataSource.initialize();

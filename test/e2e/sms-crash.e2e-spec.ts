@@ -1,9 +1,9 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { client, createTenant, dataSource, startApp, TestTenant } from '../helpers/app';
+import { dataSource } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { FakeTwilio } from '../helpers/fake-twilio';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
+import { useApp } from '../helpers/use-app';
 
 /**
  * The SMS worker as its own process (`node dist/worker.js`, as deployed), killed with SIGKILL while
@@ -21,19 +21,17 @@ const STALLED_CHECK_SECONDS = 1;
 describe('SMS sending survives its worker being killed while messages are due (dist/worker.js)', () => {
   const prefix = `${process.env.REDIS_PREFIX}:sms-crash`;
   let fake: FakeTwilio;
-  let api: NestFastifyApplication;
-  let tenant: TestTenant;
   const workers: BuiltProcess[] = [];
 
   beforeAll(async () => {
     fake = await new FakeTwilio().start();
-    // The API queues; only the child processes send.
-    api = await startApp({ ...NO_RATE_LIMITS, ...fake.env(), WORKERS: 'off', REDIS_PREFIX: prefix });
-    tenant = await createTenant(api);
+  });
+  // The API queues; only the child processes send.
+  const suite = useApp(() => ({ ...NO_RATE_LIMITS, ...fake.env(), WORKERS: 'off', REDIS_PREFIX: prefix }));
+  suite.onClose(async () => {
+    for (const w of workers) if (w.running) await w.stop('SIGKILL');
   });
   afterAll(async () => {
-    for (const w of workers) if (w.running) await w.stop('SIGKILL');
-    await api.close();
     await fake.stop();
   });
 
@@ -53,7 +51,7 @@ describe('SMS sending survives its worker being killed while messages are due (d
     for (let i = 0; i < MESSAGES; i += 20) {
       const sent = await Promise.all(
         Array.from({ length: 20 }, (_, j) =>
-          client(api, tenant.liveKey).post<{ messageId: string }>('/api/v1/sms/send', { to: '+12025550199', body: `Due ${i + j}` }),
+          suite.api(suite.tenant.liveKey).post<{ messageId: string }>('/api/v1/sms/send', { to: '+12025550199', body: `Due ${i + j}` }),
         ),
       );
       for (const res of sent) {
@@ -62,7 +60,7 @@ describe('SMS sending survives its worker being killed while messages are due (d
       }
     }
     const statuses = async (): Promise<Map<string, string>> => {
-      const rows: { id: string; status: string }[] = await dataSource(api).query(
+      const rows: { id: string; status: string }[] = await dataSource(suite.app).query(
         `SELECT id, status FROM sms_messages WHERE id = ANY($1::uuid[])`,
         [ids],
       );
@@ -109,7 +107,7 @@ describe('SMS sending survives its worker being killed while messages are due (d
     expect(duplicated).toEqual([]);
     expect(fake.received).toHaveLength(MESSAGES);
     // Sent again by their own jobs: each carries the sid of its single acceptance.
-    const rows: { provider_message_id: string }[] = await dataSource(api).query(
+    const rows: { provider_message_id: string }[] = await dataSource(suite.app).query(
       `SELECT provider_message_id FROM sms_messages WHERE id = ANY($1::uuid[])`,
       [inFlight],
     );

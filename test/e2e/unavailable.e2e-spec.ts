@@ -1,32 +1,28 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
-import { call, client, createTenant, type Problem, startApp, TestTenant } from '../helpers/app';
+import { call, type Problem } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { LogCapture } from '../helpers/log-capture';
+import { useApp } from '../helpers/use-app';
 
 /** PostgreSQL going away mid-life: 503 service_unavailable (never a 500, never a hang), then recovery. */
 describe('PostgreSQL unavailable', () => {
   const admin = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
   const database = `${process.env.TEST_DATABASE_NAME}_down`;
-  let app: NestFastifyApplication;
-  let tenant: TestTenant;
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${database}`;
   const capture = new LogCapture();
 
   beforeAll(async () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${database}`;
     await runMigrations(url.toString());
     capture.start();
-    // no key cache, so that every request needs the database; the log as an operator reads it
-    app = await startApp({ DATABASE_URL: url.toString(), AUTH_CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
-    tenant = await createTenant(app);
   });
+  // no key cache, so that every request needs the database; the log as an operator reads it
+  const suite = useApp({ DATABASE_URL: url.toString(), AUTH_CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
 
   afterAll(async () => {
-    await app.close();
     capture.stop();
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -34,29 +30,26 @@ describe('PostgreSQL unavailable', () => {
   });
 
   it('answers 503 while the database refuses connections, and recovers', async () => {
-    expect((await client(app, tenant.testKey).get('/api/v1/settings/practice')).status).toBe(200);
+    expect((await suite.api().get('/api/v1/settings/practice')).status).toBe(200);
 
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [database]);
 
-    const down = await client(app, tenant.testKey).get('/api/v1/settings/practice');
+    const down = await suite.api().get('/api/v1/settings/practice');
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(down.text).not.toMatch(/accepting connections|terminat|postgres/i);
-    const ready = await call<Problem>(app, 'GET', '/health/ready');
+    const ready = await call<Problem>(suite.app, 'GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.code).toBe('service_unavailable');
 
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
-    expect((await client(app, tenant.testKey).get('/api/v1/settings/practice')).status).toBe(200);
-    expect((await call(app, 'GET', '/health/ready')).status).toBe(200);
+    expect((await suite.api().get('/api/v1/settings/practice')).status).toBe(200);
+    expect((await call(suite.app, 'GET', '/health/ready')).status).toBe(200);
   });
 
   it('logs the request pool losing the database once and regaining it once, and no error', async () => {
-    const settings = (): Promise<number> =>
-      client(app, tenant.testKey)
-        .get('/api/v1/settings/practice')
-        .then((r) => r.status);
+    const settings = async (): Promise<number> => (await suite.api().get('/api/v1/settings/practice')).status;
     expect(await settings()).toBe(200);
     const from = capture.lines.length;
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);

@@ -14,6 +14,7 @@ const healthcheck = (env: Record<string, string>): Promise<number> =>
 
 /** docs/operations.md, "Health": the worker, which has no API listener, reports its health on WORKER_HEALTH_PORT. */
 describe('Worker health (WORKER_HEALTH_PORT)', () => {
+  // The built worker in a child process with a Redis of its own, not useApp: the health port and the Redis it kills are the subject.
   let redis: ChildProcess;
   let worker: BuiltProcess;
 
