@@ -213,7 +213,7 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
   if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
   const exact = where.length === 1 && (filters.email !== undefined || filters.externalId !== undefined);
-  const prepared = !tags.length && (where.length === 0 || exact);
+  const prepared = !tags.length && filters.search === undefined && (where.length === 0 || exact);
   if (page.after) where.push(`(${created}, ${id}) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
   const limit = param(page.limit + 1);
   const and = where.map((w) => ` AND ${w}`).join('');
@@ -223,24 +223,22 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
     const match = search('search_text');
     const n = `${limit}::int`;
     const complete = `((SELECT count(*) FROM walk) >= ${n} OR (SELECT seen FROM sample) < ${SEARCH_SAMPLE})`;
-    // `indexed` is materialised without an order, so that its matches come from the trigram index and are
-    // then sorted; its one-time condition leaves it unread when the walk has answered.
+    // `indexed` is materialised without an order and with whole rows, so that its matches come from the
+    // trigram index and are then sorted: not the page-order index alone, filtered from end to end. Its
+    // one-time condition leaves it unread when the walk has answered.
     const statement = `WITH sample AS (
         SELECT count(*) AS seen, count(*) FILTER (WHERE ${match}) AS hits
           FROM (SELECT search_text ${scoped} ${order} LIMIT ${SEARCH_SAMPLE}) s),
       walk AS MATERIALIZED (
-        SELECT id, created_at FROM (SELECT id, created_at, search_text ${scoped} ${order}
+        SELECT id FROM (SELECT id, created_at, search_text ${scoped} ${order}
             LIMIT (SELECT CASE WHEN seen < ${SEARCH_SAMPLE} THEN seen
                     WHEN hits >= ${SEARCH_COMMON} THEN ceil(3.0 * seen * ${n} / hits)::bigint ELSE 0 END FROM sample)) w
           WHERE ${match} LIMIT ${n}),
       indexed AS MATERIALIZED (
-        SELECT id, created_at ${scoped} AND ${match} AND NOT ${complete}),
-      found AS (
-        SELECT id, created_at FROM walk WHERE ${complete}
-        UNION ALL SELECT id, created_at FROM indexed)
-      SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2
-        AND id IN (SELECT id FROM found ${order} LIMIT ${n})
-      ${order} LIMIT ${n}`;
+        SELECT ${COLUMNS} ${scoped} AND ${match} AND NOT ${complete})
+      (SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND ${complete} AND id IN (SELECT id FROM walk))
+      UNION ALL (SELECT * FROM indexed)
+      ORDER BY "createdAt" DESC, id DESC LIMIT ${n}`;
     return { statement, params, prepared };
   }
   if (!tags.length) {
