@@ -294,6 +294,26 @@ describe('Appointment reminders', () => {
     expect(bare.reminders).toEqual([]);
   });
 
+  it('ends a reminder failed (template_missing) when its template is gone by its time, sending nothing and the others still', async () => {
+    const doomed = (await api().post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'Doomed', subject: 'S', textContent: 'T' }))
+      .body;
+    const type = await createType([{ offsetMinutes: 60, channel: 'email', templateId: doomed.id }, smsRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    expect(booked.reminders.map((r) => r.status)).toEqual(['scheduled', 'scheduled']);
+    // No route deletes a template; an operator's DELETE (or a restore without it) is how one goes missing.
+    await dataSource(suite.app).query('DELETE FROM email_templates WHERE id = $1', [doomed.id]);
+    setNow(start.minus({ hours: 1 }).toMillis() + 500);
+    const [email, sms] = await settled(booked.id);
+    expect(email).toMatchObject({ channel: 'email', status: 'failed', reason: 'template_missing', messageId: null });
+    expect(sms).toMatchObject({ channel: 'sms', status: 'sent', messageId: expect.any(String) });
+    await sleep(2_500);
+    expect(emailsTo(patient.email)).toHaveLength(0);
+    const events = await api().get<EventPageOf<ReminderSent>>('/api/v1/events?type=reminder.sent&limit=100');
+    expect(events.body.events.filter((e) => e.data.appointmentId === booked.id).map((e) => e.data.channel)).toEqual(['sms']);
+  });
+
   it("suppresses a patient's reminders after their unsubscribe link and their STOP reply (live mode, texts at the fake Twilio)", async () => {
     const live = suite.tenant.liveKey;
     expect((await api(live).post('/api/v1/settings/practice', { name: 'Acme Live' })).status).toBe(200);
