@@ -26,7 +26,7 @@ export class GracefulShutdown {
       // process owns its signals: those listeners go, and the embedded database is stopped by
       // `stopInfrastructure` after the app has closed.
       process.removeAllListeners(signal);
-      process.on(signal, () => shutdown.onSignal());
+      process.on(signal, () => shutdown.onSignal(signal));
     }
     return shutdown;
   }
@@ -44,17 +44,20 @@ export class GracefulShutdown {
     return this.requested;
   }
 
-  private onSignal(): void {
+  private onSignal(signal: string): void {
     if (this.requested) {
       this.say('warn', 'second signal: exiting without waiting');
       process.exit(1);
     }
     this.requested = true;
+    this.say('info', `${signal}: stopping (in-flight requests and jobs finish, buffered writes are flushed)`);
     if (this.app) void this.close();
   }
 
-  private say(level: 'warn' | 'error', line: string): void {
+  private say(level: 'info' | 'warn' | 'error', line: string): void {
     if (this.log) this.log[level](line);
+    else if (level === 'info')
+      return; // before start-up ends, only what went wrong is said
     else process.stderr.write(`${line}\n`);
   }
 
@@ -64,6 +67,9 @@ export class GracefulShutdown {
     try {
       await this.app.close();
       await this.stopInfrastructure?.();
+      this.say('info', 'stopped');
+      // The log is written asynchronously: its last lines go out before the process ends.
+      await new Promise<void>((resolve) => (this.log ? this.log.flush(() => resolve()) : resolve()));
       process.exit(0);
     } catch (err) {
       this.say('error', `shutdown failed: ${(err as Error).message}`);

@@ -195,5 +195,14 @@ describe('LOG_FORMAT=json: a built API and worker print JSON lines only, start-u
     expect(apiLines.map((l) => l.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^API listening on/), 'request completed']));
     expect(apiLines.find((l) => l.msg === 'request completed')).toMatchObject({ statusCode: 401, route: '/api/v1/me' });
     expect(worker.output).toMatch(/"msg":"worker started"/);
+    // Shutdown says it began and that it ended, the last line written before the process exits.
+    for (const built of [api, worker]) {
+      const msgs = built.output
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { msg: string }).msg);
+      expect(msgs).toContain('SIGTERM: stopping (in-flight requests and jobs finish, buffered writes are flushed)');
+      expect(msgs[msgs.length - 1]).toBe('stopped');
+    }
   });
 });
