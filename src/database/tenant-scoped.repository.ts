@@ -240,7 +240,7 @@ export async function newestFirstPage<T extends ObjectLiteral & { id: string }>(
   return keysetPage(rows, page, valueOf);
 }
 
-/** The page of `rows` (fetched newest first, `page.limit + 1` of them) and the cursor after its last row. */
+/** The page of `rows` (fetched in page order, newest first or ascending, `page.limit + 1` of them) and the cursor after its last row. */
 export function keysetPage<T extends { id: string }>(rows: T[], page: PageRequest, valueOf: (row: T) => Date): Page<T> {
   const items = rows.length > page.limit ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];

@@ -3,8 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
-import { ascendingCursor, ascendingPage } from './ascending-page';
+import { keysetPage, Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { AppointmentEntity } from './entities/appointment.entity';
 import type { AppointmentStatus } from './transitions';
 
@@ -72,11 +71,10 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     if (filters.startsFrom) where.push(`starts_at >= ${param(filters.startsFrom)}`);
     if (filters.startsBefore) where.push(`starts_at < ${param(filters.startsBefore)}`);
     const prepared = where.length === 0;
-    const after = ascendingCursor(page);
-    if (after) where.push(`(starts_at, id) > (${param(after.at)}, ${param(after.id)}::uuid)`);
+    if (page.after) where.push(`(starts_at, id) > (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
     const statement = `SELECT ${this.columns} FROM appointments WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
       ORDER BY starts_at, id LIMIT ${param(page.limit + 1)}`;
-    return this.raw<AppointmentEntity>(scope, statement, params, { prepared }).then((rows) => ascendingPage(rows, page, (a) => a.startsAt));
+    return this.raw<AppointmentEntity>(scope, statement, params, { prepared }).then((rows) => keysetPage(rows, page, (a) => a.startsAt));
   }
 
   /**
