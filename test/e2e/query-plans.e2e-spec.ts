@@ -227,24 +227,26 @@ describe('Query plans: filters use their index under a generic plan', () => {
     }
   });
 
+  /** GET /patients?`query`: the one statement it sent (never prepared), executed again under EXPLAIN ANALYZE. */
+  async function searched(query: string, key?: string): Promise<{ executed: PlanNode[]; ids: string[] }> {
+    sent.length = 0;
+    const res = await suite.api(key ?? suite.tenant.liveKey).get<PatientListDto>(`${PATIENTS}?${query}`);
+    expect(res.status).toBe(200);
+    const configs = sent.filter((c) => /FROM patients\b/.test(c.text) && /ORDER BY/.test(c.text));
+    expect(configs).toHaveLength(1);
+    // Planned on each run with its term: a generic plan cannot tell a rare term from a common one.
+    expect(configs[0].name).toBeUndefined();
+    const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${configs[0].text}`,
+      configs[0].values,
+    );
+    const executed = nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0);
+    return { executed, ids: res.body.patients.map((p) => p.externalId ?? '') };
+  }
+  const scans = (plan: PlanNode[]): string[] => [...new Set(plan.filter((n) => n['Index Name']).map((n) => n['Index Name']!))].sort();
+  const types = (plan: PlanNode[]): string[] => plan.map((n) => n['Node Type']);
+
   it('search: one statement; a common term walks the page order, a rare one asks the trigram index, a small practice is read whole', async () => {
-    const searched = async (query: string, key?: string): Promise<{ executed: PlanNode[]; ids: string[] }> => {
-      sent.length = 0;
-      const res = await suite.api(key ?? suite.tenant.liveKey).get<PatientListDto>(`${PATIENTS}?${query}`);
-      expect(res.status).toBe(200);
-      const configs = sent.filter((c) => /FROM patients\b/.test(c.text) && /ORDER BY/.test(c.text));
-      expect(configs).toHaveLength(1);
-      // Planned on each run with its term: a generic plan cannot tell a rare term from a common one.
-      expect(configs[0].name).toBeUndefined();
-      const { rows } = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${configs[0].text}`,
-        configs[0].values,
-      );
-      const executed = nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0);
-      return { executed, ids: res.body.patients.map((p) => p.externalId ?? '') };
-    };
-    const scans = (plan: PlanNode[]): string[] => [...new Set(plan.filter((n) => n['Index Name']).map((n) => n['Index Name']!))].sort();
-    const types = (plan: PlanNode[]): string[] => plan.map((n) => n['Node Type']);
     // number7 and number70–79 of 500 surnames: 2.2 % of patients, about 44 in the newest 2,000, short of a page.
     const common = await searched('search=number7&limit=50');
     const live = (i: number): boolean => i % 100 !== 0;
@@ -262,10 +264,87 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(rare.ids).toEqual(['crm-29001']);
     expect(scans(rare.executed)).toContain('IDX_PATIENTS_SEARCH');
     expect(types(rare.executed)).not.toContain('Seq Scan');
+    // The index is asked for the term's parts around its join and its last four digits, not its words.
+    const asked = rare.executed.filter((n) => n['Index Name'] === 'IDX_PATIENTS_SEARCH').map((n) => n['Index Cond']);
+    expect(asked).toEqual([expect.stringMatching(/translate\(search_text, .*~~ '%son290%'.*~~ '%9001%'/)]);
     // The test mode's 300 patients fit in the sample: the walk read them all, so the index is not asked.
     const small = await searched(`search=${encodeURIComponent('person.29000@')}`, suite.tenant.testKey);
     expect(small.ids).toEqual(['crm-29000']);
     expect(scans(small.executed)).not.toContain('IDX_PATIENTS_SEARCH');
+  });
+
+  it("search: the index's answer is exactly the patients whose text holds the term, for terms with and without joins", async () => {
+    // Patients older than the newest 2,000, so that every term below is rare there and the index answers.
+    const rows: [string, string, string | null, string | null][] = [
+      ['Gus', 'White', 'gus.white1987@mail.org', '+14155550199'],
+      ['Gus', 'White', null, null],
+      ['Angus', 'White', 'angus@white.example', null],
+      ['Gus', 'Whitehead', 'g.whitehead@mail.org', null],
+      ['Fergus', 'White-Lee', 'fergus_white@mail.org', null],
+      ['Gus', "O'White", null, null],
+      ['Mary Ann', 'Smith', 'maryann.smith2024@mail.org', null],
+      ['Ann', 'Smithers', 'ann@smithers.org', null],
+      ['White', 'Gus', null, '+14155552024'],
+      ['Gus', 'White', 'gus%white@mail.org', null],
+    ];
+    await db.query(
+      `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name,
+          patient_type, patient_status, tags, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'live', 'joined-' || k, 'JJJJJJ' || chr(64 + k::int) || 'J', r->>2, r->>3, r->>0, r->>1,
+          'patient', 'active', '{}', now() - interval '40 days' - k * interval '1 hour', now()
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS a(r, k)`,
+      [suite.tenant.id, JSON.stringify(rows)],
+    );
+    // The meaning, independently of the statement: a case-insensitive substring of search_text, or for a
+    // phone-like term its digits; newest first.
+    const all = await db.query<{ external_id: string; search_text: string }>(
+      `SELECT external_id, search_text FROM patients WHERE tenant_id = $1 AND mode = 'live' ORDER BY created_at DESC, id DESC`,
+      [suite.tenant.id],
+    );
+    const expected = (term: string): string[] => {
+      const digits = /^[\d\s()+.-]+$/.test(term) ? term.replace(/\D/g, '') : '';
+      const byDigits = digits.length >= 3 && digits !== term;
+      return all.rows
+        .filter((r) => r.search_text.includes(term.toLowerCase()) || (byDigits && r.search_text.includes(digits)))
+        .slice(0, 50)
+        .map((r) => r.external_id);
+    };
+    const terms = [
+      'gus white',
+      'Gus White',
+      'us whi',
+      'gus whitehead',
+      'white-lee',
+      's white-l',
+      "o'wh",
+      "gus o'white",
+      'mary ann smith',
+      'ann smith',
+      'n smith',
+      'gus.white1987',
+      'white1987@mail',
+      '1987@mail.org',
+      'gus  white',
+      'gus. white',
+      'gus_white',
+      'fergus_white@',
+      'white gus',
+      'gus%white',
+      '%white@',
+      '(415) 555-0199',
+      '555-2024',
+      '2024@mail',
+      'smithers.org',
+    ];
+    let found = 0;
+    for (const term of terms) {
+      const { executed, ids } = await searched(`search=${encodeURIComponent(term)}`);
+      expect({ term, ids }).toEqual({ term, ids: expected(term) });
+      expect({ term, scans: scans(executed) }).toEqual({ term, scans: expect.arrayContaining(['IDX_PATIENTS_SEARCH']) });
+      found += ids.length;
+    }
+    // Not an empty comparison: most terms find someone.
+    expect(found).toBeGreaterThan(30);
   });
 
   it('the unfiltered page: a backward scan of IDX_PATIENTS_TENANT_MODE_CREATED, first page and the next', async () => {

@@ -7,6 +7,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { keysetPage, Page, ScopedStatement, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
 import type { PatientStatus, PatientType } from './patient-rules';
+import { SEARCH_INDEX_TEXT, searchWindows } from './search-windows';
 
 /** The writable columns of a patient, normalised (E.164 phone, trimmed tags …). */
 export interface PatientValues {
@@ -178,6 +179,7 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * term among the newest SEARCH_SAMPLE patients (`sample`); a term found SEARCH_COMMON times or more walks the
  * page order for three times the rows its share says a page needs (`walk`, from the page-order index alone,
  * which carries search_text), stopping at a full page. Short of a page, the trigram index answers every match
+ * (asked for the parts of the term `searchWindows` names, each row then checked against the whole term)
  * and they are sorted (`indexed`, a rare term costs about its matches); a practice smaller than the sample
  * has been read whole by the walk and never needs it.
  */
@@ -193,12 +195,19 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   const id = tags.length ? 't.patient_id' : 'id';
   const where: string[] = [];
   let search: ((text: string) => string) | undefined;
+  let asked = ''; // what the trigram index is asked for, outside the tag walk (searchWindows)
   if (filters.search !== undefined) {
-    const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
+    const lower = filters.search.toLowerCase();
+    const term = param(`%${likeEscape(lower)}%`);
     const digits = filters.searchDigits ? param(`%${filters.searchDigits}%`) : undefined;
     search = (text) => (digits ? `(${text} LIKE ${term} OR ${text} LIKE ${digits})` : `${text} LIKE ${term}`);
+    const windows = (t: string): string =>
+      searchWindows(t)
+        .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
+        .join(' AND ');
     // In the tag walk the search is one more filter; otherwise the step below places it.
     if (tags.length) where.push(search('search_text'));
+    else asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
   }
   if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
   if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
@@ -235,7 +244,7 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
                     WHEN hits >= ${SEARCH_COMMON} THEN ceil(3.0 * seen * ${n} / hits)::bigint ELSE 0 END FROM sample)) w
           WHERE ${match} LIMIT ${n}),
       indexed AS MATERIALIZED (
-        SELECT ${COLUMNS} ${scoped} AND ${match} AND NOT ${complete})
+        SELECT ${COLUMNS} ${scoped} AND ${asked} AND ${match} AND NOT ${complete})
       (SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND ${complete} AND id IN (SELECT id FROM walk))
       UNION ALL (SELECT * FROM indexed)
       ORDER BY "createdAt" DESC, id DESC LIMIT ${n}`;
