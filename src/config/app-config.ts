@@ -165,6 +165,20 @@ class EnvironmentVariables {
   @Max(60_000)
   SMS_TIMEOUT_MS = 10_000;
 
+  /** Tries per reminder job before the reminder ends `failed` (our own failure each time: database, Redis). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(20)
+  REMINDER_MAX_ATTEMPTS = 7;
+
+  /** The first retry's delay; each later one doubles (2 s, 4 s, … 64 s by default: about 2 minutes in all). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(3_600_000)
+  REMINDER_RETRY_BASE_MS = 2_000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -456,6 +470,8 @@ export interface AppConfigGroups {
   /** `offsetMs`: CLOCK_OFFSET_MS (tests only); CoreModule applies it to the clock at start-up. */
   clock?: { offsetMs: number };
   sms?: SmsSettings;
+  /** REMINDER_MAX_ATTEMPTS and REMINDER_RETRY_BASE_MS: how a reminder's send job is retried. */
+  reminders?: { maxAttempts: number; retryBaseMs: number };
   /** What the workers' retention sweeps keep (docs/data-retention.md). */
   retention?: RetentionSettings;
 }
@@ -483,6 +499,7 @@ export class AppConfig {
   readonly runtime: NonNullable<AppConfigGroups['runtime']>;
   readonly clock: NonNullable<AppConfigGroups['clock']>;
   readonly sms: SmsSettings;
+  readonly reminders: NonNullable<AppConfigGroups['reminders']>;
   readonly retention: RetentionSettings;
 
   /** Built by loadConfig from the environment; a group left out takes its default. */
@@ -511,6 +528,7 @@ export class AppConfig {
     this.runtime = groups.runtime ?? { heapGrowingPercent: 50 };
     this.clock = groups.clock ?? { offsetMs: 0 };
     this.sms = groups.sms ?? { provider: 'log', maxAttempts: 6, retryBaseMs: 5_000, timeoutMs: 10_000 };
+    this.reminders = groups.reminders ?? { maxAttempts: 7, retryBaseMs: 2_000 };
     this.retention = groups.retention ?? { auditMonths: 72, eventsDays: 30, emailBodyDays: 30 };
   }
 
@@ -633,6 +651,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runtime: { heapGrowingPercent: vars.HEAP_GROWING_PERCENT },
     clock: { offsetMs: vars.CLOCK_OFFSET_MS },
     sms,
+    reminders: { maxAttempts: vars.REMINDER_MAX_ATTEMPTS, retryBaseMs: vars.REMINDER_RETRY_BASE_MS },
     retention: {
       auditMonths: vars.AUDIT_RETENTION_MONTHS,
       eventsDays: vars.EVENTS_RETENTION_DAYS,

@@ -52,7 +52,15 @@ describe('Appointment reminders', () => {
     // Live-mode texts go to a local fake of Twilio's API; test-mode ones take the test transport.
     fake = await new FakeTwilio().start();
   });
-  const suite = useApp(() => ({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL, ...fake.env(FROM) }));
+  // Three tries, 100 and 200 ms apart, so that a reminder whose job keeps failing ends within the test.
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    SMTP_URL: receiver.url,
+    PUBLIC_URL,
+    ...fake.env(FROM),
+    REMINDER_MAX_ATTEMPTS: '3',
+    REMINDER_RETRY_BASE_MS: '100',
+  }));
   beforeAll(async () => {
     other = await createTenant(suite.app);
     expect((await api().post('/api/v1/settings/practice', { name: 'Acme Clinic' })).status).toBe(200);
@@ -310,6 +318,38 @@ describe('Appointment reminders', () => {
     expect(sms).toMatchObject({ channel: 'sms', status: 'sent', messageId: expect.any(String) });
     await sleep(2_500);
     expect(emailsTo(patient.email)).toHaveLength(0);
+    const events = await api().get<EventPageOf<ReminderSent>>('/api/v1/events?type=reminder.sent&limit=100');
+    expect(events.body.events.filter((e) => e.data.appointmentId === booked.id).map((e) => e.data.channel)).toEqual(['sms']);
+  });
+
+  it('ends a reminder failed with the last error when its job fails on every try, and sends the others', async () => {
+    const type = await createType([emailRule(60), smsRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    // The database refuses this patient's emails: each try of the email reminder's job throws and rolls back.
+    const db = dataSource(suite.app);
+    await db.query(
+      `CREATE FUNCTION refuse_reminder_email() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN IF NEW.patient_id = '${patient.id}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`,
+    );
+    await db.query(
+      'CREATE TRIGGER refuse_reminder_email BEFORE INSERT ON email_messages FOR EACH ROW EXECUTE FUNCTION refuse_reminder_email()',
+    );
+    try {
+      setNow(start.minus({ hours: 1 }).toMillis() + 500);
+      const [email, sms] = await settled(booked.id);
+      expect(email).toMatchObject({ channel: 'email', status: 'failed', messageId: null });
+      // The error's kind and SQLSTATE (P0001: raised by a function), never its message, which may quote data.
+      expect(email.reason).toBe('gave up after 3 attempts: QueryFailedError (P0001)');
+      expect(sms).toMatchObject({ channel: 'sms', status: 'sent', messageId: expect.any(String) });
+    } finally {
+      await db.query('DROP TRIGGER refuse_reminder_email ON email_messages');
+      await db.query('DROP FUNCTION refuse_reminder_email()');
+    }
+    // Nothing half-written: no email row for the patient, and only the text's reminder.sent.
+    const rows = await db.query<{ n: string }[]>('SELECT count(*) AS n FROM email_messages WHERE patient_id = $1', [patient.id]);
+    expect(rows[0].n).toBe('0');
     const events = await api().get<EventPageOf<ReminderSent>>('/api/v1/events?type=reminder.sent&limit=100');
     expect(events.body.events.filter((e) => e.data.appointmentId === booked.id).map((e) => e.data.channel)).toEqual(['sms']);
   });

@@ -215,7 +215,8 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
   // reminders go out within seconds (about lockDuration + stalledInterval) rather than a minute late; a
   // live worker that lost its lock on a stalled event loop costs nothing, as the row claim lets only one
   // run send. 7 attempts, 2, 4, … 64 s apart, for our own failures (database, Redis); after that the
-  // reminder ends `failed` with the reason (ReminderSender.failed).
+  // reminder ends `failed` with the reason (ReminderSender.failed). REMINDER_MAX_ATTEMPTS and
+  // REMINDER_RETRY_BASE_MS override both (ReminderSweep records the jobs).
   [QueueName.AppointmentReminders]: policy([JobName.ReminderSend], {
     concurrency: 16,
     lockDuration: 10_000,

@@ -3,6 +3,7 @@ import { DependencyStatus } from '../../common/observability/dependency-status';
 import { JobOutbox } from '../../common/queue/job-outbox';
 import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
 import { JobName } from '../../common/queue/queues';
+import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { ReminderDueRepository } from './reminder-due.repository';
 
@@ -28,6 +29,7 @@ export class ReminderSweep extends PeriodicSweep {
     private readonly transactions: Transactions,
     private readonly due: ReminderDueRepository,
     private readonly outbox: JobOutbox,
+    private readonly config: AppConfig,
     dependencies: DependencyStatus,
   ) {
     super(ReminderSweep.name, INTERVAL_MS, dependencies);
@@ -35,6 +37,9 @@ export class ReminderSweep extends PeriodicSweep {
 
   /** One pass: records a send job for every reminder due now. */
   async runOnce(): Promise<void> {
+    // Retried as REMINDER_MAX_ATTEMPTS and REMINDER_RETRY_BASE_MS say; then ReminderSender.failed ends it `failed`.
+    const { maxAttempts, retryBaseMs } = this.config.reminders;
+    const retries = { attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } };
     await inBatches(BATCH, (limit) =>
       this.transactions.run(async (tx) => {
         const rows = await this.due.lease(limit, LEASE_MS, tx);
@@ -42,7 +47,7 @@ export class ReminderSweep extends PeriodicSweep {
           rows.map(({ id, appointmentId, tenantId, mode }) => ({
             name: JobName.ReminderSend,
             payload: { reminderId: id, appointmentId, tenantId, mode },
-            options: { jobId: id },
+            options: { jobId: id, ...retries },
           })),
           tx,
         );
