@@ -11,12 +11,16 @@ export class PatientSearchJoinedIndex1764130000000 implements MigrationInterface
   name = 'PatientSearchJoinedIndex1764130000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // Built beside the old one, which is dropped only at the end: the build holds writes (a share lock), and
+    // only the swap, not the build, holds reads too.
+    await q.query(`CREATE INDEX "IDX_PATIENTS_SEARCH_JOINED" ON patients USING gin (translate(search_text, ' .@+-_''', '') gin_trgm_ops)`);
     await q.query(`DROP INDEX "IDX_PATIENTS_SEARCH"`);
-    await q.query(`CREATE INDEX "IDX_PATIENTS_SEARCH" ON patients USING gin (translate(search_text, ' .@+-_''', '') gin_trgm_ops)`);
+    await q.query(`ALTER INDEX "IDX_PATIENTS_SEARCH_JOINED" RENAME TO "IDX_PATIENTS_SEARCH"`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE INDEX "IDX_PATIENTS_SEARCH_WORDS" ON patients USING gin (search_text gin_trgm_ops)`);
     await q.query(`DROP INDEX "IDX_PATIENTS_SEARCH"`);
-    await q.query(`CREATE INDEX "IDX_PATIENTS_SEARCH" ON patients USING gin (search_text gin_trgm_ops)`);
+    await q.query(`ALTER INDEX "IDX_PATIENTS_SEARCH_WORDS" RENAME TO "IDX_PATIENTS_SEARCH"`);
   }
 }
