@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The search's trigram index over `search_text` without the characters that join words (space . @ + - _ '),
  * so that trigrams also span them: "gus white" gives "usw" and "swh", which few patients have, where the words'
  * own trigrams ("gus", "whi") belong to thousands. A search asks the index for the parts of its term around
- * those joins and checks the whole term on the rows it finds (`searchWindows` in patients.repository.ts;
+ * those joins and checks the whole term on the rows it finds (`searchWindows` in src/modules/patients/search-windows.ts;
  * docs/decisions/0001-indexes-for-lists-at-scale.md). It replaces the index of the same name.
  */
 export class PatientSearchJoinedIndex1764130000000 implements MigrationInterface {

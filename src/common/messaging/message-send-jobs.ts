@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { JobOutbox } from '../queue/job-outbox';
-import { JobName, JobPayloads } from '../queue/queues';
+import { JobName, JobPayloads, retryOptions } from '../queue/queues';
 
 /** What a send job's payload holds: the message, and the tenant and mode it belongs to. */
 type MessageSendPayload = TenantScope & { messageId: string };
@@ -29,14 +29,8 @@ export abstract class MessageSendJobs<N extends MessageSendJobName> {
 
   /** Records the send job of the scope's message `messageId` in `tx`; it is added once `tx` commits. */
   record(scope: TenantScope, messageId: string, tx: EntityManager): Promise<void> {
-    const { maxAttempts, retryBaseMs } = this.policy();
     const payload: MessageSendPayload = { messageId, tenantId: scope.tenantId, mode: scope.mode };
-    return this.outbox.add(
-      this.name,
-      payload,
-      { jobId: messageId, attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } },
-      tx,
-    );
+    return this.outbox.add(this.name, payload, { jobId: messageId, ...retryOptions(this.policy()) }, tx);
   }
 
   /** How long BullMQ waits before the try after `attemptsMade` failed ones. */

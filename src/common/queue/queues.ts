@@ -135,6 +135,11 @@ interface QueueSettings {
   keepFailed?: number;
 }
 
+/** A job's tries and the wait before each retry, doubling from `retryBaseMs`, as BullMQ takes them. */
+export function retryOptions(retry: { maxAttempts: number; retryBaseMs: number }): Required<Pick<JobsOptions, 'attempts' | 'backoff'>> {
+  return { attempts: retry.maxAttempts, backoff: { type: 'exponential', delay: retry.retryBaseMs } };
+}
+
 function policy(jobs: readonly JobName[], settings: QueueSettings): QueuePolicy {
   return {
     jobs,
@@ -145,8 +150,7 @@ function policy(jobs: readonly JobName[], settings: QueueSettings): QueuePolicy 
       maxStalledCount: settings.maxStalledCount,
     },
     jobOptions: {
-      attempts: settings.attempts,
-      backoff: { type: 'exponential', delay: settings.retryDelay },
+      ...retryOptions({ maxAttempts: settings.attempts, retryBaseMs: settings.retryDelay }),
       removeOnComplete: settings.keepCompleted === undefined ? true : { count: settings.keepCompleted },
       removeOnFail: { count: settings.keepFailed ?? 1_000 },
     },

@@ -195,19 +195,12 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   const id = tags.length ? 't.patient_id' : 'id';
   const where: string[] = [];
   let search: ((text: string) => string) | undefined;
-  let asked = ''; // what the trigram index is asked for, outside the tag walk (searchWindows)
   if (filters.search !== undefined) {
-    const lower = filters.search.toLowerCase();
-    const term = param(`%${likeEscape(lower)}%`);
+    const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
     const digits = filters.searchDigits ? param(`%${filters.searchDigits}%`) : undefined;
     search = (text) => (digits ? `(${text} LIKE ${term} OR ${text} LIKE ${digits})` : `${text} LIKE ${term}`);
-    const windows = (t: string): string =>
-      searchWindows(t)
-        .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
-        .join(' AND ');
     // In the tag walk the search is one more filter; otherwise the step below places it.
     if (tags.length) where.push(search('search_text'));
-    else asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
   }
   if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
   if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
@@ -230,6 +223,13 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
     const scoped = `FROM patients WHERE tenant_id = $1 AND mode = $2${and}`;
     const order = 'ORDER BY created_at DESC, id DESC';
     const match = search('search_text');
+    // What the trigram index is asked for: the parts of the term (and of its digits) searchWindows names.
+    const windows = (t: string): string =>
+      searchWindows(t)
+        .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
+        .join(' AND ');
+    const lower = filters.search!.toLowerCase();
+    const asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
     const n = `${limit}::int`;
     const complete = `((SELECT count(*) FROM walk) >= ${n} OR (SELECT seen FROM sample) < ${SEARCH_SAMPLE})`;
     // `indexed` is materialised without an order and with whole rows, so that its matches come from the

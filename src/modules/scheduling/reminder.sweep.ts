@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DependencyStatus } from '../../common/observability/dependency-status';
 import { JobOutbox } from '../../common/queue/job-outbox';
 import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
-import { JobName } from '../../common/queue/queues';
+import { JobName, retryOptions } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { ReminderDueRepository } from './reminder-due.repository';
@@ -38,8 +38,7 @@ export class ReminderSweep extends PeriodicSweep {
   /** One pass: records a send job for every reminder due now. */
   async runOnce(): Promise<void> {
     // Retried as REMINDER_MAX_ATTEMPTS and REMINDER_RETRY_BASE_MS say; then ReminderSender.failed ends it `failed`.
-    const { maxAttempts, retryBaseMs } = this.config.reminders;
-    const retries = { attempts: maxAttempts, backoff: { type: 'exponential', delay: retryBaseMs } };
+    const retries = retryOptions(this.config.reminders);
     await inBatches(BATCH, (limit) =>
       this.transactions.run(async (tx) => {
         const rows = await this.due.lease(limit, LEASE_MS, tx);
