@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { ADMIN_URL, cannon, log, median, openBench, waitFor, withBench } from './lib.mjs';
+import { ADMIN_URL, cannon, cpuMeter, log, median, openBench, waitFor, withBench } from './lib.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -320,15 +320,17 @@ async function serve(bench, port) {
     }).toString(),
   );
   const headers = { authorization: `Bearer ${created.apiKeys[0].key}` };
-  bench.start('dist/main.js', { PORT: String(port) });
+  const api = bench.start('dist/main.js', { PORT: String(port) });
   await waitFor(`http://127.0.0.1:${port}/health/ready`);
   const base = `http://127.0.0.1:${port}/api/v1`;
   const s = await samples(db, meta);
-  await db.end();
   const first = await fetch(`${base}/patients?limit=50`, { headers }).then((r) => r.json());
   const byKey = new Map(routes(meta, s, meta.anchor).map((r) => [r.key, r]));
   byKey.get('page2').path = () => `/patients?limit=50&cursor=${encodeURIComponent(first.nextCursor)}`;
-  return { base, headers, byKey };
+  // What each request costs in CPU, the API's, its database's and autocannon's: the mean at 4 connections
+  // is about that sum over the machine's cores, so this says where a slow machine's mean goes.
+  const meter = cpuMeter(db, bench.database, { api: api.pid, autocannon: process.pid });
+  return { base, headers, byKey, meter, db };
 }
 
 /** One route against one API: a 1 s warm-up, then `SECONDS` of autocannon at 4 connections. */
@@ -338,7 +340,10 @@ async function measureRoute(api, key) {
   if (check.status !== 200) throw new Error(`${r.name}: ${check.status} ${await check.text()}`);
   const target = { url: api.base, headers: api.headers, connections: 4, paths: () => `/api/v1${r.path()}` };
   await cannon({ ...target, duration: 1 }); // warm-up: connections, plans, caches
-  return cannon({ ...target, duration: SECONDS });
+  await api.meter.start();
+  const result = await cannon({ ...target, duration: SECONDS });
+  const cpu = await api.meter.stop(result.total);
+  return { ...result, cpu: { api: cpu.api, pg: cpu['pg:others'], autocannon: cpu.autocannon } };
 }
 
 // Build: one database per size (`<database>_<size>`), each first copied from the next smaller one (CREATE
@@ -377,8 +382,8 @@ for (const [k, size] of SIZES.entries()) {
 const at = Object.fromEntries(SIZES.map((size) => [size, {}]));
 if (!opts['build-only'] && !process.exitCode) {
   const benches = [];
+  const apis = [];
   try {
-    const apis = [];
     for (const [k, size] of SIZES.entries()) {
       const bench = await openBench('scale', env, { database: nameOf(size), keep: true });
       benches.push(bench);
@@ -400,16 +405,19 @@ if (!opts['build-only'] && !process.exitCode) {
           p99: median(rs.map((x) => x.p99)),
           errors: rs.reduce((n, x) => n + x.errors, 0),
           load: rs[0].load,
+          cpu: Object.fromEntries(['api', 'pg', 'autocannon'].map((c) => [c, median(rs.map((x) => x.cpu[c]))])),
         };
       }
+      const cpu = (c) => `CPU µs a request: API ${c.api.toFixed(0)}, PostgreSQL ${c.pg.toFixed(0)}, autocannon ${c.autocannon.toFixed(0)}`;
       log(
-        `${at[SIZES[0]][key].name}: ${SIZES.map((size) => `${size.toLocaleString('en')}: mean ${at[size][key].mean.toFixed(2)} ms, p99 ${at[size][key].p99} ms`).join('; ')} (load ${at[SIZES[0]][key].load.toFixed(1)})`,
+        `${at[SIZES[0]][key].name}: ${SIZES.map((size) => `${size.toLocaleString('en')}: mean ${at[size][key].mean.toFixed(2)} ms, p99 ${at[size][key].p99} ms (${cpu(at[size][key].cpu)})`).join('; ')} (load ${at[SIZES[0]][key].load.toFixed(1)})`,
       );
     }
   } catch (err) {
     log(err.stack ?? String(err));
     process.exitCode = 1;
   } finally {
+    for (const api of apis) await api.db.end();
     for (const bench of benches) await bench.close();
   }
 }
@@ -426,14 +434,14 @@ if (!opts['build-only'] && !process.exitCode) {
   const lines = [
     `autocannon, 4 connections, ${SECONDS} s per route after a 1 s warm-up, median of ${ROUNDS} run(s); target at ${n(hi)}: mean < 10 ms, p99 < 60 ms, mean within 2× of ${n(lo)}`,
     '',
-    `| Route | ${SIZES.map((x) => `mean ms at ${n(x)}`).join(' | ')} | ${SIZES.map((x) => `p99 ms at ${n(x)}`).join(' | ')} | growth (mean) | met |`,
-    `|---|${SIZES.map(() => '---:').join('|')}|${SIZES.map(() => '---:').join('|')}|---:|---|`,
+    `| Route | ${SIZES.map((x) => `mean ms at ${n(x)}`).join(' | ')} | ${SIZES.map((x) => `p99 ms at ${n(x)}`).join(' | ')} | growth (mean) | CPU µs a request at ${n(hi)}: API / PostgreSQL / autocannon | met |`,
+    `|---|${SIZES.map(() => '---:').join('|')}|${SIZES.map(() => '---:').join('|')}|---:|---:|---|`,
     ...Object.keys(at[hi] ?? {}).map((key) => {
       const a = at[lo]?.[key];
       const b = at[hi][key];
       const growth = a ? b.mean / a.mean : NaN;
       const met = b.mean < 10 && b.p99 < 60 && !(growth > 2) && !b.errors ? 'yes' : 'no';
-      return `| ${b.name} | ${SIZES.map((x) => at[x]?.[key]?.mean.toFixed(2) ?? '').join(' | ')} | ${SIZES.map((x) => at[x]?.[key]?.p99 ?? '').join(' | ')} | ${growth.toFixed(2)}× | ${met} |`;
+      return `| ${b.name} | ${SIZES.map((x) => at[x]?.[key]?.mean.toFixed(2) ?? '').join(' | ')} | ${SIZES.map((x) => at[x]?.[key]?.p99 ?? '').join(' | ')} | ${growth.toFixed(2)}× | ${['api', 'pg', 'autocannon'].map((c) => b.cpu[c].toFixed(0)).join(' / ')} | ${met} |`;
     }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -163,6 +163,15 @@ const SEARCH_COMMON = 4;
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
+ * A list's statement, run prepared or planned each time; a search's first step also names the statement that
+ * answers instead when the first one's rows say `complete` is false.
+ */
+export interface PatientListStatement extends ScopedStatement {
+  prepared: boolean;
+  fallback?: ScopedStatement;
+}
+
+/**
  * The statement `PatientsRepository.list` runs for these filters and page ($1 tenant, $2 mode, then
  * `params`). Its WHERE holds only the filters present, so each combination is its own statement with its
  * own plan, and each filter is written the way its index is defined (docs/decisions/0001-indexes-for-lists-at-scale.md
@@ -174,16 +183,18 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * A `tags` filter walks each tag's entries in patient_tags newest first (each stops at the page's end,
  * filtering by the other conditions on the way), and the page is the newest of their union.
  *
- * A `search` (without tags) decides its own way in one statement, because the planner cannot tell a common
- * term from a rare one and a wrong guess costs hundreds of milliseconds at a million patients. It counts the
+ * A `search` (without tags) decides its own way, because the planner cannot tell a common term from a rare
+ * one and a wrong guess costs hundreds of milliseconds at a million patients. The first statement counts the
  * term among the newest SEARCH_SAMPLE patients (`sample`); a term found SEARCH_COMMON times or more walks the
  * page order for three times the rows its share says a page needs (`walk`, from the page-order index alone,
- * which carries search_text), stopping at a full page. Short of a page, the trigram index answers every match
- * (asked for the parts of the term `searchWindows` names, each row then checked against the whole term)
- * and they are sorted (`indexed`, a rare term costs about its matches); a practice smaller than the sample
- * has been read whole by the walk and never needs it.
+ * which carries search_text), stopping at a full page, and answers it (`complete`). Short of a page, the
+ * fallback asks the trigram index for every match (for the parts of the term `searchWindows` names, each row
+ * then checked against the whole term) and sorts them (a rare term costs about its matches); a practice
+ * smaller than the sample has been read whole by the walk and never needs it. Two statements rather than
+ * one, so that the first (whose plan is the same for any term) can be prepared, and the fallback's planning
+ * is paid only by the rare terms that run it.
  */
-export function patientListStatement(filters: PatientFilters, page: PageRequest): ScopedStatement & { prepared: boolean } {
+export function patientListStatement(filters: PatientFilters, page: PageRequest): PatientListStatement {
   const params: unknown[] = [];
   const param = (value: unknown): string => {
     params.push(value);
@@ -223,18 +234,9 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
     const scoped = `FROM patients WHERE tenant_id = $1 AND mode = $2${and}`;
     const order = 'ORDER BY created_at DESC, id DESC';
     const match = search('search_text');
-    // What the trigram index is asked for: the parts of the term (and of its digits) searchWindows names.
-    const windows = (t: string): string =>
-      searchWindows(t)
-        .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
-        .join(' AND ');
-    const lower = filters.search!.toLowerCase();
-    const asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
     const n = `${limit}::int`;
-    const complete = `((SELECT count(*) FROM walk) >= ${n} OR (SELECT seen FROM sample) < ${SEARCH_SAMPLE})`;
-    // `indexed` is materialised without an order and with whole rows, so that its matches come from the
-    // trigram index and are then sorted: not the page-order index alone, filtered from end to end. Its
-    // one-time condition leaves it unread when the walk has answered.
+    // The first step's parameters end here; the index's windows follow, for the fallback alone.
+    const firstParams = [...params];
     const statement = `WITH sample AS (
         SELECT count(*) AS seen, count(*) FILTER (WHERE ${match}) AS hits
           FROM (SELECT search_text ${scoped} ${order} LIMIT ${SEARCH_SAMPLE}) s),
@@ -243,12 +245,25 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
             LIMIT (SELECT CASE WHEN seen < ${SEARCH_SAMPLE} THEN seen
                     WHEN hits >= ${SEARCH_COMMON} THEN ceil(3.0 * seen * ${n} / hits)::bigint ELSE 0 END FROM sample)) w
           WHERE ${match} LIMIT ${n}),
-      indexed AS MATERIALIZED (
-        SELECT ${COLUMNS} ${scoped} AND ${asked} AND ${match} AND NOT ${complete})
-      (SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND ${complete} AND id IN (SELECT id FROM walk))
-      UNION ALL (SELECT * FROM indexed)
-      ORDER BY "createdAt" DESC, id DESC LIMIT ${n}`;
-    return { statement, params, prepared };
+      verdict AS (SELECT ((SELECT count(*) FROM walk) >= ${n} OR seen < ${SEARCH_SAMPLE}) AS complete FROM sample)
+      SELECT p.*, v.complete FROM verdict v LEFT JOIN LATERAL (
+        SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND v.complete AND id IN (SELECT id FROM walk)) p ON true
+      ORDER BY p."createdAt" DESC, p.id DESC`;
+    // What the trigram index is asked for: the parts of the term (and of its digits) searchWindows names.
+    const windows = (t: string): string =>
+      searchWindows(t)
+        .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
+        .join(' AND ');
+    const lower = filters.search!.toLowerCase();
+    const asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
+    // Materialised without an order and with whole rows, so that its matches come from the trigram index
+    // and are then sorted: not the page-order index alone, filtered from end to end.
+    const fallback = `WITH indexed AS MATERIALIZED (SELECT ${COLUMNS} ${scoped} AND ${asked} AND ${match})
+      SELECT * FROM indexed ORDER BY "createdAt" DESC, id DESC LIMIT ${n}`;
+    // Its plan is the page-order walk whatever the term (the limit comes from the sample), so the first
+    // step is prepared when no other filter could make another index look better.
+    const alone = where.length === (page.after ? 1 : 0);
+    return { statement, params: firstParams, prepared: alone, fallback: { statement: fallback, params } };
   }
   if (!tags.length) {
     const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${and}
@@ -399,11 +414,18 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
 
   /**
    * One page of patients, newest first, narrowed by the filters (each served by an index: see
-   * patientListStatement). One raw statement, rows as they come (no entity hydration).
+   * patientListStatement). Raw statements, rows as they come (no entity hydration).
    */
   async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const { statement, params, prepared } = patientListStatement(filters, page);
-    const rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
+    const { statement, params, prepared, fallback } = patientListStatement(filters, page);
+    let rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
+    if (fallback) {
+      // The first step answers one row at least, each with the verdict (a row of nulls when nothing matched).
+      const first = rows as (PatientEntity & { complete: boolean })[];
+      rows = first[0].complete
+        ? first.filter((row) => row.id !== null).map(({ complete: _, ...row }) => row)
+        : await this.raw<PatientEntity>(scope, fallback.statement, fallback.params, { tx, prepared: false });
+    }
     return keysetPage(rows, page, (row) => row.createdAt);
   }
 
