@@ -1,10 +1,7 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DataSource, MigrationInterface } from 'typeorm';
 import {
   AUDIT_COPY_SQL,
   AUDIT_PATIENTS_COPY_SQL,
@@ -13,36 +10,11 @@ import {
   patientCopyData,
 } from '../../src/modules/audit/audit-copy-buffer';
 import { uuidv7 } from '../../src/common/ids';
-import { AppCrypto } from '../../src/common/crypto/app-crypto';
 import { clock } from '../../src/common/time/clock';
-import { dataSourceOptions } from '../../src/database/database-options';
+import { migrate, migrationsBefore, scratchDatabase } from '../helpers/migrations';
 
 /** The first migration of the partitioned audit log: everything before it is the old schema. */
 const PARTITIONS = 1764070000000;
-const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
-
-type MigrationClass = new () => MigrationInterface;
-
-async function migrationsBefore(timestamp: number): Promise<MigrationClass[]> {
-  const files = readdirSync(MIGRATIONS_DIR)
-    .filter((file) => file.endsWith('.ts') && Number(file.split('-')[0]) < timestamp)
-    .sort();
-  const modules = await Promise.all(files.map((file) => import(join(MIGRATIONS_DIR, file)) as Promise<Record<string, MigrationClass>>));
-  return modules.map((m) => Object.values(m)[0]);
-}
-
-async function migrate(url: string, migrations?: MigrationClass[]): Promise<void> {
-  const options = dataSourceOptions(url);
-  const ds = Object.assign(new DataSource({ ...options, ...(migrations ? { migrations } : {}) }), {
-    appCrypto: new AppCrypto(process.env.APP_SECRET!),
-  });
-  await ds.initialize();
-  try {
-    await ds.runMigrations({ transaction: 'each' });
-  } finally {
-    await ds.destroy();
-  }
-}
 
 /** `YYYY_MM` of the UTC month `months` away from the clock's. */
 function monthOf(months: number): { start: Date; suffix: string } {
@@ -59,18 +31,13 @@ function monthOf(months: number): { start: Date; suffix: string } {
  */
 describe('Migration to a partitioned audit log', () => {
   // No app, so not useApp: the migration itself runs here, on a raw database held at the schema before it.
-  const database = `${process.env.TEST_DATABASE_NAME}_partitions`;
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
   let url: string;
   let db: Client;
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-    const u = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
-    u.pathname = `/${database}`;
-    url = u.toString();
+    scratch = await scratchDatabase('partitions');
+    url = scratch.url;
     await migrate(url, await migrationsBefore(PARTITIONS));
     db = new Client({ connectionString: url });
     await db.connect();
@@ -78,10 +45,7 @@ describe('Migration to a partitioned audit log', () => {
 
   afterAll(async () => {
     await db?.end();
-    const admin = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await scratch?.drop();
   });
 
   it('moves every entry into the partition of its month, keeps key, indexes and checks, and fills the access log', async () => {

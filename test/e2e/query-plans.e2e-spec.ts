@@ -4,6 +4,7 @@ import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
 import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
 
+import { SEARCH_JOINERS, walksJoinKey } from '../../src/modules/patients/search-windows';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
@@ -132,8 +133,12 @@ describe('Query plans: filters use their index under a generic plan', () => {
    * `analyze`: also run, with each node's actual rows.
    */
   async function genericPlan(config: QueryConfig, analyze = false): Promise<PlanNode[]> {
-    const literal = (v: unknown): string =>
-      typeof v === 'number' ? String(v) : db.escapeLiteral(v instanceof Date ? v.toISOString() : String(v));
+    const literal = (v: unknown): string => {
+      if (v === null) return 'NULL';
+      if (typeof v === 'number') return String(v);
+      if (v instanceof Date) return db.escapeLiteral(v.toISOString());
+      return db.escapeLiteral(typeof v === 'string' ? v : JSON.stringify(v));
+    };
     await db.query(`SET plan_cache_mode = force_generic_plan`);
     await db.query(`PREPARE probe AS ${config.text}`);
     try {
@@ -236,7 +241,10 @@ describe('Query plans: filters use their index under a generic plan', () => {
    * GET /patients?`query`: the statements it sent (the first step, then the index's fallback when the walk
    * fell short), each executed again under EXPLAIN ANALYZE.
    */
-  async function searched(query: string, key?: string): Promise<{ configs: QueryConfig[]; executed: PlanNode[]; ids: string[] }> {
+  async function searched(
+    query: string,
+    key?: string,
+  ): Promise<{ configs: QueryConfig[]; executed: PlanNode[]; ids: string[]; next: string | null }> {
     sent.length = 0;
     const res = await suite.api(key ?? suite.tenant.liveKey).get<PatientListDto>(`${PATIENTS}?${query}`);
     expect(res.status).toBe(200);
@@ -253,7 +261,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
       );
       executed.push(...nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0));
     }
-    return { configs, executed, ids: res.body.patients.map((p) => p.externalId ?? '') };
+    return { configs, executed, ids: res.body.patients.map((p) => p.externalId ?? ''), next: res.body.nextCursor };
   }
   const scans = (plan: PlanNode[]): string[] => [...new Set(plan.filter((n) => n['Index Name']).map((n) => n['Index Name']!))].sort();
   const types = (plan: PlanNode[]): string[] => plan.map((n) => n['Node Type']);
@@ -275,8 +283,10 @@ describe('Query plans: filters use their index under a generic plan', () => {
     // Prepared, and its generic plan (what it gets from the sixth run) is the same walk for any term.
     expect(common.configs[0].name).toMatch(/^s_/);
     const generic = await genericPlan(common.configs[0], true);
-    expect(scans(generic)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED', 'patients_pkey']);
+    expect(scans(generic)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED', 'patient_search_keys_pkey', 'patients_pkey']);
     expect(types(generic)).not.toContain('Seq Scan');
+    // A term without a join key never starts the key walk.
+    expect(generic.filter((n) => n['Index Name'] === 'patient_search_keys_pkey' && n['Actual Loops'])).toEqual([]);
     // Whatever it sorts is the page or the walk's ids, at most a page: never the matches found along the way.
     const sorts = generic.filter((n) => n['Node Type'] === 'Sort' && (n['Actual Loops'] ?? 0) > 0);
     expect(sorts.length).toBeGreaterThan(0);
@@ -372,14 +382,143 @@ describe('Query plans: filters use their index under a generic plan', () => {
       'smithers.org',
     ];
     let found = 0;
+    let keyed = 0;
     for (const term of terms) {
       const { executed, ids } = await searched(`search=${encodeURIComponent(term)}`);
       expect({ term, ids }).toEqual({ term, ids: expected(term) });
-      expect({ term, scans: scans(executed) }).toEqual({ term, scans: expect.arrayContaining(['IDX_PATIENTS_SEARCH']) });
+      // A full name's few patients are all under its join key: its walk reads the key's last entry and answers.
+      // Any other term is answered by the trigram index.
+      const index = walksJoinKey(term.toLowerCase()) ? 'patient_search_keys_pkey' : 'IDX_PATIENTS_SEARCH';
+      expect({ term, scans: scans(executed) }).toEqual({ term, scans: expect.arrayContaining([index]) });
+      if (index !== 'IDX_PATIENTS_SEARCH')
+        expect({ term, asked: scans(executed).includes('IDX_PATIENTS_SEARCH') }).toEqual({ term, asked: false });
       found += ids.length;
+      if (index !== 'IDX_PATIENTS_SEARCH') keyed++;
     }
-    // Not an empty comparison: most terms find someone.
+    // Not an empty comparison: most terms find someone, and both ways answer some of them.
     expect(found).toBeGreaterThan(30);
+    expect(keyed).toBeGreaterThanOrEqual(5);
+    expect(keyed).toBeLessThan(terms.length - 5);
+  });
+
+  it('search: a full name walks its join key newest first and stops at the page, however many patients hold it', async () => {
+    // Older than every patient above, newest first: 52 Zed Quartz and a Zed Quartzman (A), 2,100 others, then
+    // 200 Zed Quartz (B) with 6 Ozed Quartz and 2 more Zed Quartzman among them, the last past the walk's first
+    // 200 entries; all of them under the key "zedqua". And 5 Yan Plover.
+    await db.query(
+      `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name,
+          patient_type, patient_status, tags, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'live', n.ext || '-' || k, 'Z' || n.shift || translate(lpad(k::text, 6, '0'), '0123456789', 'QXZVJKWYPU'),
+          NULL, NULL, n.first, n.last, 'patient', 'active', '{}',
+          now() - interval '50 days' - k * n.unit - n.shift * interval '1 second', now()
+         FROM (VALUES ('zq', 'Zed', 'Quartz', 0, ARRAY[1, 52], interval '1 hour'), ('zq', 'Zed', 'Quartz', 0, ARRAY[201, 400], interval '1 hour'),
+                      ('filler', 'Filler', 'Person', 4, ARRAY[6001, 8100], interval '1 minute'),
+                      ('ozq', 'Ozed', 'Quartz', 1, ARRAY[210, 395], interval '1 hour'), ('zqm', 'Zed', 'Quartzman', 2, ARRAY[20, 399], interval '1 hour'),
+                      ('yp', 'Yan', 'Plover', 3, ARRAY[1, 5], interval '1 hour')) AS n(ext, first, last, shift, span, unit),
+              LATERAL generate_series(n.span[1], n.span[2]) AS k
+        WHERE n.ext NOT IN ('ozq', 'zqm') OR (n.ext = 'ozq' AND k IN (210, 250, 290, 330, 370, 395)) OR (n.ext = 'zqm' AND k IN (20, 220, 399))`,
+      [suite.tenant.id],
+    );
+    const holders = async (term: string): Promise<string[]> =>
+      (
+        await db.query<{ external_id: string }>(
+          `SELECT external_id FROM patients WHERE tenant_id = $1 AND mode = 'live' AND strpos(search_text, $2) > 0 ORDER BY created_at DESC, id DESC`,
+          [suite.tenant.id, term],
+        )
+      ).rows.map((r) => r.external_id);
+    const keyWalks = (plan: PlanNode[]): PlanNode[] =>
+      plan.filter((n) => n['Index Name'] === 'patient_search_keys_pkey' && n['Actual Loops']);
+
+    const all = await holders('zed quartz');
+    expect(all).toHaveLength(261);
+    const first = await searched('search=zed%20quartz&limit=50');
+    expect(first.ids).toEqual(all.slice(0, 50));
+    // One prepared statement; the key's entries read are a page (51 with the next page's probe), not 261.
+    expect(first.configs).toHaveLength(1);
+    expect(first.configs[0].name).toMatch(/^s_/);
+    expect(scans(first.executed)).not.toContain('IDX_PATIENTS_SEARCH');
+    expect(keyWalks(first.executed).map((n) => n['Actual Rows'])).toEqual([51]);
+    // The next page: the newest 2,000 patients past the cursor hold the term 3 times (A's last), so it walks
+    // the key again, from the cursor.
+    const second = await searched(`search=zed%20quartz&limit=50&cursor=${first.next}`);
+    expect(second.ids).toEqual(all.slice(50, 100));
+    expect(second.configs).toHaveLength(1);
+    expect(keyWalks(second.executed).map((n) => n['Actual Rows'])).toEqual([51]);
+    // Its generic plan walks the key the same way.
+    const generic = await genericPlan(first.configs[0], true);
+    expect(types(generic)).not.toContain('Seq Scan');
+    expect(keyWalks(generic).map((n) => [n['Node Type'], n['Actual Rows']])).toEqual([['Index Only Scan', 51]]);
+
+    // Rarer than its key: the walk reads 200 entries, finds two, and the index answers all three.
+    const rare = await searched('search=zed%20quartzman');
+    expect(rare.ids).toEqual(await holders('zed quartzman'));
+    expect(rare.ids).toHaveLength(3);
+    expect(rare.configs).toHaveLength(2);
+    expect(keyWalks(rare.executed).map((n) => n['Actual Rows'])).toEqual([200, 200]);
+    expect(scans(rare.executed)).toContain('IDX_PATIENTS_SEARCH');
+    // A key of five entries is read to its end, and that answers without the index.
+    const few = await searched('search=yan%20plover');
+    expect(few.ids).toEqual(await holders('yan plover'));
+    expect(few.ids).toHaveLength(5);
+    expect(few.configs).toHaveLength(1);
+
+    // The keys follow the patient: renamed through the API, deleted by SQL.
+    const idOf = async (ext: string): Promise<string> =>
+      (await db.query<{ id: string }>(`SELECT id FROM patients WHERE external_id = $1`, [ext])).rows[0].id;
+    const keysOf = async (id: string): Promise<string[]> =>
+      (await db.query<{ key: string }>(`SELECT key FROM patient_search_keys WHERE patient_id = $1 ORDER BY key`, [id])).rows.map(
+        (r) => r.key,
+      );
+    const renamed = await idOf('zq-1');
+    expect(await keysOf(renamed)).toContain('zedqua');
+    expect((await suite.api(suite.tenant.liveKey).put(`${PATIENTS}/${renamed}`, { lastName: 'Plover' })).status).toBe(200);
+    expect(await keysOf(renamed)).toEqual(expect.arrayContaining(['zedplo']));
+    expect(await keysOf(renamed)).not.toContain('zedqua');
+    const deleted = await idOf('zq-2');
+    await db.query(`DELETE FROM patients WHERE id = $1`, [deleted]);
+    expect(await keysOf(deleted)).toEqual([]);
+    expect((await searched('search=zed%20quartz&limit=50')).ids).toEqual((await holders('zed quartz')).slice(0, 50));
+    expect((await searched('search=zed%20quartz&limit=50')).ids.slice(0, 1)).toEqual(['zq-3']);
+    expect((await searched('search=zed%20plover')).ids).toEqual(['zq-1']);
+    // And the table holds exactly every patient's keys, no more.
+    const drift = await db.query<{ n: string }>(
+      `WITH want AS (SELECT p.tenant_id, p.mode, k, p.created_at, p.id FROM patients p, unnest(patient_search_join_keys(p.search_text)) k),
+            have AS (SELECT tenant_id, mode, key, created_at, patient_id FROM patient_search_keys)
+       SELECT count(*) AS n FROM ((SELECT * FROM want EXCEPT SELECT * FROM have) UNION ALL (SELECT * FROM have EXCEPT SELECT * FROM want)) d`,
+    );
+    expect(drift.rows[0].n).toBe('0');
+  });
+
+  it("join keys: a text that holds a term holds each of the term's keys, and a term that walks its key has one", async () => {
+    // A fixed-seed generator (mulberry32): texts of short words (letters and a digit) joined by runs of joiners,
+    // spaces most, and terms cut from them.
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const pick = (chars: string, length: number): string => Array.from({ length }, () => chars[next(chars.length)]).join('');
+    const texts: string[] = [];
+    const terms: string[] = [];
+    for (let k = 0; k < 4000; k++) {
+      const words = Array.from({ length: 1 + next(5) }, () => pick('aabbcc1', 1 + next(7)));
+      const text = words.reduce((t, word) => `${t}${next(2) ? ' ' : pick(`  ${SEARCH_JOINERS}`, 1 + next(2))}${word}`);
+      const from = next(text.length);
+      texts.push(text);
+      terms.push(text.slice(from, from + 1 + next(text.length - from)));
+    }
+    const { rows } = await db.query<{ term: string; covered: boolean; keys: number }>(
+      `SELECT term, patient_search_join_keys(term) <@ patient_search_join_keys(text) AS covered, cardinality(patient_search_join_keys(term)) AS keys
+         FROM unnest($1::text[], $2::text[]) AS t(text, term)`,
+      [texts, terms],
+    );
+    expect(rows.filter((r) => !r.covered)).toEqual([]);
+    expect(rows.filter((r) => walksJoinKey(r.term) && r.keys === 0)).toEqual([]);
+    // Not vacuous: many terms have keys, and many of those walk them.
+    expect(rows.filter((r) => r.keys > 0).length).toBeGreaterThan(100);
+    expect(rows.filter((r) => walksJoinKey(r.term)).length).toBeGreaterThan(40);
   });
 
   it('the unfiltered page: a backward scan of IDX_PATIENTS_TENANT_MODE_CREATED, first page and the next', async () => {

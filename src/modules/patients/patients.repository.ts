@@ -7,7 +7,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { keysetPage, Page, ScopedStatement, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
 import type { PatientStatus, PatientType } from './patient-rules';
-import { SEARCH_INDEX_TEXT, searchWindows } from './search-windows';
+import { SEARCH_INDEX_TEXT, searchWindows, walksJoinKey } from './search-windows';
 
 /** The writable columns of a patient, normalised (E.164 phone, trimmed tags …). */
 export interface PatientValues {
@@ -159,6 +159,8 @@ const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenan
 /** The newest patients a search checks first: a term on at least SEARCH_COMMON of them is common. */
 const SEARCH_SAMPLE = 2000;
 const SEARCH_COMMON = 4;
+/** The most entries of a term's join key a search reads, newest first, before it asks the trigram index. */
+const SEARCH_KEYED = 200;
 
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -187,10 +189,13 @@ export interface PatientListStatement extends ScopedStatement {
  * one and a wrong guess costs hundreds of milliseconds at a million patients. The first statement counts the
  * term among the newest SEARCH_SAMPLE patients (`sample`); a term found SEARCH_COMMON times or more walks the
  * page order for three times the rows its share says a page needs (`walk`, from the page-order index alone,
- * which carries search_text), stopping at a full page, and answers it (`complete`). Short of a page, the
- * fallback asks the trigram index for every match (for the parts of the term `searchWindows` names, each row
- * then checked against the whole term) and sorts them (a rare term costs about its matches); a practice
- * smaller than the sample has been read whole by the walk and never needs it. Two statements rather than
+ * which carries search_text), stopping at a full page, and answers it (`complete`). Short of a page, a term
+ * with a join key (a full name: migration 1764140000000) walks that key's entries in patient_search_keys
+ * newest first (`keyed`), checking each against the term, and answers when it fills the page or reads the
+ * key's last entry within SEARCH_KEYED. Short of that too, the fallback asks the trigram index for every
+ * match (for the parts of the term `searchWindows` names, each row then checked against the whole term) and
+ * sorts them (a rare term costs about its matches); a practice smaller than the sample has been read whole by
+ * the walk and never needs it. Two statements rather than
  * one, so that the first (whose plan is the same for any term) can be prepared, and the fallback's planning
  * is paid only by the rare terms that run it.
  */
@@ -227,7 +232,10 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
   const exact = where.length === 1 && (filters.email !== undefined || filters.externalId !== undefined);
   const prepared = !tags.length && filters.search === undefined && (where.length === 0 || exact);
-  if (page.after) where.push(`(${created}, ${id}) < (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
+  // The cursor's bound, on the columns given (the key walk's are (created_at, patient_id)).
+  const after = page.after && [param(page.after.value), param(page.after.id)];
+  const before = (c: string, i: string): string => (after ? `(${c}, ${i}) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : '');
+  if (after) where.push(before(created, id));
   const limit = param(page.limit + 1);
   const and = where.map((w) => ` AND ${w}`).join('');
   if (search && !tags.length) {
@@ -235,8 +243,14 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
     const order = 'ORDER BY created_at DESC, id DESC';
     const match = search('search_text');
     const n = `${limit}::int`;
-    // The first step's parameters end here; the index's windows follow, for the fallback alone.
+    // A phone-like term also matches by its digits alone, which its join keys do not cover.
+    const lower = filters.search!.toLowerCase();
+    const key = `(patient_search_join_keys(${param(!filters.searchDigits && walksJoinKey(lower) ? lower : null)}::text))[1]`;
+    const keyed = `FROM patient_search_keys WHERE tenant_id = $1 AND mode = $2 AND key = ${key}${after ? ` AND ${before('created_at', 'patient_id')}` : ''}`;
+    // The first step's parameters end here, with the term for its key, which the fallback does not take:
+    // the index's windows follow in its place, for the fallback alone.
     const firstParams = [...params];
+    params.pop();
     const statement = `WITH sample AS (
         SELECT count(*) AS seen, count(*) FILTER (WHERE ${match}) AS hits
           FROM (SELECT search_text ${scoped} ${order} LIMIT ${SEARCH_SAMPLE}) s),
@@ -245,16 +259,25 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
             LIMIT (SELECT CASE WHEN seen < ${SEARCH_SAMPLE} THEN seen
                     WHEN hits >= ${SEARCH_COMMON} THEN ceil(3.0 * seen * ${n} / hits)::bigint ELSE 0 END FROM sample)) w
           WHERE ${match} LIMIT ${n}),
-      verdict AS (SELECT ((SELECT count(*) FROM walk) >= ${n} OR seen < ${SEARCH_SAMPLE}) AS complete FROM sample)
+      walked AS (SELECT (SELECT count(*) FROM walk) >= ${n} OR seen < ${SEARCH_SAMPLE} AS complete FROM sample),
+      keyed AS MATERIALIZED (
+        SELECT k.patient_id AS id FROM (SELECT created_at, patient_id ${keyed} AND NOT (SELECT complete FROM walked)
+            ORDER BY created_at DESC, patient_id DESC LIMIT ${SEARCH_KEYED}) k
+          CROSS JOIN LATERAL (SELECT 1 FROM patients WHERE tenant_id = $1 AND mode = $2
+            AND created_at = k.created_at AND id = k.patient_id${and} AND ${match} LIMIT 1) m
+          LIMIT ${n}),
+      verdict AS MATERIALIZED (SELECT complete OR (SELECT count(*) FROM keyed) >= ${n}
+          OR (${key} IS NOT NULL AND (SELECT count(*) FROM (SELECT 1 ${keyed} LIMIT ${SEARCH_KEYED}) e) < ${SEARCH_KEYED}) AS complete
+        FROM walked)
       SELECT p.*, v.complete FROM verdict v LEFT JOIN LATERAL (
-        SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND v.complete AND id IN (SELECT id FROM walk)) p ON true
+        SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND v.complete
+          AND id IN (SELECT id FROM walk UNION ALL SELECT id FROM keyed)) p ON true
       ORDER BY p."createdAt" DESC, p.id DESC`;
     // What the trigram index is asked for: the parts of the term (and of its digits) searchWindows names.
     const windows = (t: string): string =>
       searchWindows(t)
         .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
         .join(' AND ');
-    const lower = filters.search!.toLowerCase();
     const asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
     // Materialised without an order and with whole rows, so that its matches come from the trigram index
     // and are then sorted: not the page-order index alone, filtered from end to end.

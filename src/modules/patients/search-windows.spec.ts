@@ -1,4 +1,4 @@
-import { SEARCH_INDEX_TEXT, SEARCH_JOINERS, searchWindows } from './search-windows';
+import { SEARCH_INDEX_TEXT, SEARCH_JOINERS, searchWindows, walksJoinKey } from './search-windows';
 
 const withoutJoiners = (text: string): string => [...text].filter((c) => !SEARCH_JOINERS.includes(c)).join('');
 
@@ -45,5 +45,26 @@ describe('searchWindows', () => {
 
   it('spells the index expression with every joiner, the quote doubled', () => {
     expect(SEARCH_INDEX_TEXT).toBe(`translate(search_text, ' .@+-_''', '')`);
+  });
+});
+
+describe('walksJoinKey', () => {
+  it.each([
+    ['gus white', true],
+    ['mary ann smith', true],
+    ['gus  white', true],
+    ['gus. white', true],
+    [' gus white ', true],
+    ['angus whi', true],
+    ['jo ann smith', false],
+    ['kira li', false],
+    ['mateo haddad-lee', false],
+    ['gus.white1987', false],
+    ['gus white 1987', false],
+    ['ab1 cde', false],
+    ['garcia', false],
+    ['', false],
+  ])('%j: %s', (term, walks) => {
+    expect(walksJoinKey(term)).toBe(walks);
   });
 });

@@ -1,0 +1,51 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource, MigrationInterface } from 'typeorm';
+import { AppCrypto } from '../../src/common/crypto/app-crypto';
+import { dataSourceOptions } from '../../src/database/database-options';
+
+const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
+
+export type MigrationClass = new () => MigrationInterface;
+
+/** The migrations older than `timestamp`: applied alone, they give the schema a later migration starts from. */
+export async function migrationsBefore(timestamp: number): Promise<MigrationClass[]> {
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((file) => file.endsWith('.ts') && Number(file.split('-')[0]) < timestamp)
+    .sort();
+  const modules = await Promise.all(files.map((file) => import(join(MIGRATIONS_DIR, file)) as Promise<Record<string, MigrationClass>>));
+  return modules.map((m) => Object.values(m)[0]);
+}
+
+/** Applies `migrations` (all of them when not given) to the database at `url`, each in its own transaction. */
+export async function migrate(url: string, migrations?: MigrationClass[]): Promise<void> {
+  const options = dataSourceOptions(url);
+  const ds = Object.assign(new DataSource({ ...options, ...(migrations ? { migrations } : {}) }), {
+    appCrypto: new AppCrypto(process.env.APP_SECRET!),
+  });
+  await ds.initialize();
+  try {
+    await ds.runMigrations({ transaction: 'each' });
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/** A database of the test run's own, `<run's database>_<suffix>`: created, and its URL; `drop` removes it. */
+export async function scratchDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const database = `${process.env.TEST_DATABASE_NAME}_${suffix}`;
+  const admin = async (sql: string): Promise<void> => {
+    const c = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${database}`);
+  const u = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
+  u.pathname = `/${database}`;
+  return { url: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
+}
