@@ -195,9 +195,8 @@ export interface PatientListStatement extends ScopedStatement {
  * key's last entry within SEARCH_KEYED. Short of that too, the fallback asks the trigram index for every
  * match (for the parts of the term `searchWindows` names, each row then checked against the whole term) and
  * sorts them (a rare term costs about its matches); a practice smaller than the sample has been read whole by
- * the walk and never needs it. Two statements rather than
- * one, so that the first (whose plan is the same for any term) can be prepared, and the fallback's planning
- * is paid only by the rare terms that run it.
+ * the walk and never needs it. Two statements rather than one, so that the first (whose plan is the same for
+ * any term) can be prepared, and the fallback's planning is paid only by the rare terms that run it.
  */
 export function patientListStatement(filters: PatientFilters, page: PageRequest): PatientListStatement {
   const params: unknown[] = [];
