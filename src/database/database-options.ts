@@ -28,10 +28,11 @@ const MIGRATION_LOCK = 7_203_318_451;
 
 /**
  * Applies pending migrations; API and worker processes may start together, so they take turns.
- * `appCrypto` (AppCrypto under APP_SECRET) is lent to migrations that encrypt stored data.
+ * `appCrypto` (AppCrypto under APP_SECRET) is lent to migrations that encrypt stored data. `only`, when
+ * given, replaces the migrations directory (a migration's test holds a database at the schema before it).
  */
-export async function runMigrations(url: string, appCrypto?: object): Promise<string[]> {
-  const dataSource = Object.assign(new DataSource(dataSourceOptions(url)), { appCrypto });
+export async function runMigrations(url: string, appCrypto?: object, only?: DataSourceOptions['migrations']): Promise<string[]> {
+  const dataSource = Object.assign(new DataSource({ ...dataSourceOptions(url), ...(only ? { migrations: only } : {}) }), { appCrypto });
   await dataSource.initialize();
   const runner = dataSource.createQueryRunner();
   try {

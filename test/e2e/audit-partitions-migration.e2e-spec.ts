@@ -11,7 +11,9 @@ import {
 } from '../../src/modules/audit/audit-copy-buffer';
 import { uuidv7 } from '../../src/common/ids';
 import { clock } from '../../src/common/time/clock';
-import { migrate, migrationsBefore, scratchDatabase } from '../helpers/migrations';
+import { AppCrypto } from '../../src/common/crypto/app-crypto';
+import { runMigrations } from '../../src/database/database-options';
+import { migrationsBefore, scratchDatabase } from '../helpers/migrations';
 
 /** The first migration of the partitioned audit log: everything before it is the old schema. */
 const PARTITIONS = 1764070000000;
@@ -38,7 +40,7 @@ describe('Migration to a partitioned audit log', () => {
   beforeAll(async () => {
     scratch = await scratchDatabase('partitions');
     url = scratch.url;
-    await migrate(url, await migrationsBefore(PARTITIONS));
+    await runMigrations(url, new AppCrypto(process.env.APP_SECRET!), await migrationsBefore(PARTITIONS));
     db = new Client({ connectionString: url });
     await db.connect();
   });
@@ -85,7 +87,7 @@ describe('Migration to a partitioned audit log', () => {
     );
     expect(patientReads.length).toBeGreaterThan(10);
 
-    await migrate(url);
+    await runMigrations(url, new AppCrypto(process.env.APP_SECRET!));
 
     expect((await db.query(snapshot)).rows[0]).toEqual(before);
     const { rows: kinds } = await db.query(`SELECT relkind FROM pg_class WHERE relname = 'audit_log'`);

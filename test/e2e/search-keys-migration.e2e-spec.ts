@@ -1,5 +1,7 @@
 import { Client } from 'pg';
-import { migrate, migrationsBefore, scratchDatabase } from '../helpers/migrations';
+import { AppCrypto } from '../../src/common/crypto/app-crypto';
+import { runMigrations } from '../../src/database/database-options';
+import { migrationsBefore, scratchDatabase } from '../helpers/migrations';
 
 /** The migration that adds patient_search_keys: everything before it is the old schema. */
 const SEARCH_KEYS = 1764140000000;
@@ -14,7 +16,7 @@ describe('Migration adding the join keys of patient search', () => {
 
   beforeAll(async () => {
     scratch = await scratchDatabase('search_keys');
-    await migrate(scratch.url, await migrationsBefore(SEARCH_KEYS));
+    await runMigrations(scratch.url, new AppCrypto(process.env.APP_SECRET!), await migrationsBefore(SEARCH_KEYS));
     db = new Client({ connectionString: scratch.url });
     await db.connect();
   });
@@ -42,7 +44,7 @@ describe('Migration adding the join keys of patient search', () => {
          FROM generate_series(1, 400) AS n`,
       [tenants],
     );
-    await migrate(scratch.url);
+    await runMigrations(scratch.url, new AppCrypto(process.env.APP_SECRET!));
 
     const drift = async (): Promise<number> =>
       Number(

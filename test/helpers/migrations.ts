@@ -1,35 +1,22 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DataSource, MigrationInterface } from 'typeorm';
-import { AppCrypto } from '../../src/common/crypto/app-crypto';
-import { dataSourceOptions } from '../../src/database/database-options';
+import { MigrationInterface } from 'typeorm';
 
 const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
 export type MigrationClass = new () => MigrationInterface;
 
-/** The migrations older than `timestamp`: applied alone, they give the schema a later migration starts from. */
+/**
+ * The migrations older than `timestamp`: given to runMigrations as `only`, they give the schema a later
+ * migration starts from.
+ */
 export async function migrationsBefore(timestamp: number): Promise<MigrationClass[]> {
   const files = readdirSync(MIGRATIONS_DIR)
     .filter((file) => file.endsWith('.ts') && Number(file.split('-')[0]) < timestamp)
     .sort();
   const modules = await Promise.all(files.map((file) => import(join(MIGRATIONS_DIR, file)) as Promise<Record<string, MigrationClass>>));
   return modules.map((m) => Object.values(m)[0]);
-}
-
-/** Applies `migrations` (all of them when not given) to the database at `url`, each in its own transaction. */
-export async function migrate(url: string, migrations?: MigrationClass[]): Promise<void> {
-  const options = dataSourceOptions(url);
-  const ds = Object.assign(new DataSource({ ...options, ...(migrations ? { migrations } : {}) }), {
-    appCrypto: new AppCrypto(process.env.APP_SECRET!),
-  });
-  await ds.initialize();
-  try {
-    await ds.runMigrations({ transaction: 'each' });
-  } finally {
-    await ds.destroy();
-  }
 }
 
 /** A database of the test run's own, `<run's database>_<suffix>`: created, and its URL; `drop` removes it. */

@@ -38,6 +38,9 @@ export function searchWindows(term: string): string[] {
   return windows;
 }
 
+/** Runs of joining characters, kept by `split` (the capture group). */
+const JOINER_RUNS = new RegExp(`([${SEARCH_JOINERS.replace(/[-\\\]^]/g, '\\$&')}]+)`);
+
 /**
  * Whether a term walks its join key (patient_search_keys, migration 1764140000000) before the index is
  * asked: when every join inside it is a space between parts of three characters or more, none of them digits
@@ -47,7 +50,7 @@ export function searchWindows(term: string): string[] {
  * for its windows, finds its few patients sooner. Only a choice of the faster way: either answers the same.
  */
 export function walksJoinKey(term: string): boolean {
-  const parts = term.split(new RegExp(`([${SEARCH_JOINERS.replace(/[-\\\]^]/g, '\\$&')}]+)`));
+  const parts = term.split(JOINER_RUNS);
   // parts alternates text and runs of joiners: [text, run, text, …, text]; the ends' runs are not inside.
   const first = parts[0] === '' ? 2 : 0;
   const last = parts.at(-1) === '' ? parts.length - 3 : parts.length - 1;
