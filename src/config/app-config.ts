@@ -106,6 +106,11 @@ class EnvironmentVariables {
   @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
 
+  /** A staging catch-all relay (Mailpit, MailHog) for test-mode email; unset, test-mode email is captured, never sent. */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  TEST_SMTP_URL?: string;
+
   @IsEmail({ allow_display_name: true }, { message: 'must be an email address' })
   EMAIL_FROM = 'Practice <no-reply@practice.local>';
 
@@ -399,7 +404,14 @@ class EnvironmentVariables {
 export class ConfigError extends Error {}
 
 /** Variables whose values an error message never repeats. */
-const SECRET_VARIABLES = new Set(['QUEUE_DASHBOARD_PASSWORD', 'APP_SECRET', 'APP_SECRET_PREVIOUS', 'TWILIO_AUTH_TOKEN']);
+const SECRET_VARIABLES = new Set([
+  'QUEUE_DASHBOARD_PASSWORD',
+  'APP_SECRET',
+  'APP_SECRET_PREVIOUS',
+  'TWILIO_AUTH_TOKEN',
+  'SMTP_URL',
+  'TEST_SMTP_URL',
+]);
 
 export interface WebhookSettings {
   allowPrivateUrls: boolean;
@@ -410,8 +422,10 @@ export interface WebhookSettings {
 }
 
 export interface EmailSettings {
-  /** Unset: messages go to the log transport (marked sent, `transport: "log"`). */
+  /** Unset: live messages go to the log transport (marked sent, `transport: "log"`). */
   smtpUrl?: string;
+  /** TEST_SMTP_URL. Unset: test-mode messages are captured (marked sent, `transport: "test"`); never SMTP_URL. */
+  testSmtpUrl?: string;
   from: string;
   maxAttempts: number;
   retryBaseMs: number;
@@ -577,7 +591,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  for (const key of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'SMTP_URL', 'APP_SECRET', 'APP_SECRET_PREVIOUS']) {
+  for (const key of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'SMTP_URL', 'TEST_SMTP_URL', 'APP_SECRET', 'APP_SECRET_PREVIOUS']) {
     if (env[key]) raw[key] = env[key];
   }
   const vars = plainToInstance(EnvironmentVariables, raw);
@@ -615,7 +629,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       embeddedPort: vars.EMBEDDED_POSTGRES_PORT,
     },
     redis: { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX },
-    email: { smtpUrl: vars.SMTP_URL, from: vars.EMAIL_FROM, maxAttempts: vars.EMAIL_MAX_ATTEMPTS, retryBaseMs: vars.EMAIL_RETRY_BASE_MS },
+    email: {
+      smtpUrl: vars.SMTP_URL,
+      testSmtpUrl: vars.TEST_SMTP_URL,
+      from: vars.EMAIL_FROM,
+      maxAttempts: vars.EMAIL_MAX_ATTEMPTS,
+      retryBaseMs: vars.EMAIL_RETRY_BASE_MS,
+    },
     log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
     workers: { enabled: vars.WORKERS, healthPort: vars.WORKER_HEALTH_PORT },
     auth: { cacheTtlMs: vars.AUTH_CACHE_TTL_SECONDS * 1000 },

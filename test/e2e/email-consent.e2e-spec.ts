@@ -39,7 +39,13 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
   beforeAll(async () => {
     receiver = await new SmtpReceiver().start();
   });
-  const suite = useApp(() => ({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, PUBLIC_URL: 'https://api.example.test', REDIS_PREFIX: prefix }));
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    SMTP_URL: receiver.url,
+    TEST_SMTP_URL: receiver.url,
+    PUBLIC_URL: 'https://api.example.test',
+    REDIS_PREFIX: prefix,
+  }));
   afterAll(async () => {
     await receiver.stop();
   });
@@ -116,7 +122,13 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
 
   it('suppresses a message queued before the patient opted out and sent after', async () => {
     // Queued by an API without workers; the workers start only after the click.
-    const api = await startApp({ ...NO_RATE_LIMITS, WORKERS: 'off', SMTP_URL: receiver.url, REDIS_PREFIX: `${prefix}:late` });
+    const api = await startApp({
+      ...NO_RATE_LIMITS,
+      WORKERS: 'off',
+      SMTP_URL: receiver.url,
+      TEST_SMTP_URL: receiver.url,
+      REDIS_PREFIX: `${prefix}:late`,
+    });
     try {
       const t = await createTenant(api);
       const patient = await createPatient(api, t.testKey, { email: 'late@example.test' });
@@ -130,7 +142,12 @@ describe('Email consent: RFC 8058 one-click unsubscribe and suppression', () => 
       const token = api.get(UnsubscribeTokens).token({ tenantId: t.id, mode: 'test', patientId: patient.id });
       expect((await oneClick(api, `/api/v1/public/unsubscribe/${token}`)).status).toBe(200);
 
-      const workers = await startApp({ ...NO_RATE_LIMITS, SMTP_URL: receiver.url, REDIS_PREFIX: `${prefix}:late` });
+      const workers = await startApp({
+        ...NO_RATE_LIMITS,
+        SMTP_URL: receiver.url,
+        TEST_SMTP_URL: receiver.url,
+        REDIS_PREFIX: `${prefix}:late`,
+      });
       try {
         expect((await settled(api, t.testKey, queued.body.messageId)).status).toBe('suppressed');
         expect(receiver.byMessageId(queued.body.messageId)).toHaveLength(0);

@@ -117,7 +117,13 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
     link = await new FreezableLink().start(receiver.port);
   });
   // The API queues; only the child processes send.
-  const suite = useApp(() => ({ ...NO_RATE_LIMITS, WORKERS: 'off', SMTP_URL: receiver.url, REDIS_PREFIX: prefix }));
+  const suite = useApp(() => ({
+    ...NO_RATE_LIMITS,
+    WORKERS: 'off',
+    SMTP_URL: receiver.url,
+    TEST_SMTP_URL: receiver.url,
+    REDIS_PREFIX: prefix,
+  }));
   suite.onClose(() => {
     for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
   });
@@ -144,7 +150,7 @@ describe('Email sending survives its worker being stopped and killed mid-batch (
         ids.push(res.body.messageId);
       }
     }
-    const env = { SMTP_URL: link.url, REDIS_PREFIX: prefix };
+    const env = { SMTP_URL: link.url, TEST_SMTP_URL: link.url, REDIS_PREFIX: prefix };
     const statusOf = async (): Promise<Map<string, { status: string; lastError: string | null }>> => {
       const rows: { id: string; status: string; last_error: string | null }[] = await dataSource(suite.app).query(
         `SELECT id, status, last_error FROM email_messages WHERE id = ANY($1::uuid[])`,

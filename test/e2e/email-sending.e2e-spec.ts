@@ -45,6 +45,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
   const suite = useApp(() => ({
     ...NO_RATE_LIMITS,
     SMTP_URL: receiver.url,
+    TEST_SMTP_URL: receiver.url,
     EMAIL_FROM: 'Acme Clinic <clinic@acme.test>',
     EMAIL_MAX_ATTEMPTS: '3',
     EMAIL_RETRY_BASE_MS: '50',
@@ -201,6 +202,7 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     const other = await startApp({
       ...NO_RATE_LIMITS,
       SMTP_URL: `smtp://127.0.0.1:${port}`,
+      TEST_SMTP_URL: `smtp://127.0.0.1:${port}`,
       EMAIL_MAX_ATTEMPTS: '3',
       EMAIL_RETRY_BASE_MS: '50',
       REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-down`,
@@ -219,18 +221,23 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     }
   });
 
-  it('without SMTP_URL, marks messages sent through the log transport', async () => {
+  it('without SMTP_URL, marks live messages sent through the log transport and captures test-mode ones', async () => {
     const logged = await startApp({ ...NO_RATE_LIMITS, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:email-log` });
     try {
       const t = await createTenant(logged);
-      const sent = await client(logged, t.testKey).post<EmailSendAcceptedDto>(SEND, {
-        to: 'log@example.test',
-        subject: 'Logged',
-        textContent: 'x',
-      });
-      expect(sent.status).toBe(202);
-      const message = await settled(logged, t.testKey, sent.body.messageId);
-      expect(message).toMatchObject({ status: 'sent', transport: 'log', attempts: 1 });
+      for (const [key, transport] of [
+        [t.liveKey, 'log'],
+        [t.testKey, 'test'],
+      ]) {
+        const sent = await client(logged, key).post<EmailSendAcceptedDto>(SEND, {
+          to: 'log@example.test',
+          subject: 'Logged',
+          textContent: 'x',
+        });
+        expect(sent.status).toBe(202);
+        const message = await settled(logged, key, sent.body.messageId);
+        expect(message).toMatchObject({ status: 'sent', transport, attempts: 1, kind: 'send', textBody: 'x' });
+      }
     } finally {
       await logged.close();
     }
@@ -245,12 +252,18 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     let rolledBack = '';
     await db
       .transaction(async (tx) => {
-        rolledBack = (await service.queue(auth, { patientId: patient.id, templateId: template.body.id }, tx)).messageId;
+        rolledBack = (await service.queue(auth, { kind: 'reminder', patientId: patient.id, templateId: template.body.id }, tx)).messageId;
         throw new Error('roll back');
       })
       .catch(() => undefined);
     const committed = await db.transaction(async (tx) => {
-      const input = { patientId: patient.id, templateId: template.body.id, enrollmentId: '0193a5a8-0000-7000-8000-000000000001', step: 1 };
+      const input = {
+        kind: 'sequence' as const,
+        patientId: patient.id,
+        templateId: template.body.id,
+        enrollmentId: '0193a5a8-0000-7000-8000-000000000001',
+        step: 1,
+      };
       const first = await service.queue(auth, input, tx);
       // The same enrolment step again is the same message.
       expect(await service.queue(auth, input, tx)).toEqual(first);

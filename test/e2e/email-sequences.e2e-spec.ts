@@ -37,6 +37,7 @@ describe('Email sequences (real BullMQ workers, a real SMTP receiver)', () => {
   const suite = useApp(() => ({
     ...NO_RATE_LIMITS,
     SMTP_URL: receiver.url,
+    TEST_SMTP_URL: receiver.url,
     EMAIL_RETRY_BASE_MS: '50',
     EMAIL_SEQUENCE_MINUTE_MS: String(MINUTE_MS),
     // Its own queues: no other app of this run takes these jobs.

@@ -41,6 +41,7 @@ describe('Redis outage', () => {
       REDIS_URL: redis.url,
       REDIS_PREFIX: `${process.env.REDIS_PREFIX}:outage`,
       SMTP_URL: receiver.url,
+      TEST_SMTP_URL: receiver.url,
       // Every request passes the rate limiter, which counts in Redis (generous limits: the run's).
     };
     // The API as it is deployed: its own process (dist/main.js), without workers; the workers run here.

@@ -56,6 +56,7 @@ describe('Appointment reminders', () => {
   const suite = useApp(() => ({
     ...NO_RATE_LIMITS,
     SMTP_URL: receiver.url,
+    TEST_SMTP_URL: receiver.url,
     PUBLIC_URL,
     ...fake.env(FROM),
     REMINDER_MAX_ATTEMPTS: '3',

@@ -135,6 +135,7 @@ describe('Job failures', () => {
   const suite = useApp(() => ({
     ...NO_RATE_LIMITS,
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    TEST_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     EMAIL_MAX_ATTEMPTS: '2',
     EMAIL_RETRY_BASE_MS: '50',
     REDIS_PREFIX: `${process.env.REDIS_PREFIX}:reqlog-jobs`,

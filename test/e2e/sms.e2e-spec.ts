@@ -109,7 +109,9 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const first = await settled(suite.app, suite.tenant.testKey, byPatient.body.messageId);
       expect(first).toEqual({
         id: byPatient.body.messageId,
+        kind: 'send',
         patientId: patient.id,
+        appointmentId: null,
         to: phone,
         body: 'Hi Ada, Acme Staging: Monday 09:30',
         segments: 1,

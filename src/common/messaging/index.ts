@@ -6,3 +6,6 @@ export type { MessageSendJobName, SendRetryPolicy } from './message-send-jobs';
 export { errorOnGivingUp, isLastTry } from './message-sender';
 export { recipientOf, requireExactlyOne } from './recipients';
 export type { Recipient } from './recipients';
+export { deliveryFor, MESSAGE_KINDS } from './delivery';
+export type { Delivery, MessageKind } from './delivery';
+export { MessageListQueryDto } from './message-query.dto';

@@ -1,10 +1,11 @@
 import { Column } from 'typeorm';
 import { References } from '../../database/references';
 import { TenantOwnedEntity } from '../../database/tenant-owned.entity';
+import type { MessageKind } from './delivery';
 
 /**
- * What every outgoing message (email, SMS) records: the patient and template it came from, its status and
- * transport, and its tries. A subclass names its table, its statuses' CHECK, its template's table
+ * What every outgoing message (email, SMS) records: what it is for (`kind`), the patient, appointment and
+ * template it came from, its status and transport, and its tries. A subclass names its table, its statuses' CHECK, its template's table
  * (`@References(…, 'template_id', 'SET NULL')`) and its own columns.
  */
 export abstract class OutgoingMessageEntity<S extends string = string, T extends string = string> extends TenantOwnedEntity {
@@ -13,6 +14,16 @@ export abstract class OutgoingMessageEntity<S extends string = string, T extends
 
   @References('PatientEntity', 'patient_id', 'SET NULL')
   readonly patientFk?: never;
+
+  @Column({ type: 'varchar', length: 16, default: 'send' })
+  kind!: MessageKind;
+
+  /** The appointment a reminder or booking notice is about. */
+  @Column({ type: 'uuid', nullable: true })
+  appointmentId!: string | null;
+
+  @References('AppointmentEntity', 'appointment_id', 'SET NULL')
+  readonly appointmentFk?: never;
 
   @Column({ type: 'uuid', nullable: true })
   templateId!: string | null;

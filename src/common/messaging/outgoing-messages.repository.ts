@@ -7,9 +7,11 @@ import { OutgoingMessageEntity } from './outgoing-message.entity';
 /** How much of a transport's error a message keeps (`last_error` is varchar(500)). */
 export const lastError = (error: string): string => error.slice(0, 500);
 
-export interface OutgoingMessageFilters<S extends string> {
+export interface OutgoingMessageFilters<S extends string, T extends string = string> {
   patientId?: string;
   status?: S;
+  transport?: T;
+  appointmentId?: string;
 }
 
 /**
@@ -21,13 +23,15 @@ export abstract class OutgoingMessagesRepository<T extends OutgoingMessageEntity
   /** One page of the scope's messages, newest first; `narrow` adds a subclass's own filters. */
   list(
     scope: TenantScope,
-    filters: OutgoingMessageFilters<T['status']>,
+    filters: OutgoingMessageFilters<T['status'], NonNullable<T['transport']>>,
     page: PageRequest,
     narrow?: (query: SelectQueryBuilder<T>) => void,
   ): Promise<Page<T>> {
     const q = this.query(scope, 'm');
     if (filters.patientId) q.andWhere('m.patient_id = :patientId', { patientId: filters.patientId });
     if (filters.status) q.andWhere('m.status = :status', { status: filters.status });
+    if (filters.transport) q.andWhere('m.transport = :transport', { transport: filters.transport });
+    if (filters.appointmentId) q.andWhere('m.appointment_id = :appointmentId', { appointmentId: filters.appointmentId });
     narrow?.(q);
     return this.paginate(q, page);
   }

@@ -6,11 +6,13 @@ import { PageRequest } from '../../common/http/pagination';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page } from '../../database/tenant-scoped.repository';
-import { lastError, OutgoingMessageFilters, OutgoingMessagesRepository } from '../../common/messaging';
+import { lastError, MessageKind, OutgoingMessageFilters, OutgoingMessagesRepository } from '../../common/messaging';
 import { EmailMessageEntity, EmailStatus, EmailTransportName } from './entities/email-message.entity';
 
 /** A message as queued: rendered, addressed, and (for a sequence step) placed in its enrolment. */
 export interface NewEmailMessage {
+  kind: MessageKind;
+  appointmentId: string | null;
   patientId: string | null;
   templateId: string | null;
   sequenceId: string | null;
@@ -22,7 +24,7 @@ export interface NewEmailMessage {
   textBody: string | null;
 }
 
-export interface EmailMessageFilters extends OutgoingMessageFilters<EmailStatus> {
+export interface EmailMessageFilters extends OutgoingMessageFilters<EmailStatus, EmailTransportName> {
   sequenceId?: string;
 }
 
@@ -44,8 +46,8 @@ export class EmailMessagesRepository extends OutgoingMessagesRepository<EmailMes
     const [row] = await this.sql<{ id: string }[]>(
       scope,
       `INSERT INTO email_messages (id, tenant_id, mode, patient_id, template_id, sequence_id, enrollment_id, step, to_address, subject,
-                                   html_body, text_body, status, attempts, next_attempt_at, created_at, updated_at)
-       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued', 0, $13, $13, $13)
+                                   html_body, text_body, kind, appointment_id, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, 'queued', 0, $13, $13, $13)
        ON CONFLICT (tenant_id, mode, enrollment_id, step) WHERE enrollment_id IS NOT NULL DO NOTHING
        RETURNING id`,
       [
@@ -60,6 +62,8 @@ export class EmailMessagesRepository extends OutgoingMessagesRepository<EmailMes
         values.htmlBody,
         values.textBody,
         now,
+        values.kind,
+        values.appointmentId,
       ],
       tx,
     );

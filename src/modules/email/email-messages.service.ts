@@ -6,7 +6,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { Transactions } from '../../database/transactions';
-import { Recipient as MessageRecipient, recipientOf } from '../../common/messaging';
+import { MessageKind, Recipient as MessageRecipient, recipientOf } from '../../common/messaging';
 import type { PatientDto } from '../patients';
 import { EmailMessageDetailDto, EmailMessageDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
 import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';
@@ -20,7 +20,10 @@ import { EmailMessageEntity } from './entities/email-message.entity';
 
 /** A sequence step's or a reminder's message (see EmailMessagesService.queue). */
 export interface QueueEmailInput {
+  kind: Exclude<MessageKind, 'send'>;
   patientId: string;
+  /** The appointment a reminder or notice is about. */
+  appointmentId?: string;
   templateId: string;
   variables?: Record<string, unknown>;
   /** A reminder's appointment, which its template sees as `{{appointment.*}}`. */
@@ -57,7 +60,7 @@ export class EmailMessagesService {
       'templateVariables',
     );
     return this.transactions.run(async (tx) => {
-      const { id } = await this.insert(auth, recipient, rendered, { templateId }, tx);
+      const { id } = await this.insert(auth, recipient, rendered, { kind: 'send', templateId }, tx);
       return { messageId: id, status: 'queued' as const };
     });
   }
@@ -80,6 +83,8 @@ export class EmailMessagesService {
       { to: patient.email!, patient },
       rendered,
       {
+        kind: input.kind,
+        appointmentId: input.appointmentId ?? null,
         templateId: template.id,
         sequenceId: input.sequenceId ?? null,
         enrollmentId: input.enrollmentId ?? null,
@@ -91,7 +96,8 @@ export class EmailMessagesService {
   }
 
   async list(auth: AuthContext, query: ListEmailMessagesQueryDto, page: PageRequest): Promise<EmailMessageListDto> {
-    const result = await this.messages.list(auth, { patientId: query.patientId, status: query.status, sequenceId: query.sequenceId }, page);
+    const { patientId, status, sequenceId, transport, appointmentId } = query;
+    const result = await this.messages.list(auth, { patientId, status, sequenceId, transport, appointmentId }, page);
     return { messages: result.items.map(toMessageDto), nextCursor: result.nextCursor };
   }
 
@@ -110,12 +116,21 @@ export class EmailMessagesService {
     scope: TenantScope,
     recipient: Recipient,
     rendered: EmailParts,
-    refs: { templateId: string | null; sequenceId?: string | null; enrollmentId?: string | null; step?: number | null },
+    refs: {
+      kind: MessageKind;
+      appointmentId?: string | null;
+      templateId: string | null;
+      sequenceId?: string | null;
+      enrollmentId?: string | null;
+      step?: number | null;
+    },
     tx: EntityManager,
   ): Promise<{ id: string }> {
     const { id, created } = await this.messages.insertQueued(
       scope,
       {
+        kind: refs.kind,
+        appointmentId: refs.appointmentId ?? null,
         patientId: recipient.patient?.id ?? null,
         templateId: refs.templateId,
         sequenceId: refs.sequenceId ?? null,
@@ -163,9 +178,11 @@ export class EmailMessagesService {
 export function toMessageDto(row: EmailMessageEntity): EmailMessageDto {
   return {
     id: row.id,
+    kind: row.kind,
     status: row.status,
     to: row.toAddress,
     patientId: row.patientId,
+    appointmentId: row.appointmentId,
     templateId: row.templateId,
     sequenceId: row.sequenceId,
     enrollmentId: row.enrollmentId,
@@ -175,6 +192,8 @@ export function toMessageDto(row: EmailMessageEntity): EmailMessageDto {
     lastError: row.lastError,
     smtpMessageId: row.smtpMessageId,
     transport: row.transport,
+    textBody: row.textBody,
+    htmlBody: row.htmlBody,
     sentAt: row.sentAt ? row.sentAt.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

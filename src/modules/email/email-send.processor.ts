@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { parseServerMessageId } from 'nodemailer/lib/smtp-connection/server-message-id';
-import { errorOnGivingUp, isLastTry } from '../../common/messaging';
+import { deliveryFor, errorOnGivingUp, isLastTry } from '../../common/messaging';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { EmailSendPayload, JobName, QUEUES, QueueName } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
@@ -15,18 +15,20 @@ import { EmailHeaders } from './email-headers.service';
 import { toMessageDto } from './email-messages.service';
 import { EmailMessagesRepository } from './email-messages.repository';
 import { EmailSendJobs } from './email-send-jobs.service';
-import { EmailMessageEntity } from './entities/email-message.entity';
+import { EmailMessageEntity, EmailTransportName } from './entities/email-message.entity';
 import { SmtpMailer, SmtpSendError } from './smtp-mailer';
 
 /**
  * Sends one message per job, at least once: nothing the relay has not accepted is ever recorded as sent.
  * 1. a settled row (sent, failed, suppressed) ends the job;
  * 2. a patient who opted out meanwhile makes it `suppressed`;
- * 3. the row is claimed (`queued → sending`, committed) before the SMTP transaction starts; a row the
+ * 3. where it goes is deliveryFor's one decision: a test-mode message is captured (`transport: "test"`) or
+ *    goes to TEST_SMTP_URL, never to SMTP_URL; a live one without SMTP_URL goes to the log;
+ * 4. the row is claimed (`queued → sending`, committed) before the SMTP transaction starts; a row the
  *    job finds `sending` was claimed by a run whose worker died before it recorded the server's answer:
  *    it is claimed again and sent again, with the same Message-ID. BullMQ's job lock keeps a live
  *    worker's message from being taken over;
- * 4. only the server's 250 to the end of DATA makes it `sent` (+ `email.sent`); a 5xx makes it `failed`
+ * 5. only the server's 250 to the end of DATA makes it `sent` (+ `email.sent`); a 5xx makes it `failed`
  *    (+ `email.failed`); anything else (4xx, connection lost, no answer) puts it back to `queued` for a
  *    retry. A duplicate therefore needs the worker to stop between the server's 250 and that record, or
  *    a connection lost between the end of DATA and the reply.
@@ -36,6 +38,7 @@ import { SmtpMailer, SmtpSendError } from './smtp-mailer';
 export class EmailSender implements OnApplicationShutdown {
   private readonly logger = new Logger(EmailSender.name);
   private readonly mailer?: SmtpMailer;
+  private readonly testMailer?: SmtpMailer;
 
   constructor(
     private readonly config: AppConfig,
@@ -46,13 +49,15 @@ export class EmailSender implements OnApplicationShutdown {
     private readonly jobs: EmailSendJobs,
     private readonly headers: EmailHeaders,
   ) {
-    const url = config.email.smtpUrl;
+    const { smtpUrl, testSmtpUrl } = config.email;
     // One connection per job a worker runs at once.
-    if (url) this.mailer = new SmtpMailer(url, QUEUES[QueueName.EmailSends].worker.concurrency);
+    const connections = QUEUES[QueueName.EmailSends].worker.concurrency;
+    if (smtpUrl) this.mailer = new SmtpMailer(smtpUrl, connections);
+    if (testSmtpUrl) this.testMailer = new SmtpMailer(testSmtpUrl, connections);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.mailer?.close();
+    await Promise.all([this.mailer?.close(), this.testMailer?.close()]);
   }
 
   @OnJob(JobName.EmailSend)
@@ -70,7 +75,9 @@ export class EmailSender implements OnApplicationShutdown {
         return;
       }
     }
-    if (!this.mailer) return this.sendToLog(scope, row);
+    const delivery = deliveryFor(mode, { live: this.mailer, test: this.testMailer });
+    if (delivery.to !== 'relay') return this.settleUnsent(scope, row, delivery.to);
+    const mailer = delivery.relay;
 
     const raw = await this.compose(row);
     if (!(await this.messages.claim(scope, row.id, row.status))) return; // settled meanwhile
@@ -78,7 +85,7 @@ export class EmailSender implements OnApplicationShutdown {
       this.logger.warn(`email ${row.id}: its last try stopped before the server's answer was recorded; sending it again`);
     }
     try {
-      const accepted = await this.mailer.send({ from: this.headers.envelopeFrom, to: row.toAddress }, raw);
+      const accepted = await mailer.send({ from: this.headers.envelopeFrom, to: row.toAddress }, raw);
       const smtpId = parseServerMessageId(accepted.response) ?? accepted.serverMessageId ?? queuedAs(accepted.response);
       await this.settleSent(scope, row.id, 'sending', smtpId);
     } catch (err) {
@@ -110,10 +117,12 @@ export class EmailSender implements OnApplicationShutdown {
     throw new JobFailure(`${code}: retrying`);
   }
 
-  private async sendToLog(scope: TenantScope, row: EmailMessageEntity): Promise<void> {
-    const settled = await this.settleSent(scope, row.id, row.status === 'sending' ? 'sending' : 'queued', null, 'log');
+  /** A message that goes to no relay: captured in test mode (`transport: "test"`), logged by id in live mode without SMTP_URL. */
+  private async settleUnsent(scope: TenantScope, row: EmailMessageEntity, to: 'capture' | 'log'): Promise<void> {
+    const transport = to === 'capture' ? 'test' : 'log';
+    const settled = await this.settleSent(scope, row.id, row.status === 'sending' ? 'sending' : 'queued', null, transport);
     // Ids only: the address and the content are patient data.
-    if (settled) this.logger.log(`email ${row.id} delivered to the log transport (SMTP_URL is not set)`);
+    if (settled && to === 'log') this.logger.log(`email ${row.id} delivered to the log transport (SMTP_URL is not set)`);
   }
 
   private async settleSent(
@@ -121,7 +130,7 @@ export class EmailSender implements OnApplicationShutdown {
     id: string,
     from: 'queued' | 'sending',
     smtpMessageId: string | null,
-    transport: 'smtp' | 'log' = 'smtp',
+    transport: EmailTransportName = 'smtp',
   ): Promise<boolean> {
     return this.transactions.run(async (tx) => {
       const row = await this.messages.markSent(scope, id, from, { transport, smtpMessageId, lastError: null }, tx);

@@ -84,7 +84,13 @@ export class ReminderSender {
     const patient = (await this.patients.find(scope, appointment.patientId, tx))!;
     const email = reminder.channel === 'email';
     if (!(email ? patient.email : patient.phone)) return { status: 'suppressed', reason: email ? 'no_email' : 'no_phone', messageId: null };
-    const input = { patientId: patient.id, templateId: reminder.templateId, appointment: await this.context(scope, appointment, tx) };
+    const input = {
+      kind: 'reminder' as const,
+      patientId: patient.id,
+      appointmentId: appointment.id,
+      templateId: reminder.templateId,
+      appointment: await this.context(scope, appointment, tx),
+    };
     let messageId: string;
     try {
       messageId = email ? (await this.email.queue(scope, input, tx)).messageId : (await this.sms.queue(scope, input, tx)).id;

@@ -3,12 +3,14 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { lastError, OutgoingMessagesRepository } from '../../common/messaging';
+import { lastError, MessageKind, OutgoingMessagesRepository } from '../../common/messaging';
 import { SmsMessageEntity, SmsStatus, SmsTransportName } from './entities/sms-message.entity';
 import type { SmsEncoding } from './sms-segments';
 
 /** A message as queued: rendered and addressed. `suppressed` carries the reason it will not be sent. */
 export interface NewSmsMessage {
+  kind: MessageKind;
+  appointmentId: string | null;
   patientId: string | null;
   templateId: string | null;
   toNumber: string;

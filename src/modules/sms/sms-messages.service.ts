@@ -7,7 +7,7 @@ import type { TemplateAppointment } from '../../common/templates/template-contex
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { Recipient as MessageRecipient, recipientOf, requireExactlyOne } from '../../common/messaging';
+import { MessageKind, Recipient as MessageRecipient, recipientOf, requireExactlyOne } from '../../common/messaging';
 import type { PatientDto } from '../patients';
 import { PatientsService } from '../patients';
 import { TemplateContextService } from '../templates';
@@ -28,7 +28,10 @@ export const SMS_OPT_OUT_REASON = 'the patient opted out of SMS';
  * the patient, the practice settings and `variables`.
  */
 export interface QueueSmsInput {
+  kind: Exclude<MessageKind, 'send'>;
   patientId: string;
+  /** The appointment a reminder or notice is about. */
+  appointmentId?: string;
   templateId?: string;
   body?: string;
   variables?: Record<string, unknown>;
@@ -61,7 +64,7 @@ export class SmsMessagesService {
     const context = await this.contexts.build(auth, { patient: recipient.patient, variables: dto.templateVariables });
     const rendered = renderSendableSms(source, context, 'templateVariables');
     return this.transactions.run(async (tx) => {
-      const row = await this.insert(auth, recipient, rendered, templateId, tx);
+      const row = await this.insert(auth, recipient, rendered, { kind: 'send', templateId }, tx);
       return { messageId: row.id, status: 'queued' as const };
     });
   }
@@ -78,12 +81,15 @@ export class SmsMessagesService {
     const patient = await this.patient(scope, input.patientId, 'patientId');
     const { source, templateId } = await this.content(scope, { templateId: input.templateId, body: input.body });
     const context = await this.contexts.build(scope, { patient, variables: input.variables, appointment: input.appointment });
-    const row = await this.insert(scope, { to: patient.phone!, patient }, renderSendableSms(source, context, 'variables'), templateId, tx);
+    const rendered = renderSendableSms(source, context, 'variables');
+    const refs = { kind: input.kind, appointmentId: input.appointmentId ?? null, templateId };
+    const row = await this.insert(scope, { to: patient.phone!, patient }, rendered, refs, tx);
     return toSmsMessageDto(row);
   }
 
   async list(auth: AuthContext, query: ListSmsMessagesQueryDto, page: PageRequest): Promise<SmsMessageListDto> {
-    const result = await this.messages.list(auth, { patientId: query.patientId, status: query.status }, page);
+    const { patientId, status, transport, appointmentId } = query;
+    const result = await this.messages.list(auth, { patientId, status, transport, appointmentId }, page);
     return { messages: result.items.map(toSmsMessageDto), nextCursor: result.nextCursor };
   }
 
@@ -97,14 +103,16 @@ export class SmsMessagesService {
     scope: TenantScope,
     recipient: Recipient,
     rendered: RenderedSms,
-    templateId: string | null,
+    refs: { kind: MessageKind; appointmentId?: string | null; templateId: string | null },
     tx: EntityManager,
   ): Promise<SmsMessageEntity> {
     const row = await this.messages.insertQueued(
       scope,
       {
+        kind: refs.kind,
+        appointmentId: refs.appointmentId ?? null,
         patientId: recipient.patient?.id ?? null,
-        templateId,
+        templateId: refs.templateId,
         toNumber: recipient.to,
         body: rendered.body,
         segments: rendered.segments,
@@ -149,7 +157,9 @@ export class SmsMessagesService {
 export function toSmsMessageDto(row: SmsMessageEntity): SmsMessageDto {
   return {
     id: row.id,
+    kind: row.kind,
     patientId: row.patientId,
+    appointmentId: row.appointmentId ?? null,
     to: row.toNumber,
     body: row.body,
     segments: row.segments,

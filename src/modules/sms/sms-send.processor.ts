@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { errorOnGivingUp, isLastTry } from '../../common/messaging';
+import { deliveryFor, errorOnGivingUp, isLastTry } from '../../common/messaging';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { JobName, SmsSendPayload } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
@@ -21,8 +21,8 @@ import { SmsProviderError, TwilioTransport } from './twilio-transport';
  *    a row already `sending` was claimed by a run whose worker died before recording the answer: it is
  *    claimed and sent again. BullMQ's job lock keeps a live worker's message from being taken over;
  * 2. a patient who opted out of SMS meanwhile makes it `suppressed`;
- * 3. a test-mode message is marked sent with `transport: "test"` and never reaches the provider; with
- *    SMS_PROVIDER=log, `transport: "log"` and a log line naming its id;
+ * 3. where it goes is deliveryFor's one decision: a test-mode message is captured (`transport: "test"`) and
+ *    never reaches the provider; with SMS_PROVIDER=log, `transport: "log"` and a log line naming its id;
  * 4. otherwise the provider is called;
  * 5. the provider's acceptance makes it `sent` (+ `sms.sent`); a refusal of the message itself (4xx)
  *    makes it `failed` (+ `sms.failed`); a 5xx, 429, timeout or lost connection puts it back to `queued`
@@ -52,8 +52,9 @@ export class SmsSender {
   async run(job: Job<SmsSendPayload>): Promise<void> {
     const { messageId, tenantId, mode } = job.data;
     const scope: TenantScope = { tenantId, mode };
-    // Test mode is the staging environment: its texts never leave.
-    const twilio = mode === 'live' ? this.twilio : undefined;
+    // SMS has no staging relay: test-mode texts are always captured.
+    const delivery = deliveryFor(mode, { live: this.twilio });
+    const twilio = delivery.to === 'relay' ? delivery.relay : undefined;
     const from = twilio ? ((await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio!.from) : null;
     const claimed = await this.messages.claim(scope, messageId, from);
     if (!claimed) return; // settled, or its tenant was deleted
@@ -63,7 +64,7 @@ export class SmsSender {
       await this.transactions.run((tx) => this.messages.markSuppressed(scope, row.id, SMS_OPT_OUT_REASON, tx));
       return;
     }
-    if (mode === 'test') return void (await this.settleSent(scope, row.id, 'test', null));
+    if (delivery.to === 'capture') return void (await this.settleSent(scope, row.id, 'test', null));
     if (!twilio) {
       // Ids only: the number and the text are patient data.
       if (await this.settleSent(scope, row.id, 'log', null))

@@ -1,13 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { PageOf, PageQueryDto } from '../../../common/http/pagination';
+import { MESSAGE_KINDS, MessageListQueryDto } from '../../../common/messaging';
+import type { MessageKind } from '../../../common/messaging';
+import { PageOf } from '../../../common/http/pagination';
 import { EMAIL_STATUSES, EMAIL_TRANSPORTS } from '../entities/email-message.entity';
 import type { EmailStatus, EmailTransportName } from '../entities/email-message.entity';
 
-/** A message and where its sending stands. */
+/** A message, what it said while its bodies are kept, and where its sending stands. */
 export class EmailMessageDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
+
+  /**
+   * What it is for: a `send` through POST /emails/send, a `sequence` step, an appointment `reminder`, a
+   * `booking_notice`, a `waitlist_offer`.
+   */
+  @ApiProperty({ enum: MESSAGE_KINDS, example: 'reminder' })
+  kind!: MessageKind;
 
   /**
    * `queued` (waiting, or between retries), `sending` (a worker is sending it; sent again if that worker
@@ -22,6 +31,10 @@ export class EmailMessageDto {
 
   @ApiProperty({ format: 'uuid', nullable: true, type: String })
   patientId!: string | null;
+
+  /** The appointment a reminder or notice is about. */
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  appointmentId!: string | null;
 
   @ApiProperty({ format: 'uuid', nullable: true, type: String })
   templateId!: string | null;
@@ -49,9 +62,20 @@ export class EmailMessageDto {
   @ApiProperty({ nullable: true, type: String, example: '4BqVZS1xz1' })
   smtpMessageId!: string | null;
 
-  /** How it was sent: `smtp`, or `log` when SMTP_URL is not configured. Null until sent. */
+  /**
+   * How it was sent: `smtp` (through SMTP_URL, or TEST_SMTP_URL for a test-mode message), `log` (a live message
+   * while SMTP_URL is not configured) or `test` (a test-mode message captured: it reached nobody). Null until sent.
+   */
   @ApiProperty({ enum: EMAIL_TRANSPORTS, nullable: true, example: 'smtp' })
   transport!: EmailTransportName | null;
+
+  /** The text part as rendered when it was queued; null without one, or once retention cleared the bodies. */
+  @ApiProperty({ nullable: true, type: String, example: 'Hello Ada,' })
+  textBody!: string | null;
+
+  /** The HTML part as rendered when it was queued; null without one, or once retention cleared the bodies. */
+  @ApiProperty({ nullable: true, type: String, example: '<p>Hello Ada,</p>' })
+  htmlBody!: string | null;
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
   sentAt!: string | null;
@@ -65,16 +89,16 @@ export class EmailMessageDto {
 
 /**
  * One message with its rendered content. The stored bodies of a sent message are cleared
- * EMAIL_BODY_RETENTION_DAYS after it was sent: from then on `htmlContent` and `textContent` are both null and
+ * EMAIL_BODY_RETENTION_DAYS after it was sent: from then on `htmlBody` and `textBody` are both null and
  * `bodyClearedAt` says when; the metadata (recipient, subject, status, times) stays.
  */
 export class EmailMessageDetailDto extends EmailMessageDto {
-  /** Null when the message has no HTML part, or once its bodies were cleared (see `bodyClearedAt`). */
-  @ApiProperty({ nullable: true, type: String, example: '<p>Hello Ada,</p>' })
+  /** The same as `htmlBody`, under the name this answer first had. */
+  @ApiProperty({ nullable: true, type: String, example: '<p>Hello Ada,</p>', deprecated: true })
   htmlContent!: string | null;
 
-  /** Null when the message has no text part, or once its bodies were cleared (see `bodyClearedAt`). */
-  @ApiProperty({ nullable: true, type: String, example: 'Hello Ada,' })
+  /** The same as `textBody`, under the name this answer first had. */
+  @ApiProperty({ nullable: true, type: String, example: 'Hello Ada,', deprecated: true })
   textContent!: string | null;
 
   /** When the stored bodies were cleared by retention (EMAIL_BODY_RETENTION_DAYS after sending); null while they are kept. */
@@ -85,16 +109,17 @@ export class EmailMessageDetailDto extends EmailMessageDto {
 export class EmailMessageListDto extends PageOf(EmailMessageDto, 'messages') {}
 
 /** GET /emails/messages: a page, newest first, narrowed by any of the filters. */
-export class ListEmailMessagesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID('all', { message: 'must be a patient id' })
-  patientId?: string;
-
+export class ListEmailMessagesQueryDto extends MessageListQueryDto {
   @ApiPropertyOptional({ enum: EMAIL_STATUSES })
   @IsOptional()
   @IsIn(EMAIL_STATUSES)
   status?: EmailStatus;
+
+  /** `test`: the messages test mode captured. */
+  @ApiPropertyOptional({ enum: EMAIL_TRANSPORTS })
+  @IsOptional()
+  @IsIn(EMAIL_TRANSPORTS)
+  transport?: EmailTransportName;
 
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()

@@ -5,7 +5,7 @@ import { OutgoingMessageEntity } from '../../../common/messaging';
 export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
-export const EMAIL_TRANSPORTS = ['smtp', 'log'] as const;
+export const EMAIL_TRANSPORTS = ['smtp', 'log', 'test'] as const;
 export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 
 /**
@@ -15,12 +15,16 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
  */
 @Entity('email_messages')
 @Check(`"status" IN ('queued', 'sending', 'sent', 'failed', 'suppressed')`)
-@Check(`"transport" IN ('smtp', 'log')`)
+@Check(`"transport" IN ('smtp', 'log', 'test')`)
+@Check(`"kind" IN ('send', 'sequence', 'reminder', 'booking_notice', 'waitlist_offer')`)
 @Check(`html_body IS NOT NULL OR text_body IS NOT NULL OR body_cleared_at IS NOT NULL`)
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt', 'id'], { where: 'patient_id IS NOT NULL' })
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_SEQUENCE', ['tenantId', 'mode', 'sequenceId', 'createdAt', 'id'], {
   where: 'sequence_id IS NOT NULL',
+})
+@Index('IDX_EMAIL_MESSAGES_TENANT_MODE_APPOINTMENT', ['tenantId', 'mode', 'appointmentId', 'createdAt', 'id'], {
+  where: 'appointment_id IS NOT NULL',
 })
 @Index('IDX_EMAIL_MESSAGES_TENANT_MODE_STATUS', ['tenantId', 'mode', 'status', 'createdAt', 'id'])
 @Index('UQ_EMAIL_MESSAGES_ENROLLMENT_STEP', ['tenantId', 'mode', 'enrollmentId', 'step'], {

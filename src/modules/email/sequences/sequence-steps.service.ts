@@ -72,6 +72,7 @@ export class SequenceSteps {
         ({ messageId } = await this.messages.queue(
           scope,
           {
+            kind: 'sequence',
             patientId: enrollment.patientId,
             templateId: sequence.steps[step].templateId,
             sequenceId: sequence.id,

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
-import { PageOf, PageQueryDto } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/pagination';
+import { MESSAGE_KINDS, MessageListQueryDto } from '../../../common/messaging';
+import type { MessageKind } from '../../../common/messaging';
 import { SMS_STATUSES, SMS_TRANSPORTS } from '../entities/sms-message.entity';
 import type { SmsStatus, SmsTransportName } from '../entities/sms-message.entity';
 import { SMS_BODY_MAX_LENGTH } from './sms-template.dto';
@@ -60,8 +62,16 @@ export class SmsMessageDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
+  /** What it is for: a `send` through POST /sms/send, an appointment `reminder`, a `booking_notice`, a `waitlist_offer`. */
+  @ApiProperty({ enum: MESSAGE_KINDS, example: 'reminder' })
+  kind!: MessageKind;
+
   @ApiProperty({ format: 'uuid', nullable: true, type: String })
   patientId!: string | null;
+
+  /** The appointment a reminder or notice is about. */
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  appointmentId!: string | null;
 
   /** E.164. */
   @ApiProperty({ example: '+15005550006' })
@@ -108,14 +118,15 @@ export class SmsMessageDto {
 export class SmsMessageListDto extends PageOf(SmsMessageDto, 'messages') {}
 
 /** GET /sms/messages: a page, newest first, narrowed by any of the filters. */
-export class ListSmsMessagesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID('all', { message: 'must be a patient id' })
-  patientId?: string;
-
+export class ListSmsMessagesQueryDto extends MessageListQueryDto {
   @ApiPropertyOptional({ enum: SMS_STATUSES })
   @IsOptional()
   @IsIn(SMS_STATUSES)
   status?: SmsStatus;
+
+  /** `test`: the messages test mode captured. */
+  @ApiPropertyOptional({ enum: SMS_TRANSPORTS })
+  @IsOptional()
+  @IsIn(SMS_TRANSPORTS)
+  transport?: SmsTransportName;
 }

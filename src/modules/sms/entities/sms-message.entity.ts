@@ -21,8 +21,12 @@ export type SmsTransportName = (typeof SMS_TRANSPORTS)[number];
 @Check(`"status" IN ('queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'suppressed')`)
 @Check(`"transport" IN ('twilio', 'log', 'test')`)
 @Check(`"encoding" IN ('GSM-7', 'UCS-2')`)
+@Check(`"kind" IN ('send', 'sequence', 'reminder', 'booking_notice', 'waitlist_offer')`)
 @Index('IDX_SMS_MESSAGES_TENANT_MODE_CREATED', ['tenantId', 'mode', 'createdAt', 'id'])
 @Index('IDX_SMS_MESSAGES_TENANT_MODE_PATIENT', ['tenantId', 'mode', 'patientId', 'createdAt', 'id'], { where: 'patient_id IS NOT NULL' })
+@Index('IDX_SMS_MESSAGES_TENANT_MODE_APPOINTMENT', ['tenantId', 'mode', 'appointmentId', 'createdAt', 'id'], {
+  where: 'appointment_id IS NOT NULL',
+})
 @Index('IDX_SMS_MESSAGES_TENANT_MODE_STATUS', ['tenantId', 'mode', 'status', 'createdAt', 'id'])
 @Index('UQ_SMS_MESSAGES_PROVIDER_ID', ['providerMessageId'], { unique: true, where: 'provider_message_id IS NOT NULL' })
 export class SmsMessageEntity extends OutgoingMessageEntity<SmsStatus, SmsTransportName> {
