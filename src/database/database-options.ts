@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { PoolClient } from './pool-client';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 // Compiled: dist/database -> dist/migrations. Under ts-jest: src/database -> ./migrations.
@@ -19,7 +20,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     migrationsRun: false,
-    extra: { max: 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
+    extra: { max: 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PoolClient },
   };
 }
 

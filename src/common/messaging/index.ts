@@ -3,7 +3,7 @@ export { lastError, OutgoingMessagesRepository } from './outgoing-messages.repos
 export type { OutgoingMessageFilters } from './outgoing-messages.repository';
 export { MessageSendJobs } from './message-send-jobs';
 export type { MessageSendJobName, SendRetryPolicy } from './message-send-jobs';
-export { errorOnGivingUp, isLastTry } from './message-sender';
+export { errorOnGivingUp, isLastTry, recordAcceptance } from './message-sender';
 export { recipientOf, requireExactlyOne } from './recipients';
 export type { Recipient } from './recipients';
 export { deliveryFor, MESSAGE_KINDS } from './delivery';

@@ -1,10 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { JobOutbox } from '../queue/job-outbox';
-import { JobName, JobPayloads, retryOptions } from '../queue/queues';
-
-/** What a send job's payload holds: the message, and the tenant and mode it belongs to. */
-type MessageSendPayload = TenantScope & { messageId: string };
+import { JobName, JobPayloads, MessageSendPayload, retryOptions } from '../queue/queues';
 
 /** The jobs that send one message: their payload names it and nothing more, and its id is the job's. */
 export type MessageSendJobName = { [N in JobName]: MessageSendPayload extends JobPayloads[N] ? N : never }[JobName];

@@ -65,11 +65,19 @@ export interface WebhookDeliveryPayload {
   manual: boolean;
 }
 
-export interface EmailSendPayload {
+/** One message's send job; the same for every channel. */
+export interface MessageSendPayload {
   messageId: string;
   tenantId: string;
   mode: Mode;
+  /**
+   * Set by a try whose relay accepted the message but which could not record it (PostgreSQL was away): the
+   * relay's id, or '' when it named none. The next try records the acceptance instead of sending again.
+   */
+  acceptedAs?: string;
 }
+
+export type EmailSendPayload = MessageSendPayload;
 
 export interface EmailSequenceStepPayload {
   enrollmentId: string;
@@ -79,11 +87,7 @@ export interface EmailSequenceStepPayload {
   mode: Mode;
 }
 
-export interface SmsSendPayload {
-  messageId: string;
-  tenantId: string;
-  mode: Mode;
-}
+export type SmsSendPayload = MessageSendPayload;
 
 export interface ReminderSendPayload {
   reminderId: string;

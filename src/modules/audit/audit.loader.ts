@@ -6,6 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { DependencyStatus } from '../../common/observability/dependency-status';
 import { AppConfig } from '../../config/app-config';
 import { CONNECT_TIMEOUT_MS } from '../../database/database-options';
+import { PoolClient } from '../../database/pool-client';
 import { AUDIT_COPY_SQL, AUDIT_PATIENTS_COPY_SQL } from './audit-copy-buffer';
 
 /**
@@ -62,6 +63,7 @@ export class AuditLoader {
         max: 1,
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         application_name: appName ? `${appName}/audit-writer` : 'audit-writer',
+        Client: PoolClient,
       });
       // An idle connection the server closes is dropped by the pool; the next batch connects again.
       this.dependencies.watchPostgres(this.pool, 'audit-writer');

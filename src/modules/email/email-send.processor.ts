@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { parseServerMessageId } from 'nodemailer/lib/smtp-connection/server-message-id';
-import { deliveryFor, errorOnGivingUp, isLastTry } from '../../common/messaging';
+import { deliveryFor, errorOnGivingUp, isLastTry, recordAcceptance } from '../../common/messaging';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { EmailSendPayload, JobName, QUEUES, QueueName } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
@@ -28,7 +28,8 @@ import { SmtpMailer, SmtpSendError } from './smtp-mailer';
  *    job finds `sending` was claimed by a run whose worker died before it recorded the server's answer:
  *    it is claimed again and sent again, with the same Message-ID. BullMQ's job lock keeps a live
  *    worker's message from being taken over;
- * 5. only the server's 250 to the end of DATA makes it `sent` (+ `email.sent`); a 5xx makes it `failed`
+ * 5. only the server's 250 to the end of DATA makes it `sent` (+ `email.sent`; when PostgreSQL cannot take that
+ *    record, the job's data keeps it and the next try records it without sending); a 5xx makes it `failed`
  *    (+ `email.failed`); anything else (4xx, connection lost, no answer) puts it back to `queued` for a
  *    retry. A duplicate therefore needs the worker to stop between the server's 250 and that record, or
  *    a connection lost between the end of DATA and the reply.
@@ -62,11 +63,13 @@ export class EmailSender implements OnApplicationShutdown {
 
   @OnJob(JobName.EmailSend)
   async run(job: Job<EmailSendPayload>): Promise<void> {
-    const { messageId, tenantId, mode } = job.data;
+    const { messageId, tenantId, mode, acceptedAs } = job.data;
     const scope: TenantScope = { tenantId, mode };
     const row = await this.messages.findById(scope, messageId);
     if (!row) return; // its tenant was deleted
     if (row.status !== 'queued' && row.status !== 'sending') return;
+    if (row.status === 'sending' && acceptedAs !== undefined)
+      return void (await this.settleSent(scope, row.id, 'sending', acceptedAs || null));
 
     if (row.patientId) {
       const patient = await this.patients.find(scope, row.patientId);
@@ -87,7 +90,7 @@ export class EmailSender implements OnApplicationShutdown {
     try {
       const accepted = await mailer.send({ from: this.headers.envelopeFrom, to: row.toAddress }, raw);
       const smtpId = parseServerMessageId(accepted.response) ?? accepted.serverMessageId ?? queuedAs(accepted.response);
-      await this.settleSent(scope, row.id, 'sending', smtpId);
+      await recordAcceptance(job, smtpId, () => this.settleSent(scope, row.id, 'sending', smtpId));
     } catch (err) {
       if (!(err instanceof SmtpSendError)) throw err; // our own failure (database, Redis): retried as it is
       await this.onSmtpError(job, scope, row, err);

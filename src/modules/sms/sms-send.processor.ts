@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { deliveryFor, errorOnGivingUp, isLastTry } from '../../common/messaging';
+import { deliveryFor, errorOnGivingUp, isLastTry, recordAcceptance } from '../../common/messaging';
 import { JobFailure, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { JobName, SmsSendPayload } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
@@ -24,7 +24,8 @@ import { SmsProviderError, TwilioTransport } from './twilio-transport';
  * 3. where it goes is deliveryFor's one decision: a test-mode message is captured (`transport: "test"`) and
  *    never reaches the provider; with SMS_PROVIDER=log, `transport: "log"` and a log line naming its id;
  * 4. otherwise the provider is called;
- * 5. the provider's acceptance makes it `sent` (+ `sms.sent`); a refusal of the message itself (4xx)
+ * 5. the provider's acceptance makes it `sent` (+ `sms.sent`; when PostgreSQL cannot take that record, the
+ *    job's data keeps it and the next try records it without sending); a refusal of the message itself (4xx)
  *    makes it `failed` (+ `sms.failed`); a 5xx, 429, timeout or lost connection puts it back to `queued`
  *    for a retry with backoff, until the attempts are used up.
  * Logs carry message ids and provider status codes only, never numbers or text.
@@ -50,8 +51,11 @@ export class SmsSender {
 
   @OnJob(JobName.SmsSend)
   async run(job: Job<SmsSendPayload>): Promise<void> {
-    const { messageId, tenantId, mode } = job.data;
+    const { messageId, tenantId, mode, acceptedAs } = job.data;
     const scope: TenantScope = { tenantId, mode };
+    if (acceptedAs !== undefined && (await this.messages.findById(scope, messageId))?.status === 'sending') {
+      return void (await this.settleSent(scope, messageId, 'twilio', acceptedAs || null));
+    }
     // SMS has no staging relay: test-mode texts are always captured.
     const delivery = deliveryFor(mode, { live: this.twilio });
     const twilio = delivery.to === 'relay' ? delivery.relay : undefined;
@@ -76,7 +80,7 @@ export class SmsSender {
     }
     try {
       const sid = await twilio.send({ to: row.toNumber, from: from!, body: row.body, statusCallback: this.statusCallback });
-      await this.settleSent(scope, row.id, 'twilio', sid);
+      await recordAcceptance(job, sid, () => this.settleSent(scope, row.id, 'twilio', sid));
     } catch (err) {
       if (!(err instanceof SmsProviderError)) throw err; // our own failure (database, Redis): retried as it is
       if (isLastTry(job, err.permanent)) {

@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   sequence columns and appointment_reminders.message_id; lists filter by the appointment through a
  *   partial index per table.
  */
-export class MessageKindsAndCapture1764150000000 implements MigrationInterface {
-  name = 'MessageKindsAndCapture1764150000000';
+export class MessageKindsAndCapture1764150000001 implements MigrationInterface {
+  name = 'MessageKindsAndCapture1764150000001';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE email_messages DROP CONSTRAINT email_messages_transport_check`);
