@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import type { OutgoingHttpHeaders } from 'node:http';
 
 /**
- * Helmet's Content-Security-Policy; its headers are computed once per variant (securityHeaders) and set on
- * every response (app.factory.ts). No `upgrade-insecure-requests`: an internal deployment served over plain
+ * The Content-Security-Policy (with `connect-src` per variant); helmet's headers are computed once per variant
+ * (securityHeaders) and set on every response (app.factory.ts). No `upgrade-insecure-requests`: an internal deployment served over plain
  * http on a host name (Swagger UI, the unsubscribe page) would otherwise have the browser fetch every asset
  * and post every form over https, which such a host does not answer.
  */
