@@ -41,14 +41,15 @@ export function setGlobalPrefix(app: INestApplication): void {
 /** Builds the API application (not listening). Shared by main.ts and the e2e tests. */
 export async function createApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
   const https = config.http.publicUrl.startsWith('https:');
-  const security = Object.entries(securityHeaders({ https }));
-  const publicSecurity = Object.entries(securityHeaders({ https, crossOrigin: true }));
+  const publicUrl = config.http.publicUrlSet ? config.http.publicUrl : undefined;
+  const security = Object.entries(securityHeaders({ https, publicUrl }));
+  const publicSecurity = Object.entries(securityHeaders({ https, publicUrl, crossOrigin: true }));
   const adapter = new FastifyAdapter({
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     routerOptions: { maxParamLength: 256, querystringParser: parseQuery },
     frameworkErrors: rerouteFrameworkError,
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, securityHeaders({ https })),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, securityHeaders({ https, publicUrl })),
     trustProxy: fastifyTrustProxy(config.http.trustProxy),
   });
   const fastify = adapter.getInstance();
@@ -107,7 +108,7 @@ export async function createApp(config: AppConfig, options: { logger?: boolean }
   limitUnmatchedRoutes(fastify, app.get(RateLimiter), app.get(Authenticator));
   observeResponses(fastify, logger.pino, metrics);
 
-  setupOpenApi(app, config);
+  setupOpenApi(app, publicUrl);
   await mountQueueDashboard(app, config);
   await app.init();
   await fastify.ready();
@@ -124,8 +125,8 @@ function fastifyTrustProxy(trust: TrustProxy | undefined): boolean | string[] | 
   return trust ?? false;
 }
 
-function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
-  const document = buildOpenApiDocument(app, config.http.publicUrl);
+function setupOpenApi(app: NestFastifyApplication, publicUrl: string | undefined): void {
+  const document = buildOpenApiDocument(app, publicUrl);
   const served = servedWithExamplesFromNow(document, () => clock.now());
   SwaggerModule.setup('api/docs', app, document, {
     // Example dates that must lie ahead are computed from the clock when served (src/common/http/example-dates.ts).

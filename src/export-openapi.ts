@@ -22,7 +22,7 @@ export async function generateOpenApiDocument(): Promise<OpenAPIObject> {
   const app = await NestFactory.create(AppModule.forRoot(config), new FastifyAdapter(), { preview: true, logger: false });
   try {
     setGlobalPrefix(app);
-    return buildOpenApiDocument(app, config.http.publicUrl);
+    return buildOpenApiDocument(app);
   } finally {
     await app.close();
   }

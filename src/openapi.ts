@@ -68,17 +68,20 @@ const KEYS_DESCRIPTION = [
 /**
  * The OpenAPI document of an app whose routes are registered (a running app or a preview one).
  *
- * `serverUrl` is the API's origin without a path (PUBLIC_URL): paths carry their `/api/v1` prefix
- * because /health/* lives outside it, so a client joining server URL and path reaches every route.
- * An absolute origin rather than `/`, which generated clients join into `//api/v1/...`.
+ * Its first server is `/`, which Swagger UI and clients resolve against the address they loaded the document
+ * from: "Try it out" then calls the origin the page came from, whichever name (localhost, 127.0.0.1, an
+ * internal host, a proxy's https) it was reached by, and the CSP's `connect-src 'self'` allows it. Paths
+ * carry their `/api/v1` prefix because /health/* lives outside it. `publicUrl` (PUBLIC_URL when set) is
+ * a second server, for a page reached under another name or behind a proxy's path prefix.
  */
-export function buildOpenApiDocument(app: INestApplication, serverUrl: string): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, publicUrl?: string): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Practice Management API')
     .setVersion('1.0.0')
     .setDescription(DESCRIPTION)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…', description: KEYS_DESCRIPTION }, BEARER_SCHEME)
-    .addServer(serverUrl, 'This API (PUBLIC_URL); paths include their /api/v1 prefix');
+    .addServer('/', 'The address this document was loaded from; paths include their /api/v1 prefix');
+  if (publicUrl) builder.addServer(publicUrl, 'This deployment’s PUBLIC_URL');
   for (const tag of OPENAPI_TAGS) builder.addTag(tag.name, tag.description);
   const document = SwaggerModule.createDocument(app, builder.build(), {
     // A route without an explicit operationId gets a name the operationId check rejects, naming the handler.

@@ -3,7 +3,14 @@ import { ConfigError, loadConfig } from './app-config';
 describe('loadConfig', () => {
   it('has working defaults with nothing set', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, publicUrl: 'http://127.0.0.1:3000', corsOrigins: [], trustProxy: false });
+    expect(config.http).toEqual({
+      host: '127.0.0.1',
+      port: 3000,
+      publicUrl: 'http://127.0.0.1:3000',
+      publicUrlSet: false,
+      corsOrigins: [],
+      trustProxy: false,
+    });
     expect(config.database.url).toBeUndefined();
     expect(config.workers.enabled).toBe(true);
     expect(config.rateLimits.test).toEqual([

@@ -458,7 +458,8 @@ export interface RateLimitWindow {
 /** The configuration's groups, one per concern; the optional ones have defaults (see AppConfig). */
 export interface AppConfigGroups {
   /** `corsOrigins`: browser origins allowed to call the keyed routes (CORS_ORIGINS), normalised as browsers send them. */
-  http: { host: string; port: number; publicUrl: string; corsOrigins: string[]; trustProxy?: TrustProxy };
+  /** `publicUrlSet`: PUBLIC_URL was given (not the default http://HOST:PORT), so pages may name it beside their own origin. */
+  http: { host: string; port: number; publicUrl: string; publicUrlSet: boolean; corsOrigins: string[]; trustProxy?: TrustProxy };
   database: { url?: string; migrationsRun: boolean; dataDir: string; embeddedPort: number };
   redis: { url?: string; prefix: string };
   email: EmailSettings;
@@ -619,6 +620,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       host: vars.HOST,
       port: vars.PORT,
       publicUrl: (vars.PUBLIC_URL ?? `http://${vars.HOST}:${vars.PORT}`).replace(/\/$/, ''),
+      publicUrlSet: vars.PUBLIC_URL !== undefined,
       corsOrigins: corsOrigins(vars.CORS_ORIGINS),
       trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     },

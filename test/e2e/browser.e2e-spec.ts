@@ -61,6 +61,18 @@ describe('In a browser', () => {
     return { page, failures };
   };
 
+  /** Swagger UI's "Try it out" and Execute on GET /me; the status it shows and the text of its response. */
+  const tryGetMe = async (page: Page): Promise<{ status: string; response: string }> => {
+    const me = page.locator('#operations-API_keys-getMe');
+    await me.waitFor({ timeout: 20_000 });
+    await me.locator('.opblock-summary').first().click();
+    await me.locator('button.try-out__btn').click();
+    await me.locator('button.execute').click();
+    const status = me.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor({ timeout: 20_000 });
+    return { status: (await status.innerText()).trim(), response: await me.locator('.live-responses-table').innerText() };
+  };
+
   describe('Swagger UI over plain http on a host name', () => {
     it('renders the operations, and says in the Authorize dialog where a key comes from and what its mode means', async () => {
       const { page, failures } = await open();
@@ -104,20 +116,62 @@ describe('In a browser', () => {
         await page.locator('.modal-ux button.btn-done').click();
 
         await page.reload();
-        const me = page.locator('#operations-API_keys-getMe');
-        await me.waitFor({ timeout: 20_000 });
-        await me.locator('.opblock-summary').first().click();
-        await me.locator('button.try-out__btn').click();
-        await me.locator('button.execute').click();
-        const status = me.locator('.live-responses-table .response .response-col_status').first();
-        await status.waitFor({ timeout: 20_000 });
-        expect((await status.innerText()).trim()).toBe('200');
-        expect(await me.locator('.live-responses-table').innerText()).toContain('Riverside Clinic');
+        const me = await tryGetMe(page);
+        expect(me.status).toBe('200');
+        expect(me.response).toContain('Riverside Clinic');
         expect(failures).toEqual([]);
       } finally {
         await page.close();
       }
     }, 60_000);
+  });
+
+  // Apps of their own (the suite's names its host in PUBLIC_URL): a page reached by another name than
+  // PUBLIC_URL's, or with none set, must still reach the API it came from.
+  describe.each([
+    ['unset', {}],
+    ['naming another address', { PUBLIC_URL: 'https://api.clinic.example' }],
+  ])('Swagger UI\'s "Try it out" with PUBLIC_URL %s', (_, env: Record<string, string>) => {
+    let ownPort: number;
+    beforeAll(async () => {
+      ownPort = await freePort();
+    });
+    const own = useApp(() => ({
+      WORKERS: 'off',
+      RATE_LIMIT_IP_PER_SECOND: '0',
+      RATE_LIMIT_IP_PER_HOUR: '0',
+      PORT: String(ownPort),
+      ...env,
+    }));
+    beforeAll(() => own.app.listen({ port: ownPort, host: '127.0.0.1' }));
+
+    it.each(['localhost', '127.0.0.1', API_HOST])(
+      'calls the API at the origin the page was loaded from: %s',
+      async (host) => {
+        const origin = `http://${host}:${ownPort}`;
+        const { page, failures } = await open();
+        try {
+          // Chromium also logs a violation as a console error (in failures); the event names the directive.
+          await page.addInitScript({
+            content: `window.cspViolations = [];
+            document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+          });
+          const called: string[] = [];
+          page.on('response', (r) => void (r.url().includes('/api/v1/') && called.push(`${r.url()} ${r.status()}`)));
+          await page.goto(`${origin}/api/docs`);
+          const me = await tryGetMe(page);
+          // No key given: the API's own refusal, not a fetch the browser stopped.
+          expect(me.status).toBe('401');
+          expect(me.response).toContain('missing_api_key');
+          expect(called).toEqual([`${origin}/api/v1/me 401`]);
+          expect(await page.evaluate<string[]>('window.cspViolations')).toEqual([]);
+          expect(failures).toEqual([`${origin}/api/v1/me: 401`]);
+        } finally {
+          await page.close();
+        }
+      },
+      60_000,
+    );
   });
 
   describe("a practice's website on another origin", () => {

@@ -30,6 +30,10 @@ describe('CORS and the security headers browsers act on', () => {
       headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
     });
   const json = (res: LightMyRequestResponse): Problem => JSON.parse(res.body) as Problem;
+  const cspDirective = (headers: Record<string, unknown>, name: string): string | undefined =>
+    String(headers['content-security-policy'])
+      .split(';')
+      .find((directive) => directive.startsWith(`${name} `));
 
   const suite = useApp({
     ...NO_RATE_LIMITS,
@@ -155,15 +159,18 @@ describe('CORS and the security headers browsers act on', () => {
       ]);
       expect([url, res.headers['strict-transport-security']]).toEqual([url, undefined]);
       expect([url, res.headers['x-content-type-options']]).toEqual([url, 'nosniff']);
+      // PUBLIC_URL unset: Swagger UI calls the origin it was loaded from, whatever its name.
+      expect([url, cspDirective(res.headers, 'connect-src')]).toEqual([url, "connect-src 'self'"]);
     }
   });
 
-  it('sends HSTS when PUBLIC_URL is https', async () => {
-    const secure = await startApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.clinic.example' });
+  it('sends HSTS when PUBLIC_URL is https, and lets pages call PUBLIC_URL besides their own origin', async () => {
+    const secure = await startApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.clinic.example/' });
     try {
       const res = await call(secure, 'GET', '/health/live');
       expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
       expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+      expect(cspDirective(res.headers, 'connect-src')).toBe("connect-src 'self' https://api.clinic.example");
     } finally {
       await secure.close();
     }

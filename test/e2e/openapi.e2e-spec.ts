@@ -111,19 +111,21 @@ describe('OpenAPI document', () => {
     expect(problemCodes(put.responses['409'])).toEqual(['external_id_taken']);
   });
 
-  it('names an absolute server (default PUBLIC_URL) that /api/v1 paths resolve against', () => {
-    expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:3000', description: expect.any(String) }]);
-    expect(new URL('/api/v1/patients', doc.servers![0].url).href).toBe('http://127.0.0.1:3000/api/v1/patients');
+  it('names one server, `/`: whatever address the document was loaded from, which /api/v1 paths resolve against', () => {
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    // As Swagger UI joins them: the server resolved against the document's address, less its trailing slash, then the path.
+    const base = new URL(doc.servers![0].url, 'http://localhost:3000/api/docs-json').href.replace(/\/$/, '');
+    expect(`${base}/api/v1/patients`).toBe('http://localhost:3000/api/v1/patients');
   });
 
   describe('served at /api/docs-json', () => {
     const suite = useApp({ WORKERS: 'off', PUBLIC_URL: 'https://api.example.test/' });
 
-    it('is the same document, with this deployment’s PUBLIC_URL as its server and its example dates computed now', async () => {
+    it('is the same document, with this deployment’s PUBLIC_URL as its second server and its example dates computed now', async () => {
       const before = clock.now();
       const served = (await call<OpenAPIObject>(suite.app, 'GET', '/api/docs-json')).body;
       const after = clock.now();
-      expect(served.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
+      expect(served.servers).toEqual([...doc.servers!, { url: 'https://api.example.test', description: expect.any(String) }]);
       // The examples change each Monday (UTC): the one of the request's moment, whichever side of it.
       expect(
         [withExamplesFromNow(doc, before), withExamplesFromNow(doc, after)].map((d) => JSON.parse(serialise(d)) as unknown),

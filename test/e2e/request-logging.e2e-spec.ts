@@ -207,3 +207,32 @@ describe('LOG_FORMAT=json: a built API and worker print JSON lines only, start-u
     }
   });
 });
+
+describe('LOG_FORMAT=pretty: a built API prints one line per request, as on a terminal', () => {
+  // A child process, not useApp: the prettifier writes to the process's own stdout.
+  it('every entry is one line, each request a line with its route, status, time and request id, and no query value', async () => {
+    const port = String(await freePort());
+    const api = BuiltProcess.start('main.js', { LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', PORT: port, WORKERS: 'off' });
+    try {
+      await api.waitUntilLive(`http://127.0.0.1:${port}`);
+      await fetch(`http://127.0.0.1:${port}/api/v1/me`, { headers: { 'x-request-id': 'reqlog-pretty-1' } });
+      await fetch(`http://127.0.0.1:${port}/api/v1/patients?search=Quenby`, { headers: { 'x-request-id': 'reqlog-pretty-2' } });
+      await api.waitFor(/reqlog-pretty-2/);
+    } finally {
+      expect((await api.stop('SIGTERM')).code).toBe(0);
+    }
+    const lines = api.output
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .filter(Boolean);
+    // pino-pretty starts each entry with its time; a field printed on a line of its own would not.
+    for (const line of lines) expect(line).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] [A-Z]+: /);
+    expect(lines.filter((l) => l.includes('reqlog-pretty-1'))).toEqual([
+      expect.stringMatching(/ INFO: request completed GET \/api\/v1\/me 401 [\d.]+ ms .*"requestId":"reqlog-pretty-1"/),
+    ]);
+    expect(lines.filter((l) => l.includes('reqlog-pretty-2'))).toEqual([
+      expect.stringMatching(/ INFO: request completed GET \/api\/v1\/patients 401 [\d.]+ ms /),
+    ]);
+    expect(api.output).not.toMatch(/Quenby|search/);
+  });
+});

@@ -1,28 +1,28 @@
-import type { FastifyHelmetOptions } from '@fastify/helmet';
 import { createRequire } from 'node:module';
 import type { OutgoingHttpHeaders } from 'node:http';
 
 /**
- * The options of helmet; its headers are computed once per variant (securityHeaders) and set on every
- * response (app.factory.ts). No `upgrade-insecure-requests`: an internal deployment served over plain http
- * on a host name (Swagger UI, the unsubscribe page) would otherwise have the browser fetch every asset
+ * The Content-Security-Policy (with `connect-src` per variant); helmet's headers are computed once per variant
+ * (securityHeaders) and set on every response (app.factory.ts). No `upgrade-insecure-requests`: an internal deployment served over plain
+ * http on a host name (Swagger UI, the unsubscribe page) would otherwise have the browser fetch every asset
  * and post every form over https, which such a host does not answer.
  */
-export const SECURITY_HEADERS_OPTIONS: FastifyHelmetOptions = {
-  contentSecurityPolicy: {
-    directives: {
-      defaultSrc: [`'self'`],
-      styleSrc: [`'self'`, `'unsafe-inline'`],
-      imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
-      scriptSrc: [`'self'`, `https: 'unsafe-inline'`],
-      upgradeInsecureRequests: null,
-    },
-  },
+const CSP_DIRECTIVES = {
+  defaultSrc: [`'self'`],
+  styleSrc: [`'self'`, `'unsafe-inline'`],
+  imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
+  scriptSrc: [`'self'`, `https: 'unsafe-inline'`],
+  upgradeInsecureRequests: null,
 };
 
 export interface SecurityHeadersVariant {
   /** The API is served over https (PUBLIC_URL): only then Strict-Transport-Security, which would pin a plain-http host to https. */
   https?: boolean;
+  /**
+   * PUBLIC_URL when set: Swagger UI calls its own origin (the document's `/` server) by default, and may be
+   * switched to this address, its second server, when the page was loaded under another name.
+   */
+  publicUrl?: string;
   /** An answer meant for other sites (/api/v1/public/…): `Cross-Origin-Resource-Policy: cross-origin` instead of same-origin. */
   crossOrigin?: boolean;
 }
@@ -40,16 +40,16 @@ const computed = new Map<string, OutgoingHttpHeaders>();
  * set on every response by an onRequest hook, and written as they are on the few answers sent without a
  * response object (clientError). Helmet's middleware would rebuild them, CSP included, on every request.
  */
-export function securityHeaders({ https = false, crossOrigin = false }: SecurityHeadersVariant = {}): OutgoingHttpHeaders {
-  const variant = `${https}:${crossOrigin}`;
+export function securityHeaders({ https = false, publicUrl, crossOrigin = false }: SecurityHeadersVariant = {}): OutgoingHttpHeaders {
+  const variant = `${https}:${crossOrigin}:${publicUrl ?? ''}`;
   const known = computed.get(variant);
   if (known) return known;
   const load = createRequire(require.resolve('@fastify/helmet'));
   const helmet = load('helmet') as (options: object) => HelmetMiddleware;
   const headers: OutgoingHttpHeaders = {};
-  const { global: _global, enableCSPNonces: _nonces, ...options } = SECURITY_HEADERS_OPTIONS;
+  const connectSrc = publicUrl ? [`'self'`, new URL(publicUrl).origin] : [`'self'`];
   helmet({
-    ...options,
+    contentSecurityPolicy: { directives: { ...CSP_DIRECTIVES, connectSrc } },
     strictTransportSecurity: https,
     crossOriginResourcePolicy: { policy: crossOrigin ? 'cross-origin' : 'same-origin' },
   })({}, { setHeader: (name, value) => (headers[name.toLowerCase()] = value), removeHeader: () => undefined }, () => undefined);

@@ -28,7 +28,9 @@ export function createLog(level: string, format: LogFormat = 'auto', fd: 1 | 2 =
       destination: fd,
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      // One line per request: `request completed GET /api/v1/patients/:id 200 3.1 ms`.
+      // One line per entry, as in JSON: `request completed GET /api/v1/patients/:id 200 3.1 ms {"requestId":…}`;
+      // pino-pretty would print each other field on a line of its own. An error's stack keeps its own lines.
+      singleLine: true,
       ignore: 'pid,hostname,context,method,route,statusCode,responseTime',
       messageFormat:
         '{if context}[{context}] {end}{msg}{if method} {method} {route}{end}{if statusCode} {statusCode} {responseTime} ms{end}',
