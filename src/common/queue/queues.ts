@@ -133,8 +133,6 @@ interface QueueSettings {
   maxStalledCount: number;
   attempts: number;
   retryDelay: number;
-  /** How many finished jobs Redis keeps; none unless stated, as a row in PostgreSQL is each job's record. */
-  keepCompleted?: number;
   /** How many failed jobs Redis keeps for inspection; 1,000 unless stated. */
   keepFailed?: number;
 }
@@ -143,6 +141,13 @@ interface QueueSettings {
 export function retryOptions(retry: { maxAttempts: number; retryBaseMs: number }): Required<Pick<JobsOptions, 'attempts' | 'backoff'>> {
   return { attempts: retry.maxAttempts, backoff: { type: 'exponential', delay: retry.retryBaseMs } };
 }
+
+/**
+ * Completed jobs Redis keeps per queue, so that the queue dashboard shows what just ran: the last hour's, up
+ * to 1,000 (a row in PostgreSQL is each job's record). BullMQ ignores the add of an id it still holds, so a
+ * jobId names one run of its work: a step held and resumed, or a webhook retried by hand, gets a new one.
+ */
+const KEEP_COMPLETED = { age: 3_600, count: 1_000 };
 
 function policy(jobs: readonly JobName[], settings: QueueSettings): QueuePolicy {
   return {
@@ -155,7 +160,7 @@ function policy(jobs: readonly JobName[], settings: QueueSettings): QueuePolicy 
     },
     jobOptions: {
       ...retryOptions({ maxAttempts: settings.attempts, retryBaseMs: settings.retryDelay }),
-      removeOnComplete: settings.keepCompleted === undefined ? true : { count: settings.keepCompleted },
+      removeOnComplete: KEEP_COMPLETED,
       removeOnFail: { count: settings.keepFailed ?? 1_000 },
     },
   };
@@ -179,7 +184,6 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
     maxStalledCount: 100,
     attempts: 5,
     retryDelay: 2_000,
-    keepCompleted: 1_000,
     keepFailed: 5_000,
   }),
   // Concurrency 50: an attempt is mostly waiting on the receiver (up to WEBHOOK_TIMEOUT_MS); the default
@@ -206,9 +210,8 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
   // Concurrency 10: a step is two or three short transactions (claim, render and queue its message); the
   // sending itself is the email-sends queue's work. A re-run is harmless: the step is claimed by number
   // under the enrolment's row lock. 5 attempts, 2, 4, 8, 16 s apart, for our own failures (database,
-  // Redis); after that the enrolment ends `failed` with the reason (SequenceStepsProcessor.failed). A
-  // finished step must leave its id free, so that a step held while its sequence was paused can be added
-  // again on resume.
+  // Redis); after that the enrolment ends `failed` with the reason (SequenceStepsProcessor.failed). A step
+  // held while its sequence was paused is added again on resume under an id of its own (SequenceStepJobs).
   [QueueName.EmailSequences]: policy([JobName.EmailSequenceStep], { concurrency: 10, maxStalledCount: 5, attempts: 5, retryDelay: 2_000 }),
   // Concurrency 32: a send is one HTTPS request to the provider and two short writes, mostly waiting. The
   // default lock outlasts a provider request's timeout (SMS_TIMEOUT_MS, 10 s) plus the database writes.
