@@ -49,8 +49,10 @@ export async function seedDemoForms(
   submissions: FormSubmissionsService,
   patients: DemoPatient[],
 ): Promise<{ forms: number; submissions: number }> {
-  const form = (await forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!)) ?? (await forms.create(auth, DEMO_INTAKE_FORM));
-  if (form.submissionsCount > 0) return { forms: 1, submissions: 0 };
+  const found = await forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!);
+  const form = found ?? (await forms.create(auth, DEMO_INTAKE_FORM));
+  const created = found ? 0 : 1;
+  if (form.submissionsCount > 0) return { forms: created, submissions: 0 };
   let added = 0;
   for (const [i, p] of patients.entries()) {
     const fields: Record<string, unknown> = {
@@ -67,5 +69,5 @@ export async function seedDemoForms(
     await submissions.submit(auth, form.id, { fields, patientId: p.id });
     added++;
   }
-  return { forms: 1, submissions: added };
+  return { forms: created, submissions: added };
 }
