@@ -12,7 +12,8 @@ export const DEMO_INTAKE_FORM: CreateFormDto = {
     { id: 'full_name', label: 'Full name', type: 'text', required: true, maxLength: 200 },
     { id: 'email', label: 'Email', type: 'email', required: true, placeholder: 'you@example.com' },
     { id: 'phone', label: 'Mobile phone', type: 'phone', helpText: 'International format, e.g. +44 7700 900123' },
-    { id: 'date_of_birth', label: 'Date of birth', type: 'date', required: true },
+    // Optional, as in the API's submit example, which then fits this form too.
+    { id: 'date_of_birth', label: 'Date of birth', type: 'date' },
     {
       id: 'reason',
       label: 'Reason for your visit',
