@@ -68,8 +68,9 @@ const USAGE = `usage: node dist/cli.js <command> [options]   (node dist/cli.js <
 
 ${COMMANDS.map(usageOf).join('\n')}
 
-Every command prints one JSON object on stdout (seed:demo a summary, its JSON with --json); logs and errors go to stderr. The database and Redis are those
-of DATABASE_URL and REDIS_URL (unset: the embedded PostgreSQL in DATA_DIR and the local Redis), as for the API.`;
+Every command prints one JSON object on stdout (seed:demo a summary, its JSON with --json); logs and errors go
+to stderr. The database and Redis are those of DATABASE_URL and REDIS_URL (unset: the embedded PostgreSQL in
+DATA_DIR and the local Redis), as for the API.`;
 
 const isHelpFlag = (arg: string | undefined): boolean => arg === '--help' || arg === '-h';
 
