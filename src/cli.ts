@@ -8,6 +8,8 @@ import { runMigrations } from './database/database-options';
 import { appCryptoFor } from './common/crypto/crypto.module';
 import { exitOnStartupError, prepareInfrastructure } from './infrastructure';
 import { DemoSeeder } from './cli/demo-seeder';
+import { demoSummary } from './cli/demo-summary';
+import { clock } from './common/time/clock';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { TenantsService } from './modules/tenants/tenants.service';
 import { SettingsModule } from './modules/settings/settings.module';
@@ -49,8 +51,9 @@ const HELP = {
     'issue an unscoped key (OWNER by default) for an existing tenant; prints it as tenants:create does',
   ],
   'seed:demo': [
-    '--tenant <tenantId>',
-    "fill the tenant's test mode with demo data; settings it already has are kept. Prints what it added and the demo records' ids",
+    '--tenant <tenantId> [--json]',
+    "fill the tenant's test mode with demo data; settings it already has are kept. Prints a short summary: what it added, the key ids,\n" +
+      "      the booking page's URL, an appointment's manage link and a call to try; --json: every demo record's id as one JSON object",
   ],
   'migrations:run': ['', 'apply pending migrations, even with MIGRATIONS_RUN=false; prints {"migrated":[…names applied…]}'],
 } as const;
@@ -65,8 +68,9 @@ const USAGE = `usage: node dist/cli.js <command> [options]   (node dist/cli.js <
 
 ${COMMANDS.map(usageOf).join('\n')}
 
-Every command prints one JSON object on stdout; logs and errors go to stderr. The database and Redis are those
-of DATABASE_URL and REDIS_URL (unset: the embedded PostgreSQL in DATA_DIR and the local Redis), as for the API.`;
+Every command prints one JSON object on stdout (seed:demo a summary, its JSON with --json); logs and errors go
+to stderr. The database and Redis are those of DATABASE_URL and REDIS_URL (unset: the embedded PostgreSQL in
+DATA_DIR and the local Redis), as for the API.`;
 
 const isHelpFlag = (arg: string | undefined): boolean => arg === '--help' || arg === '-h';
 
@@ -82,6 +86,7 @@ interface Args {
   tenant?: string;
   mode?: Mode;
   role: Role;
+  json: boolean;
 }
 
 /** Help goes to stdout with a zero exit: it is what was asked for. */
@@ -96,17 +101,29 @@ function parseCommandLine(argv: string[]): Args {
   if (!command) fail('a command is required', true);
   if (!(COMMANDS as readonly string[]).includes(command)) fail(`unknown command: ${command}`, true);
   if (rest.some(isHelpFlag)) help(`usage:\n${usageOf(command as Command)}`);
-  let values: Record<string, string | undefined>;
+  let values: { name?: string; tenant?: string; mode?: string; role?: string; json?: boolean };
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { name: { type: 'string' }, tenant: { type: 'string' }, mode: { type: 'string' }, role: { type: 'string' } },
+      options: {
+        name: { type: 'string' },
+        tenant: { type: 'string' },
+        mode: { type: 'string' },
+        role: { type: 'string' },
+        json: { type: 'boolean' },
+      },
       strict: true,
     }));
   } catch (err) {
     fail((err as Error).message);
   }
-  const args: Args = { command: command as Command, name: values.name?.trim(), tenant: values.tenant, role: 'OWNER' };
+  const args: Args = {
+    command: command as Command,
+    name: values.name?.trim(),
+    tenant: values.tenant,
+    role: 'OWNER',
+    json: values.json === true,
+  };
   if (command === 'tenants:create' && !args.name) fail('--name is required');
   if ((command === 'seed:demo' || command === 'keys:create') && !args.tenant) fail('--tenant is required');
   if (command === 'keys:create') {
@@ -118,16 +135,15 @@ function parseCommandLine(argv: string[]): Args {
   return args;
 }
 
-/** Operator commands. Stdout carries only the command's JSON answer; logs go to stderr. */
+/** Operator commands. Stdout carries only the command's answer; logs go to stderr. */
 async function main(): Promise<void> {
   const args = parseCommandLine(process.argv.slice(2));
-  const print = (result: unknown): void => void process.stdout.write(`${JSON.stringify(result)}\n`);
-
   if (args.command === 'migrations:run') {
     // The command's whole point is to migrate: MIGRATIONS_RUN only governs what servers do at start-up.
     const infra = await prepareInfrastructure({ migrate: false });
     try {
-      print({ migrated: await runMigrations(infra.config.databaseUrl, appCryptoFor(infra.config)) });
+      const migrated = await runMigrations(infra.config.databaseUrl, appCryptoFor(infra.config));
+      process.stdout.write(`${JSON.stringify({ migrated })}\n`);
     } finally {
       await infra.stop();
     }
@@ -137,22 +153,24 @@ async function main(): Promise<void> {
   const infra = await prepareInfrastructure();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(infra.config), { logger: ['error'] });
   // `undefined`: the tenant named does not exist (reported after the app and services have stopped).
-  let result: unknown;
+  let output: string | undefined;
   try {
     const tenants = app.get(TenantsService);
     if (args.command === 'tenants:create') {
-      result = await tenants.create(args.name!);
+      output = JSON.stringify(await tenants.create(args.name!));
     } else if (args.command === 'keys:create') {
-      result = (await tenants.issueKey(args.tenant!, args.mode!, args.role)) ?? undefined;
+      const issued = await tenants.issueKey(args.tenant!, args.mode!, args.role);
+      if (issued) output = JSON.stringify(issued);
     } else if (await tenants.exists(args.tenant!)) {
-      result = await app.get(DemoSeeder).seed(args.tenant!);
+      const seeded = await app.get(DemoSeeder).seed(args.tenant!);
+      output = args.json ? JSON.stringify(seeded) : demoSummary(seeded, infra.config.http.publicUrl, clock.nowMs());
     }
   } finally {
     await app.close();
     await infra.stop();
   }
-  if (result === undefined) fail(`no tenant ${args.tenant}`);
-  print(result);
+  if (output === undefined) fail(`no tenant ${args.tenant}`);
+  process.stdout.write(`${output}\n`);
 }
 
 main().catch(exitOnStartupError);

@@ -12,7 +12,8 @@ export const DEMO_INTAKE_FORM: CreateFormDto = {
     { id: 'full_name', label: 'Full name', type: 'text', required: true, maxLength: 200 },
     { id: 'email', label: 'Email', type: 'email', required: true, placeholder: 'you@example.com' },
     { id: 'phone', label: 'Mobile phone', type: 'phone', helpText: 'International format, e.g. +44 7700 900123' },
-    { id: 'date_of_birth', label: 'Date of birth', type: 'date', required: true },
+    // Optional, as in the API's submit example, which then fits this form too.
+    { id: 'date_of_birth', label: 'Date of birth', type: 'date' },
     {
       id: 'reason',
       label: 'Reason for your visit',
@@ -49,8 +50,10 @@ export async function seedDemoForms(
   submissions: FormSubmissionsService,
   patients: DemoPatient[],
 ): Promise<{ forms: number; submissions: number }> {
-  const form = (await forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!)) ?? (await forms.create(auth, DEMO_INTAKE_FORM));
-  if (form.submissionsCount > 0) return { forms: 1, submissions: 0 };
+  const found = await forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!);
+  const form = found ?? (await forms.create(auth, DEMO_INTAKE_FORM));
+  const created = found ? 0 : 1;
+  if (form.submissionsCount > 0) return { forms: created, submissions: 0 };
   let added = 0;
   for (const [i, p] of patients.entries()) {
     const fields: Record<string, unknown> = {
@@ -67,5 +70,5 @@ export async function seedDemoForms(
     await submissions.submit(auth, form.id, { fields, patientId: p.id });
     added++;
   }
-  return { forms: 1, submissions: added };
+  return { forms: created, submissions: added };
 }

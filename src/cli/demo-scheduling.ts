@@ -1,4 +1,5 @@
 import type { AuthContext } from '../common/auth/auth.types';
+import { EXAMPLE_APPOINTMENT_HOURS_UTC } from '../common/http/example-dates';
 import { clock } from '../common/time/clock';
 import { BookingPagesService } from '../modules/booking-pages/booking-pages.service';
 import { AppointmentsService } from '../modules/scheduling/appointments.service';
@@ -31,9 +32,12 @@ export const DEMO_PROVIDERS: CreateProviderDto[] = [
   },
 ];
 
-/** A long first visit with time to write it up after, booked a day ahead at least, and a short follow-up. */
+/**
+ * A long first visit with time to write it up after, booked four hours ahead at least (less than the API's
+ * booking examples ever are: they book next Monday), and a short follow-up.
+ */
 export const DEMO_APPOINTMENT_TYPES: CreateAppointmentTypeDto[] = [
-  { name: 'New patient', durationMinutes: 60, bufferAfterMinutes: 15, minimumNoticeMinutes: 1440 },
+  { name: 'New patient', durationMinutes: 60, bufferAfterMinutes: 15, minimumNoticeMinutes: 240 },
   { name: 'Follow-up', durationMinutes: 20 },
 ];
 
@@ -47,6 +51,11 @@ export interface DemoSchedulingServices {
 
 const DAY = 86_400_000;
 const dateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const minuteOfDay = (iso: string): number => new Date(iso).getUTCHours() * 60 + new Date(iso).getUTCMinutes();
+/** A slot that leaves the request examples' hours free (a slot ending at midnight counts as the day's end). */
+const clearOfExamples = (slot: { start: string; end: string }): boolean =>
+  minuteOfDay(slot.start) >= EXAMPLE_APPOINTMENT_HOURS_UTC.to * 60 ||
+  (minuteOfDay(slot.end) <= EXAMPLE_APPOINTMENT_HOURS_UTC.from * 60 && minuteOfDay(slot.end) > minuteOfDay(slot.start));
 
 /**
  * Providers with working hours and time off, two appointment types (each with `reminders`), appointments of both types in every status spread over the next two
@@ -93,7 +102,7 @@ export async function seedDemoScheduling(
         startDate: dateOf(start),
         endDate: dateOf(start + 13 * DAY),
       } as AvailabilityQueryDto;
-      const { slots } = await services.availability.availability(auth, query);
+      const slots = (await services.availability.availability(auth, query)).slots.filter(clearOfExamples);
       const slot = slots[(s * 11 + p * 5) % slots.length];
       const booked = await services.appointments.book(auth, {
         patientId: patientIds[n++ % patientIds.length],
@@ -111,7 +120,7 @@ export async function seedDemoScheduling(
   await services.schedulers.create(auth, {
     name: 'New patient consultation',
     slug: DEMO_SCHEDULER_SLUG,
-    description: 'A one-hour first visit with one of our doctors, in New York or London, booked a day ahead at least.',
+    description: 'A one-hour first visit with one of our doctors, in New York or London, booked four hours ahead at least.',
     providerIds: providers.map((p) => p.id),
     appointmentTypeId: types[0].id,
     isActive: true,

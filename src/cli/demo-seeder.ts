@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { ApiException } from '../common/http/problem';
+import { apiPath } from '../common/http/response-headers';
 import { clock } from '../common/time/clock';
+import { AppConfig } from '../config/app-config';
 import { FormSubmissionsService } from '../modules/forms/form-submissions.service';
 import { EmailTemplatesService } from '../modules/email/email-templates.service';
 import { SequencesService } from '../modules/email/sequences/sequences.service';
@@ -18,7 +20,7 @@ import { AppointmentsService } from '../modules/scheduling/appointments.service'
 import { AvailabilityService } from '../modules/scheduling/availability.service';
 import { ProvidersService } from '../modules/scheduling/providers.service';
 import { DEMO_INTAKE_FORM, seedDemoForms } from './demo-forms';
-import { DEMO_SCHEDULER_SLUG, seedDemoScheduling } from './demo-scheduling';
+import { DEMO_APPOINTMENT_TYPES, DEMO_SCHEDULER_SLUG, seedDemoScheduling } from './demo-scheduling';
 import { SmsTemplatesService } from '../modules/sms/sms-templates.service';
 import { DEMO_EMAIL_TEMPLATES, DEMO_REMINDER_TEMPLATE, DEMO_SEQUENCE_NAME, DEMO_SMS_TEMPLATES, seedDemoMessaging } from './demo-messaging';
 
@@ -116,6 +118,56 @@ function pick<T>(list: readonly T[], i: number, salt: number): T {
   return list[(i * 7919 + salt * 104729) % list.length];
 }
 
+/** What seed:demo prints with --json; the summary (demo-summary.ts) is drawn from it. */
+export interface DemoSeedResult {
+  tenantId: string;
+  mode: 'test';
+  /** What this run added (a second run adds nothing). */
+  seeded: DemoCounts;
+  /** The demo booking page's public URL (`{PUBLIC_URL}/api/v1/public/schedulers/{id}`), no key needed. */
+  bookingUrl: string | null;
+  /** The patient's manage link of one scheduled demo appointment (`records.appointment`). */
+  manageUrl: string | null;
+  /** The ids of every demo record, this run's or an earlier one's. */
+  ids: Record<DemoCollection, string[]>;
+  /** The records a first call needs, with their names. */
+  records: DemoRecords;
+}
+
+type DemoCollection =
+  | 'patients'
+  | 'forms'
+  | 'providers'
+  | 'appointmentTypes'
+  | 'appointments'
+  | 'schedulers'
+  | 'emailTemplates'
+  | 'smsTemplates'
+  | 'emailSequences';
+
+export interface DemoCounts {
+  settingsFilled: Record<DemoSection, string[]>;
+  customFields: number;
+  patients: { created: number; updated: number; failed: number };
+  patientsWithNewClinicalData: number;
+  forms: number;
+  formSubmissions: number;
+  scheduling: Awaited<ReturnType<typeof seedDemoScheduling>>;
+  emailTemplates: number;
+  smsTemplates: number;
+  emailSequences: number;
+}
+
+export interface DemoRecords {
+  patient: { id: string; name: string } | null;
+  providers: { id: string; name: string; timezone: string }[];
+  appointmentTypes: { id: string; name: string; durationMinutes: number }[];
+  bookingPage: { id: string; name: string } | null;
+  appointment: { id: string; patientId: string; providerId: string; datetime: string; type: string | null } | null;
+  form: { id: string; name: string } | null;
+  sequence: { id: string; name: string; status: string } | null;
+}
+
 /**
  * Fills a tenant's test mode with realistic demo data. Each domain adds its part here as it lands.
  * Safe to run twice: settings only fill keys the tenant has not set, custom fields already defined are kept, patients carry externalIds
@@ -139,9 +191,10 @@ export class DemoSeeder {
     private readonly emailTemplates: EmailTemplatesService,
     private readonly smsTemplates: SmsTemplatesService,
     private readonly sequences: SequencesService,
+    private readonly config: AppConfig,
   ) {}
 
-  async seed(tenantId: string): Promise<Record<string, unknown>> {
+  async seed(tenantId: string): Promise<DemoSeedResult> {
     const auth: AuthContext = {
       tenantId,
       tenantName: '',
@@ -223,7 +276,7 @@ export class DemoSeeder {
         smsTemplates: messaging.smsTemplates,
         emailSequences: messaging.sequences,
       },
-      ids: await this.demoIds(auth),
+      ...(await this.demoRecords(auth)),
     };
   }
 
@@ -235,31 +288,61 @@ export class DemoSeeder {
     return Object.keys(unset);
   }
 
-  /** The ids of the demo records (this run's or an earlier one's), so the operator can call the API on them. */
-  private async demoIds(auth: AuthContext): Promise<Record<string, unknown>> {
+  /** The demo records (this run's or an earlier one's), so the operator can call the API on them. */
+  private async demoRecords(auth: AuthContext): Promise<Pick<DemoSeedResult, 'bookingUrl' | 'manageUrl' | 'ids' | 'records'>> {
     const page = { limit: 100 };
-    const patients: string[] = [];
+    const patients = [];
     for (let i = 0; i < DEMO_PATIENTS; i++) {
       const [patient] = (await this.patients.list(auth, { externalId: externalId(i) }, { limit: 1 })).patients;
-      if (patient) patients.push(patient.id);
+      if (patient) patients.push(patient);
     }
     const scheduler = await this.schedulers.findBySlug(auth, DEMO_SCHEDULER_SLUG);
-    const providers = scheduler?.providerIds ?? [];
-    const appointments: string[] = [];
-    for (const providerId of providers) {
-      appointments.push(...(await this.appointments.list(auth, { providerId }, page)).appointments.map((a) => a.id));
-    }
+    const providers = [];
+    for (const id of scheduler?.providerIds ?? []) providers.push(await this.providers.get(auth, id));
+    const appointments = [];
+    for (const { id: providerId } of providers)
+      appointments.push(...(await this.appointments.list(auth, { providerId }, page)).appointments);
+    // The earliest appointment still to come: its manage link can confirm, cancel or move it.
+    const upcoming = appointments.filter((a) => a.status === 'scheduled').sort((a, b) => a.datetime.localeCompare(b.datetime))[0];
+    const types = scheduler
+      ? (await this.appointmentTypes.list(auth, page)).appointmentTypes.filter((t) => DEMO_APPOINTMENT_TYPES.some((d) => d.name === t.name))
+      : [];
+    const form = await this.forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!);
+    const sequences = (await this.sequences.list(auth, {}, page)).sequences.filter((s) => s.name === DEMO_SEQUENCE_NAME);
     const named = <T extends { id: string; name: string }>(list: T[], names: { name: string }[]): string[] =>
       list.filter((t) => names.some((n) => n.name === t.name)).map((t) => t.id);
     return {
-      patients,
-      forms: [(await this.forms.findBySlug(auth, DEMO_INTAKE_FORM.slug!))?.id].filter(Boolean),
-      providers,
-      appointments,
-      schedulers: scheduler ? [scheduler.id] : [],
-      emailTemplates: named((await this.emailTemplates.list(auth, page)).templates, DEMO_EMAIL_TEMPLATES),
-      smsTemplates: named((await this.smsTemplates.list(auth, page)).templates, DEMO_SMS_TEMPLATES),
-      emailSequences: named((await this.sequences.list(auth, {}, page)).sequences, [{ name: DEMO_SEQUENCE_NAME }]),
+      // As the booking page's own address is built (§12 of the contract): the public route under PUBLIC_URL.
+      bookingUrl: scheduler ? `${this.config.http.publicUrl}${apiPath('public', 'schedulers', scheduler.id)}` : null,
+      manageUrl: upcoming?.manageUrl ?? null,
+      ids: {
+        patients: patients.map((p) => p.id),
+        forms: form ? [form.id] : [],
+        providers: providers.map((p) => p.id),
+        appointmentTypes: types.map((t) => t.id),
+        appointments: appointments.map((a) => a.id),
+        schedulers: scheduler ? [scheduler.id] : [],
+        emailTemplates: named((await this.emailTemplates.list(auth, page)).templates, DEMO_EMAIL_TEMPLATES),
+        smsTemplates: named((await this.smsTemplates.list(auth, page)).templates, DEMO_SMS_TEMPLATES),
+        emailSequences: sequences.map((s) => s.id),
+      },
+      records: {
+        patient: patients[0] ? { id: patients[0].id, name: `${patients[0].firstName} ${patients[0].lastName}` } : null,
+        providers: providers.map((p) => ({ id: p.id, name: p.name, timezone: p.timezone })),
+        appointmentTypes: types.map((t) => ({ id: t.id, name: t.name, durationMinutes: t.durationMinutes })),
+        bookingPage: scheduler && { id: scheduler.id, name: scheduler.name },
+        appointment: upcoming
+          ? {
+              id: upcoming.id,
+              patientId: upcoming.patientId,
+              providerId: upcoming.providerId,
+              datetime: upcoming.datetime,
+              type: upcoming.type,
+            }
+          : null,
+        form: form && { id: form.id, name: form.name },
+        sequence: sequences[0] ? { id: sequences[0].id, name: sequences[0].name, status: sequences[0].status } : null,
+      },
     };
   }
 

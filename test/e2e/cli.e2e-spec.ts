@@ -3,6 +3,8 @@ import { createTenant } from '../helpers/app';
 import { runCli } from '../helpers/cli';
 import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
+import type { AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { ProviderListDto } from '../../src/modules/scheduling/dto/provider.dto';
 import type { SmsTemplateListDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { useApp } from '../helpers/use-app';
 
@@ -12,10 +14,12 @@ interface PrintedKeys {
   apiKeys: { id: string; mode: string; role: string; key: string }[];
 }
 
-/** What seed:demo prints, as far as these tests read it. */
+/** What seed:demo --json prints, as far as these tests read it. */
 interface PrintedSeed {
   seeded: { settingsFilled: Record<string, string[]>; patients: { created: number } };
   ids: Record<string, string[]>;
+  bookingUrl: string;
+  manageUrl: string;
 }
 
 /** The operator CLI, run as operators run it: `node dist/cli.js …` in a child process. */
@@ -133,17 +137,56 @@ describe('CLI (dist/cli.js)', () => {
   });
 
   describe('seed:demo', () => {
-    it('keeps the practice settings already set, fills the rest, and prints the ids of what it made', async () => {
+    let origin: string;
+
+    // On a port of its own: the summary's links are fetched as a person would, at PUBLIC_URL.
+    beforeAll(async () => {
+      await suite.app.listen({ port: 0, host: '127.0.0.1' });
+      origin = await suite.app.getUrl();
+    });
+
+    it('prints a short summary whose booking page and manage link answer, and a call to try', async () => {
+      const own = await createTenant(suite.app);
+      const run = await runCli(['seed:demo', '--tenant', own.id], { PUBLIC_URL: origin });
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines.length).toBeLessThanOrEqual(30);
+      expect(run.stdout).not.toMatch(/^\s*[{[]/m);
+
+      const escaped = origin.replace(/[.]/g, '\\.');
+      const bookingUrl = new RegExp(`${escaped}/api/v1/public/schedulers/[0-9a-f-]{36}(?=\\s|$)`, 'm').exec(run.stdout)?.[0];
+      const manageUrl = new RegExp(`${escaped}/api/v1/public/appointments/[\\w.-]+(?=\\s|$)`, 'm').exec(run.stdout)?.[0];
+      expect({ bookingUrl, manageUrl }).toEqual({ bookingUrl: expect.any(String), manageUrl: expect.any(String) });
+      for (const url of [bookingUrl!, manageUrl!]) expect([url, (await fetch(url)).status]).toEqual([url, 200]);
+
+      // The ids a first call needs, with the names that tell them apart.
+      const api = suite.api(own.testKey);
+      const types = (await api.get<AppointmentTypeListDto>('/api/v1/scheduling/appointment-types')).body.appointmentTypes;
+      const providers = (await api.get<ProviderListDto>('/api/v1/scheduling/providers')).body.providers;
+      for (const record of [...types, ...providers]) expect(run.stdout).toMatch(new RegExp(`${record.name}.*${record.id}`));
+      // The call to try runs as printed (the keyed one with the tenant's key).
+      const curls = [...run.stdout.matchAll(/curl -s "([^"]+)"/g)].map(([, url]) => url);
+      expect(curls).toHaveLength(2);
+      for (const url of curls) {
+        const res = await fetch(url, { headers: { authorization: `Bearer ${own.testKey}` } });
+        expect([url, res.status]).toEqual([url, 200]);
+        expect(((await res.json()) as { slots: unknown[] }).slots.length).toBeGreaterThan(0);
+      }
+    }, 300_000);
+
+    it('keeps the practice settings already set, fills the rest, and prints the ids of what it made with --json', async () => {
       const own = await createTenant(suite.app);
       const api = suite.api(own.testKey);
       expect((await api.post('/api/v1/settings/practice', { name: 'Harbour Physio', timezone: 'America/Chicago' })).status).toBe(200);
       expect((await api.post('/api/v1/settings/brand', { primaryColor: '#112233' })).status).toBe(200);
 
-      const run = await runCli(['seed:demo', '--tenant', own.id]);
+      const run = await runCli(['seed:demo', '--tenant', own.id, '--json'], { PUBLIC_URL: origin });
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
       const printed = JSON.parse(lines[0]) as PrintedSeed;
+      expect(printed.bookingUrl).toBe(`${origin}/api/v1/public/schedulers/${printed.ids.schedulers[0]}`);
+      expect(printed.manageUrl).toMatch(`${origin}/api/v1/public/appointments/`);
 
       const practice = (await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings;
       expect(practice).toMatchObject({ name: 'Harbour Physio', timezone: 'America/Chicago', phone: expect.any(String) });
@@ -161,12 +204,23 @@ describe('CLI (dist/cli.js)', () => {
         ...ids.patients.slice(0, 3).map((id) => `/api/v1/patients/${id}`),
         ...ids.forms.map((id) => `/api/v1/forms/${id}`),
         ...ids.providers.map((id) => `/api/v1/scheduling/providers/${id}`),
+        ...ids.appointmentTypes.map((id) => `/api/v1/scheduling/appointment-types/${id}`),
         ...ids.appointments.slice(0, 3).map((id) => `/api/v1/scheduling/appointments/${id}`),
         ...ids.schedulers.map((id) => `/api/v1/schedulers/${id}`),
         ...ids.emailTemplates.map((id) => `/api/v1/emails/templates/${id}`),
         ...ids.emailSequences.map((id) => `/api/v1/emails/sequences/${id}`),
       ];
-      for (const key of ['forms', 'providers', 'appointments', 'schedulers', 'emailTemplates', 'smsTemplates', 'emailSequences']) {
+      expect(ids.appointmentTypes).toHaveLength(2);
+      for (const key of [
+        'forms',
+        'providers',
+        'appointmentTypes',
+        'appointments',
+        'schedulers',
+        'emailTemplates',
+        'smsTemplates',
+        'emailSequences',
+      ]) {
         expect([key, ids[key].length > 0]).toEqual([key, true]);
       }
       for (const path of paths) expect([path, (await api.get(path)).status]).toEqual([path, 200]);
@@ -174,7 +228,7 @@ describe('CLI (dist/cli.js)', () => {
       expect(sms).toEqual(expect.arrayContaining(ids.smsTemplates));
 
       // A second run keeps everything and adds nothing, yet still names the demo records.
-      const again = JSON.parse((await runCli(['seed:demo', '--tenant', own.id])).stdout) as PrintedSeed;
+      const again = JSON.parse((await runCli(['seed:demo', '--tenant', own.id, '--json'])).stdout) as PrintedSeed;
       expect(again.seeded.settingsFilled).toEqual({ practice: [], brand: [], portal: [] });
       expect(again.seeded.patients.created).toBe(0);
       expect(again.ids.patients).toEqual(ids.patients);

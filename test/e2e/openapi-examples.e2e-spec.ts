@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { EXAMPLE_FROM_NOW } from '../../src/common/http/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { call, createTenant } from '../helpers/app';
+import { runCli } from '../helpers/cli';
 import { inline, operationsOf } from '../helpers/openapi';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
@@ -97,6 +98,23 @@ describe('OpenAPI examples work as documented', () => {
     return !!media && /Ids?":\[?"[0-9a-f]{8}-[0-9a-f]{4}-/.test(JSON.stringify(requestExample(media)));
   };
 
+  // Routes whose precondition no earlier example can produce; each is covered by its own suite.
+  const NOT_FROM_EXAMPLES: Record<string, string> = {
+    'POST /api/v1/public/unsubscribe/{token}': "the token arrives only in an email's List-Unsubscribe header (email-consent.e2e-spec.ts)",
+    'GET /api/v1/public/unsubscribe/{token}': 'the same token: the page of the link (unsubscribe-page.e2e-spec.ts)',
+    'POST /api/v1/public/sms/twilio/status': 'only Twilio signs its callbacks (X-Twilio-Signature; sms.e2e-spec.ts signs them as it does)',
+    'POST /api/v1/public/sms/twilio/inbound': 'the same signature (sms.e2e-spec.ts)',
+    ...Object.fromEntries(
+      ['GET ', 'POST /confirm', 'POST /cancel', 'GET /availability', 'POST /reschedule'].map((route) => {
+        const [method, tail] = route.split(' ');
+        return [
+          `${method} /api/v1/public/appointments/{token}${tail}`,
+          "the token arrives only in an appointment's manageUrl (manage-links.e2e-spec.ts)",
+        ];
+      }),
+    ),
+  };
+
   it('every create whose example names no other record works as pre-filled on a tenant that has nothing yet', async () => {
     // Callbacks a provider signs are no creates of an integrator's (sms.e2e-spec.ts signs them as Twilio does).
     const creates = apiOperations().filter((o) => o.method === 'POST' && !hasParams(o) && !namesIds(o) && !o.path.includes('/public/sms/'));
@@ -119,23 +137,6 @@ describe('OpenAPI examples work as documented', () => {
     const operations = apiOperations();
     const failures: string[] = [];
     let sent = 0;
-    // Routes whose precondition no earlier example can produce; each is covered by its own suite.
-    const NOT_FROM_EXAMPLES: Record<string, string> = {
-      'POST /api/v1/public/unsubscribe/{token}': "the token arrives only in an email's List-Unsubscribe header (email-consent.e2e-spec.ts)",
-      'GET /api/v1/public/unsubscribe/{token}': 'the same token: the page of the link (unsubscribe-page.e2e-spec.ts)',
-      'POST /api/v1/public/sms/twilio/status':
-        'only Twilio signs its callbacks (X-Twilio-Signature; sms.e2e-spec.ts signs them as it does)',
-      'POST /api/v1/public/sms/twilio/inbound': 'the same signature (sms.e2e-spec.ts)',
-      ...Object.fromEntries(
-        ['GET ', 'POST /confirm', 'POST /cancel', 'GET /availability', 'POST /reschedule'].map((route) => {
-          const [method, tail] = route.split(' ');
-          return [
-            `${method} /api/v1/public/appointments/{token}${tail}`,
-            "the token arrives only in an appointment's manageUrl (manage-links.e2e-spec.ts)",
-          ];
-        }),
-      ),
-    };
     interface Step {
       method: Method;
       url: string;
@@ -145,12 +146,10 @@ describe('OpenAPI examples work as documented', () => {
      * What an integrator does around an example whose precondition no example sets up, through the API
      * (`url` is the example's, its ids filled in): the calls before it and after it, each expected to be 2xx.
      */
-    const AROUND: Record<string, { before: (url: string) => Step[]; after: (url: string) => Step[] }> = {
-      // A sequence is created a draft and enrolment takes an active one; paused again afterwards, as the
-      // PATCH example replaces its steps, which an active sequence refuses.
+    const AROUND: Record<string, { before: (url: string) => Step[]; after?: (url: string) => Step[] }> = {
+      // A sequence is created a draft and enrolment takes an active one.
       'POST /api/v1/emails/sequences/{id}/enroll': {
         before: (url) => [{ method: 'PATCH', url: url.replace(/\/enroll$/, ''), body: { status: 'active' } }],
-        after: (url) => [{ method: 'PATCH', url: url.replace(/\/enroll$/, ''), body: { status: 'paused' } }],
       },
     };
     const runSteps = async (where: string, steps: Step[]): Promise<void> => {
@@ -237,7 +236,7 @@ describe('OpenAPI examples work as documented', () => {
       // Sent as pre-filled: the example dates are computed when the document is served, so their slots are free.
       const res = await call(suite.app, method, url, { key: suite.tenant.testKey, body });
       sent++;
-      await runSteps(where, AROUND[where]?.after(url) ?? []);
+      await runSteps(where, AROUND[where]?.after?.(url) ?? []);
       if (res.status >= 300) {
         failures.push(`${where}: ${res.status} ${res.text.slice(0, 300)} — sent ${JSON.stringify(body)?.slice(0, 300)}`);
         continue;
@@ -262,6 +261,127 @@ describe('OpenAPI examples work as documented', () => {
     expect(sent).toBeGreaterThan(40);
   }, 120_000);
 
+  /** Every example a request body documents: its `example`, else each of its named `examples`, else the one Swagger UI composes. */
+  const requestExamples = (media: MediaTypeObject): { name: string; value: unknown; preFilled: boolean }[] => {
+    if (media.example !== undefined) return [{ name: 'example', value: media.example as unknown, preFilled: true }];
+    const named = Object.entries(media.examples ?? {}).map(([name, ex], i) => ({
+      name,
+      value: inline(ex)?.value as unknown,
+      preFilled: i === 0,
+    }));
+    return named.length ? named : [{ name: 'composed', value: exampleOf(media.schema ?? {}), preFilled: true }];
+  };
+  /** A member naming records of the API (not an `externalId` of yours), with an id in it (not `[]` or null). */
+  const namesRecord = (key: string, value: unknown): boolean =>
+    /Ids?$/.test(key) && key !== 'externalId' && (typeof value === 'string' || (Array.isArray(value) && value.length > 0));
+  /**
+   * Walks an example beside its schema and gives each id member to `visit` with whether the schema requires it;
+   * what `visit` answers replaces the member.
+   */
+  const mapIds = (
+    value: unknown,
+    raw: Schema,
+    visit: (key: string, value: unknown, required: boolean, at: string) => unknown,
+    at = '',
+  ): unknown => {
+    const schema = resolve(raw);
+    if (Array.isArray(value)) return value.map((v, i) => mapIds(v, schema.items ?? {}, visit, `${at}.${i}`));
+    if (!value || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) => {
+        const where = at ? `${at}.${key}` : key;
+        if (namesRecord(key, v)) return [key, visit(key, v, (schema.required ?? []).includes(key), where)];
+        return [key, mapIds(v, schema.properties?.[key] ?? {}, visit, where)];
+      }),
+    );
+  };
+  const bodyWrites = (): Operation[] =>
+    apiOperations().filter((o) => ['POST', 'PUT', 'PATCH'].includes(o.method) && inline(o.op.requestBody)?.content?.['application/json']);
+
+  it('pre-fills no optional id in a request body: the id Swagger UI would put there names nothing', () => {
+    const prefilled: string[] = [];
+    for (const { method, path, op } of bodyWrites()) {
+      const media = inline(op.requestBody)!.content['application/json'];
+      for (const { value } of requestExamples(media).filter((e) => e.preFilled)) {
+        mapIds(value, media.schema ?? {}, (_key, v, required, at) => {
+          if (!required) prefilled.push(`${method} ${path}: ${at}`);
+          return v;
+        });
+      }
+    }
+    expect(prefilled).toEqual([]);
+  });
+
+  it('after seed:demo, every POST, PUT and PATCH example answers 2xx, its required ids and path naming demo records', async () => {
+    // The README's first step after creating a tenant, run as the README runs it.
+    const tenant = await createTenant(suite.app);
+    const run = await runCli(['seed:demo', '--tenant', tenant.id, '--json']);
+    expect(run.code).toBe(0);
+    const demo = JSON.parse(run.stdout) as { ids: Record<string, string[]>; records: { appointment: { id: string } } };
+    const demoIds: Record<string, string> = {
+      patient: demo.ids.patients[0],
+      provider: demo.ids.providers[0],
+      appointmentType: demo.ids.appointmentTypes[0],
+      // One still scheduled, as the summary's manage link names: its example changes need one.
+      appointment: demo.records.appointment.id,
+      scheduler: demo.ids.schedulers[0],
+      form: demo.ids.forms[0],
+      sequence: demo.ids.emailSequences[0],
+      'emails/template': demo.ids.emailTemplates[0],
+      'sms/template': demo.ids.smsTemplates[0],
+    };
+    const idOf = (name: string, path: string): string | undefined => {
+      const base = name.replace(/Ids?$/, '');
+      return demoIds[base] ?? demoIds[`${path.split('/')[3]}/${base}`];
+    };
+    /** The demo record a path's `{id}` names: by the collection segment before it. */
+    const pathId = (path: string, param: string): string | undefined => {
+      const segments = path.split('/');
+      const collection = segments[segments.findIndex((s) => s === `{${param}}`) - 1];
+      const singular = collection.replace(/s$/, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+      return param === 'id' ? idOf(singular, path) : idOf(param, path);
+    };
+
+    const failures: string[] = [];
+    const skipped: string[] = [];
+    let sent = 0;
+    const ordered = [
+      ...bodyWrites().filter((o) => o.method === 'POST' && !hasParams(o)),
+      ...bodyWrites().filter((o) => o.method === 'POST' && hasParams(o)),
+      ...bodyWrites().filter((o) => o.method !== 'POST'),
+    ];
+    for (const { method, path, op } of ordered) {
+      if (NOT_FROM_EXAMPLES[`${method} ${path}`]) continue;
+      let url = path;
+      for (const [, param] of path.matchAll(/\{(\w+)\}/g)) url = url.replace(`{${param}}`, pathId(path, param) ?? '');
+      // A route under a record the demo does not make (a webhook) runs on the empty tenant of the test above.
+      if (url.includes('//') || url.endsWith('/')) {
+        skipped.push(path);
+        continue;
+      }
+      const media = inline(op.requestBody)!.content['application/json'];
+      for (const example of requestExamples(media)) {
+        // The ids the request needs name demo records; an optional one is as the example has it, except in an
+        // example picked by name, which names the records of the combination it shows.
+        const body = mapIds(example.value, media.schema ?? {}, (key, v, required) => {
+          if (!required && example.preFilled) return v;
+          const id = idOf(key, path);
+          if (!id) return v;
+          return Array.isArray(v) ? [id] : id;
+        });
+        const res = await call(suite.app, method, url, { key: tenant.testKey, body });
+        sent++;
+        if (res.status >= 300)
+          failures.push(
+            `${method} ${path} (${example.name}): ${res.status} ${res.text.slice(0, 300)} — sent ${JSON.stringify(body)?.slice(0, 300)}`,
+          );
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(skipped.filter((path) => !path.startsWith('/api/v1/webhooks/'))).toEqual([]);
+    expect(sent).toBeGreaterThan(30);
+  }, 300_000);
+
   it('no example date goes stale: each is computed from the clock when served, or lies in the past already', async () => {
     const years = 7;
     const offsetMs = years * 365 * 86_400_000;
@@ -276,16 +396,19 @@ describe('OpenAPI examples work as documented', () => {
     const fromNow: string[] = [];
     const problems: string[] = [];
     // Every date anywhere in the document: examples, defaults, and the "Example: …" of descriptions.
-    const visit = (value: unknown, where: string, owner?: Record<string, unknown>, key?: string): void => {
-      if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}/${i}`));
+    // `unmoved` is the same place in the document served at the real clock: a member of a body's own example
+    // (dateFromNow) carries no rule once served, and shows it is computed by moving with the clock.
+    const visit = (value: unknown, where: string, unmoved: unknown, owner?: Record<string, unknown>, key?: string): void => {
+      const child = (k: string | number): unknown => (unmoved as Record<string, unknown> | undefined)?.[k];
+      if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}/${i}`, child(i)));
       if (value && typeof value === 'object') {
-        for (const [k, v] of Object.entries(value)) visit(v, `${where}/${k}`, value as Record<string, unknown>, k);
+        for (const [k, v] of Object.entries(value)) visit(v, `${where}/${k}`, child(k), value as Record<string, unknown>, k);
         return;
       }
       if (typeof value !== 'string') return;
       for (const [date] of value.matchAll(/\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?/g)) {
         const at = Date.parse(date.length === 10 ? `${date}T00:00:00Z` : date);
-        if (key === 'example' && owner?.[EXAMPLE_FROM_NOW]) {
+        if ((key === 'example' && owner?.[EXAMPLE_FROM_NOW]) || (typeof unmoved === 'string' && unmoved !== value)) {
           fromNow.push(where);
           // Ahead of the (moved) clock and within the year a booking horizon allows.
           if (!(at > movedNow - 86_400_000 && at < movedNow + 380 * 86_400_000))
@@ -295,7 +418,7 @@ describe('OpenAPI examples work as documented', () => {
         }
       }
     };
-    visit(moved, '#');
+    visit(moved, '#', doc);
     expect(problems).toEqual([]);
     expect(fromNow).toEqual(
       expect.arrayContaining([

@@ -55,7 +55,7 @@ describe('seed:demo scheduling', () => {
     const types = (await api.get<AppointmentTypeListDto>(`${SCHEDULING}/appointment-types`)).body.appointmentTypes;
     expect(types.map((t) => [t.name, t.durationMinutes, t.bufferAfterMinutes, t.minimumNoticeMinutes]).sort()).toEqual([
       ['Follow-up', 20, 0, 0],
-      ['New patient', 60, 15, 1440],
+      ['New patient', 60, 15, 240],
     ]);
     const typeNames = new Map<string | null, string>(types.map((t) => [t.id, t.name]));
     expect(appointments.every((a) => typeNames.get(a.appointmentTypeId) === a.type)).toBe(true);

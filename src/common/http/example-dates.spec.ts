@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { EXAMPLE_FROM_NOW, exampleDate, servedWithExamplesFromNow, withExamplesFromNow } from './example-dates';
+import { dateFromNow, EXAMPLE_FROM_NOW, exampleDate, servedWithExamplesFromNow, withExamplesFromNow } from './example-dates';
 
 /** The parts of the filled document the test reads. */
 interface Filled {
@@ -33,6 +33,12 @@ describe('example dates computed when the document is served', () => {
     expect(filled.paths['/a'].get.parameters[0].example).toBe('2030-01-14T15:00:00.000Z');
     expect(filled.components.schemas.A.properties.at).toEqual({ ...rule, example: '2030-01-14T15:00:00.000Z' });
     expect(JSON.stringify(document)).not.toContain('example"');
+  });
+
+  it("puts the date itself where a rule stands alone, as a member of a body's own example", () => {
+    const document = { paths: { '/b': { post: { value: { notes: 'x', datetime: dateFromNow(1, '15:00') } } } } };
+    const filled = withExamplesFromNow(document as unknown as OpenAPIObject, new Date('2030-01-09T12:00:00.000Z'));
+    expect(filled.paths['/b']).toEqual({ post: { value: { notes: 'x', datetime: '2030-01-15T15:00:00.000Z' } } });
   });
 
   it('rebuilds the served document only when its dates change', () => {

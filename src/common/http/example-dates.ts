@@ -8,6 +8,9 @@ import type { ApiPropertyOptions, OpenAPIObject } from '@nestjs/swagger';
  */
 export const EXAMPLE_FROM_NOW = 'x-example-from-now';
 
+/** The same rule standing for a member of a request body's own example (dateFromNow): served, it is the date. */
+export const DATE_FROM_NOW = 'x-date-from-now';
+
 export interface ExampleFromNow {
   /** Days after the next Monday (UTC, 1 to 7 days ahead): a weekday, inside usual working hours. */
   daysAfterNextMonday: number;
@@ -25,6 +28,21 @@ export function exampleFromNow(daysAfterNextMonday: number, time?: string): ApiP
   return { [EXAMPLE_FROM_NOW]: rule } as ApiPropertyOptions;
 }
 
+/**
+ * Such a date as a member of a request body's own example (@ApiBody's `examples`), e.g. `{ patientId: …,
+ * datetime: dateFromNow(0, '15:00') }`: where an example must leave out members Swagger UI would compose
+ * from the schema (an optional id), the dates it keeps are still computed when served.
+ */
+export function dateFromNow(daysAfterNextMonday: number, time?: string): { [DATE_FROM_NOW]: ExampleFromNow } {
+  return { [DATE_FROM_NOW]: time === undefined ? { daysAfterNextMonday } : { daysAfterNextMonday, time } };
+}
+
+/**
+ * The UTC hours the request examples' appointments take (their times are 14:00 to 16:00, an hour long at most,
+ * with buffers): seed:demo books nothing between them, so that the examples work on a demo tenant too.
+ */
+export const EXAMPLE_APPOINTMENT_HOURS_UTC = { from: 13, to: 18 } as const;
+
 /** The example a rule gives at `now`. */
 export function exampleDate(rule: ExampleFromNow, now: Date): string {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
@@ -38,6 +56,8 @@ export function withExamplesFromNow(document: OpenAPIObject, now: Date): OpenAPI
   const fill = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(fill);
     if (!value || typeof value !== 'object') return value;
+    const date = (value as Record<string, unknown>)[DATE_FROM_NOW] as ExampleFromNow | undefined;
+    if (date) return exampleDate(date, now);
     const out = Object.fromEntries(Object.entries(value).map(([key, v]) => [key, fill(v)]));
     const rule = (value as Record<string, unknown>)[EXAMPLE_FROM_NOW] as ExampleFromNow | undefined;
     if (rule) out.example = exampleDate(rule, now);

@@ -38,9 +38,9 @@ export class BookingPagesController {
       duration: {
         summary: 'A bare duration',
         value: {
-          name: 'New patient consultation',
-          slug: 'new-patient-consultation',
-          description: 'A 30-minute first visit with one of our GPs.',
+          name: 'GP consultation',
+          slug: 'gp-consultation',
+          description: 'A 30-minute consultation with one of our GPs.',
           providerIds: ['0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b'],
           duration: 30,
           type: 'consultation',
@@ -94,7 +94,11 @@ export class BookingPagesController {
   @ApiBody({
     type: UpdateSchedulerDto,
     examples: {
-      rename: { summary: 'A new name and length', value: { name: 'New patient consultation (45 min)', duration: 45 } },
+      // A name alone: a length may only change on a page that books no appointment type.
+      rename: {
+        summary: 'A new name and description',
+        value: { name: 'GP consultation (evenings)', description: 'Weekday evenings with one of our GPs.' },
+      },
       appointmentType: {
         summary: 'Book an appointment type instead (clears duration and type)',
         value: { appointmentTypeId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a60' },

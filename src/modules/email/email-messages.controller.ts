@@ -35,8 +35,13 @@ export class EmailMessagesController {
   })
   @ApiBody({
     type: SendEmailDto,
-    // One valid combination per example: `patientId` or `to`, `templateId` or a subject with content.
+    // One valid combination per example: `patientId` or `to`, `templateId` or a subject with content. The first,
+    // which Swagger UI pre-fills, names no record.
     examples: {
+      content: {
+        summary: 'Subject and content to an address',
+        value: { to: 'ada@example.com', subject: 'Your results are ready', textContent: 'Hello Ada, your results are ready.' },
+      },
       template: {
         summary: 'A template to a patient',
         value: {
@@ -44,10 +49,6 @@ export class EmailMessagesController {
           templateId: '0193a5a9-1b2c-7d3e-8f40-5a6b7c8d9e0f',
           templateVariables: { appointmentDate: 'Monday 24 November, 09:30' },
         },
-      },
-      content: {
-        summary: 'Subject and content to an address',
-        value: { to: 'ada@example.com', subject: 'Your results are ready', textContent: 'Hello Ada, your results are ready.' },
       },
     },
   })

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
+import { previewExamples } from '../../common/templates/preview-examples';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
@@ -85,6 +86,7 @@ export class EmailTemplatesController {
       "Renders the template for a patient (patientId, of your tenant and mode: 400 naming it otherwise; it shows the patient's name, email and phone, so it needs the `patients:read` scope as well) and variables, exactly as a send would. Without patientId, `variables.patient` may supply sample values.",
   })
   @ApiOkResponse({ type: EmailPreviewDto })
+  @ApiBody({ type: PreviewEmailTemplateDto, examples: previewExamples('Monday 24 November, 09:30') })
   preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
     return this.templates.preview(auth, id, body);
   }

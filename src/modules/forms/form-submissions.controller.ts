@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
@@ -8,7 +8,14 @@ import { IdParam } from '../../common/http/id-param';
 import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
 import { Created, NoStore } from '../../common/http/response-headers';
-import { ListSubmissionsQueryDto, SubmissionDetailDto, SubmissionListDto, SubmissionResultDto, SubmitFormDto } from './dto/submission.dto';
+import {
+  ANSWERS_EXAMPLE,
+  ListSubmissionsQueryDto,
+  SubmissionDetailDto,
+  SubmissionListDto,
+  SubmissionResultDto,
+  SubmitFormDto,
+} from './dto/submission.dto';
 import { FormSubmissionsService } from './form-submissions.service';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
@@ -36,6 +43,8 @@ export class FormSubmissionsController {
     headers: { Location: { description: 'The submission URL', schema: { type: 'string' } } },
   })
   @ApiErrors('form_inactive')
+  // Written out so that the optional patientId is not pre-filled with an id that names nothing.
+  @ApiBody({ type: SubmitFormDto, examples: { answers: { summary: 'Answers by field id', value: { fields: ANSWERS_EXAMPLE } } } })
   submit(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: SubmitFormDto): Promise<SubmissionResultDto> {
     return this.submissions.submit(auth, id, body);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
@@ -76,6 +76,16 @@ export class PatientClinicalController {
   })
   @ApiCreatedResponse({ type: EncounterDto })
   @ApiErrors('encounter_exists')
+  @ApiBody({
+    type: CreateEncounterDto,
+    // Written out so that the optional providerId and appointmentId are not pre-filled with ids that name nothing.
+    examples: {
+      visit: {
+        summary: 'A visit',
+        value: { datetime: '2026-11-21T09:30:00.000Z', type: 'consultation', reason: 'Annual review', notes: 'Blood pressure 128/82.' },
+      },
+    },
+  })
   addEncounter(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateEncounterDto): Promise<EncounterDto> {
     return this.clinical.addEncounter(auth, id, body);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
@@ -95,6 +95,22 @@ export class PatientsController {
   @ApiHeader({ name: 'If-Match', required: false, description: 'An ETag from a previous response, or *' })
   @ApiOkResponse({ type: PatientDto, headers: { ETag: ETAG_HEADER } })
   @ApiErrors('external_id_taken', 'precondition_failed')
+  @ApiBody({
+    type: UpdatePatientDto,
+    // The members a change usually names; not externalId, which another patient may hold (409).
+    examples: {
+      change: {
+        summary: 'A new name, address and contact details',
+        value: {
+          lastName: 'King',
+          email: 'ada.king@example.com',
+          phone: '+44 20 7946 0001',
+          address: '1 Ockham Park, Surrey KT24 6PU',
+          tags: ['vip'],
+        },
+      },
+    },
+  })
   update(
     @CurrentAuth() auth: AuthContext,
     @IdParam() id: string,

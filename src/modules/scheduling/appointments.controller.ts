@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Audited, carriedPatients } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
+import { dateFromNow } from '../../common/http/example-dates';
 import { IdParam } from '../../common/http/id-param';
 import { ApiErrors } from '../../common/http/openapi';
 import { pageRequest } from '../../common/http/pagination';
@@ -40,6 +41,32 @@ export class AppointmentsController {
   })
   @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
   @ApiErrors('slot_unavailable')
+  @ApiBody({
+    type: BookAppointmentDto,
+    // Written out so that the optional appointmentTypeId is not pre-filled with an id that names nothing.
+    examples: {
+      duration: {
+        summary: 'A length of your choice',
+        value: {
+          patientId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40',
+          providerId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+          datetime: dateFromNow(0, '15:00'),
+          duration: 30,
+          type: 'consultation',
+          notes: 'First visit',
+        },
+      },
+      appointmentType: {
+        summary: 'An appointment type (its length, policies and name)',
+        value: {
+          patientId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40',
+          providerId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
+          datetime: dateFromNow(1, '15:00'),
+          appointmentTypeId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a60',
+        },
+      },
+    },
+  })
   book(@CurrentAuth() auth: AuthContext, @Body() body: BookAppointmentDto): Promise<AppointmentDto> {
     return this.appointments.book(auth, body);
   }

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
+import { previewExamples } from '../../common/templates/preview-examples';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
 import { PageQueryDto, pageRequest } from '../../common/http/pagination';
@@ -82,6 +83,7 @@ export class SmsTemplatesController {
       'Renders the body with `patient` (the patient named by patientId, which needs the `patients:read` scope as well; an id of no patient of this tenant and mode is 400 naming patientId), `practice` (the practice settings) and `variables`. Answers the text with its encoding (GSM-7, or UCS-2 as soon as one character is outside the GSM 03.38 alphabet) and how many segments it takes: GSM-7 160 septets in one message and 153 per part (€, {, }, [, ], ~, \\, |, ^ count 2), UCS-2 70 UTF-16 code units and 67 per part.',
   })
   @ApiOkResponse({ type: SmsPreviewDto })
+  @ApiBody({ type: PreviewSmsTemplateDto, examples: previewExamples('2 December at 09:30') })
   preview(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: PreviewSmsTemplateDto): Promise<SmsPreviewDto> {
     return this.templates.preview(auth, id, body);
   }

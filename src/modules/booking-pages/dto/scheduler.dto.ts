@@ -28,20 +28,20 @@ const PROVIDER_IDS_EXAMPLE = ['0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b'];
 
 /** The body of POST /schedulers. */
 export class CreateSchedulerDto {
-  @ApiProperty({ example: 'New patient consultation' })
+  @ApiProperty({ example: 'GP consultation' })
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
   name!: string;
 
   /** Unique per tenant and mode (409 slug_taken); derived from the name when absent. */
-  @ApiPropertyOptional({ example: 'new-patient-consultation' })
+  @ApiPropertyOptional({ example: 'gp-consultation' })
   @IsOptional()
   @IsString()
   @IsSlug()
   slug?: string;
 
-  @ApiPropertyOptional({ example: 'A 30-minute first visit with one of our GPs.' })
+  @ApiPropertyOptional({ example: 'A 30-minute consultation with one of our GPs.' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -89,7 +89,7 @@ export class CreateSchedulerDto {
 
 /** PATCH /schedulers/{id}: omitted members are unchanged; `null` clears description and type. */
 export class UpdateSchedulerDto {
-  @ApiPropertyOptional({ example: 'New patient consultation (45 min)' })
+  @ApiPropertyOptional({ example: 'GP consultation (45 min)' })
   @WhenPresent()
   @IsString()
   @Length(1, 200)
@@ -97,13 +97,13 @@ export class UpdateSchedulerDto {
   name?: string;
 
   /** Unique per tenant and mode (409 slug_taken). */
-  @ApiPropertyOptional({ example: 'new-patient-consultation-45' })
+  @ApiPropertyOptional({ example: 'gp-consultation-45' })
   @WhenPresent()
   @IsString()
   @IsSlug()
   slug?: string;
 
-  @ApiPropertyOptional({ nullable: true, type: String, example: 'A 45-minute first visit.' })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'A 45-minute consultation.' })
   @WhenClearable()
   @IsString()
   @MaxLength(2000)

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../../common/auth/auth.types';
@@ -17,6 +17,7 @@ import {
   SequenceCreatedDto,
   SequenceDto,
   SequenceListDto,
+  STEPS_EXAMPLE,
   UpdateSequenceDto,
 } from './dto/sequence.dto';
 import { SequencesService } from './sequences.service';
@@ -73,6 +74,18 @@ export class SequencesController {
   })
   @ApiOkResponse({ type: SequenceDto })
   @ApiErrors('invalid_transition')
+  @ApiBody({
+    type: UpdateSequenceDto,
+    // A rename first: it works in any status but archived, where steps change only while draft or paused.
+    examples: {
+      rename: {
+        summary: 'A new name and description',
+        value: { name: 'New patient welcome (2027)', description: 'Three emails over the first week after registration.' },
+      },
+      pause: { summary: 'Pause: due steps wait until it is active again', value: { status: 'paused' } },
+      steps: { summary: 'New steps (draft or paused only)', value: { steps: STEPS_EXAMPLE } },
+    },
+  })
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSequenceDto): Promise<SequenceDto> {
     return this.sequences.update(auth, id, body);
   }

@@ -28,20 +28,20 @@ export const FORM_FIELDS_EXAMPLE = [
 
 /** The body of POST /forms. */
 export class CreateFormDto {
-  @ApiProperty({ example: 'New patient intake' })
+  @ApiProperty({ example: 'Pre-visit questionnaire' })
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'must not be blank' })
   name!: string;
 
   /** Unique per tenant and mode (409 slug_taken); derived from the name when absent. */
-  @ApiPropertyOptional({ example: 'new-patient-intake' })
+  @ApiPropertyOptional({ example: 'pre-visit-questionnaire' })
   @IsOptional()
   @IsString()
   @IsSlug()
   slug?: string;
 
-  @ApiPropertyOptional({ example: 'Sent to every new patient before the first appointment.' })
+  @ApiPropertyOptional({ example: 'Sent to every patient two days before a visit.' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)

@@ -4,7 +4,7 @@ import { PageOf } from '../../../common/http/pagination';
 import { TimeRangePageQueryDto } from '../../../common/http/time-range';
 import { FormFieldOutDto } from './form.dto';
 
-const ANSWERS_EXAMPLE = { full_name: 'Ada Lovelace', email: 'ada@example.com', reason: 'Back pain', pain_level: 6, consent: true };
+export const ANSWERS_EXAMPLE = { full_name: 'Ada Lovelace', email: 'ada@example.com', reason: 'Back pain', pain_level: 6, consent: true };
 
 /** The body of POST /forms/{id}/submit. */
 export class SubmitFormDto {

@@ -13,7 +13,7 @@ const NOT_BLANK = /\S/;
  * differs from the current one, makes a new version; past submissions keep the version they answered.
  */
 export class UpdateFormDto {
-  @ApiPropertyOptional({ example: 'New patient intake (2027)' })
+  @ApiPropertyOptional({ example: 'Pre-visit questionnaire (2027)' })
   @WhenPresent()
   @IsString()
   @Length(1, 200)

@@ -5,12 +5,12 @@ import type { CustomFieldType } from '../patient-rules';
 
 export class CreateCustomFieldDto {
   /** The key in a patient's `customFields`: lower case letters, digits and `_`, starting with a letter. */
-  @ApiProperty({ example: 'insurer' })
+  @ApiProperty({ example: 'preferred_language' })
   @IsString()
   @Matches(/^[a-z][a-z0-9_]{0,63}$/, { message: 'must be 1-64 characters of a-z, 0-9 and _, starting with a letter' })
   key!: string;
 
-  @ApiProperty({ example: 'Insurance provider' })
+  @ApiProperty({ example: 'Preferred language' })
   @IsString()
   @Length(1, 200)
   label!: string;
@@ -20,7 +20,7 @@ export class CreateCustomFieldDto {
   type!: CustomFieldType;
 
   /** Required for (and only for) `select`: the allowed values. */
-  @ApiPropertyOptional({ type: [String], example: ['Bupa', 'AXA', 'Vitality'] })
+  @ApiPropertyOptional({ type: [String], example: ['English', 'Welsh', 'Polish'] })
   @ValidateIf((o: CreateCustomFieldDto) => o.type === 'select' || o.options !== undefined)
   @IsArray()
   @ArrayMinSize(1)

@@ -69,7 +69,7 @@ export class SmsTemplateListDto extends PageOf(SmsTemplateDto, 'templates') {}
 /** The body of POST /sms/templates/{id}/preview. */
 export class PreviewSmsTemplateDto {
   /** Render for this patient of the caller's tenant and mode (needs the `patients:read` scope too). */
-  @ApiPropertyOptional({ format: 'uuid', example: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e70' })
+  @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID('all', { message: 'must be a patient id' })
   patientId?: string;

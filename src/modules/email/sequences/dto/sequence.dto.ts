@@ -25,7 +25,7 @@ import type { EnrollmentStatus, SequenceStatus } from '../sequence-rules';
 const NOT_BLANK = /\S/;
 
 const TEMPLATE_ID = '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f';
-const STEPS_EXAMPLE = [
+export const STEPS_EXAMPLE = [
   { templateId: TEMPLATE_ID, delayMinutes: 0 },
   { templateId: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e70', delayMinutes: 4320 },
 ];
