@@ -108,12 +108,13 @@ function chunkStatements(t, from, to, anchor) {
      FROM ${series}`,
     // Every second patient: an appointment on a 20-minute grid of each provider's time (a permutation, so
     // slots never overlap), 18 months back to 6 months ahead; past ones mostly completed.
-    `INSERT INTO appointments (id, tenant_id, mode, patient_id, provider_id, starts_at, ends_at, duration, status, type, notes, created_at, updated_at)
+    `INSERT INTO appointments (id, tenant_id, mode, patient_id, provider_id, starts_at, ends_at, duration, status, type, notes, created_at, updated_at, manage_id)
      SELECT md5('${t.tenantId}ap' || i)::uuid, '${t.tenantId}', '${t.mode}', ${pid('i')}, (ARRAY[${t.providerIds.map((p) => `'${p}'::uuid`).join(',')}])[1 + (i / 2) % ${t.providerIds.length}],
        s.at, s.at + interval '15 minutes', 15,
        CASE WHEN s.at > to_timestamp(${anchor}::double precision / 1000) THEN (ARRAY['scheduled','confirmed'])[1 + ${rnd('i', 27, 2)}]
             ELSE (ARRAY['completed','completed','completed','completed','completed','completed','completed','cancelled','no_show','completed'])[1 + ${rnd('i', 28, 10)}] END,
-       (ARRAY['Check-up','Follow-up','Consultation'])[1 + ${rnd('i', 29, 3)}], NULL, s.at - interval '14 days', s.at - interval '14 days'
+       (ARRAY['Check-up','Follow-up','Consultation'])[1 + ${rnd('i', 29, 3)}], NULL, s.at - interval '14 days', s.at - interval '14 days',
+       left(md5('${t.tenantId}ml' || i), 16)
      FROM ${series}
      CROSS JOIN LATERAL (SELECT to_timestamp(${anchor}::double precision / 1000) - interval '18 months'
         + ((((i / 2) / ${t.providerIds.length})::bigint * 7919) % 52560) * interval '20 minutes' AS at) s

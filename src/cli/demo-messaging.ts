@@ -37,9 +37,10 @@ export const DEMO_EMAIL_TEMPLATES: CreateEmailTemplateDto[] = [
 ];
 
 export const DEMO_SMS_TEMPLATES: CreateSmsTemplateDto[] = [
+  // One segment with its manage link (70 characters on an https host of 26) for a practice name of up to 25.
   {
     name: 'Appointment reminder',
-    body: 'Hi {{patient.firstName}}, a reminder of your appointment at {{practice.name}} on {{appointment.localDate}} at {{appointment.localTime}}. Reply C to confirm.',
+    body: '{{practice.name}}: see you on {{appointment.localDate}} at {{appointment.localTime}}. Reply C to confirm. Change it: {{appointment.manageUrl}}',
   },
   {
     name: 'Booking confirmation',

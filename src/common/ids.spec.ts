@@ -1,5 +1,5 @@
 import { parse, validate as isUuid, stringify, version } from 'uuid';
-import { isUuid as isUuidText, pooledRandomBytes, uuidv7, writeUuid, writeUuidv7 } from './ids';
+import { isUuid as isUuidText, pooledRandomBytes, randomBase62, uuidv7, writeUuid, writeUuidv7 } from './ids';
 
 describe('uuidv7', () => {
   it('makes valid, distinct version-7 UUIDs across several refills of the random pool', () => {
@@ -69,5 +69,23 @@ describe('isUuid and writeUuid', () => {
     ]) {
       expect(isUuidText(bad)).toBe(false);
     }
+  });
+});
+
+describe('randomBase62', () => {
+  it('makes ids of the length asked, of base62 characters only, never twice', () => {
+    const ids = Array.from({ length: 5000 }, () => randomBase62(16));
+    expect(ids.every((id) => /^[0-9A-Za-z]{16}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(randomBase62(1)).toMatch(/^[0-9A-Za-z]$/);
+    expect(randomBase62(100)).toMatch(/^[0-9A-Za-z]{100}$/);
+  });
+
+  it('draws every character about as often as the others (no modulo bias)', () => {
+    const counts = new Map<string, number>();
+    for (const c of randomBase62(62 * 2000)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    // 2,000 expected each, standard deviation about 44: a bias towards the first eight would show as ~2,500.
+    for (const n of counts.values()) expect(Math.abs(n - 2000)).toBeLessThan(250);
   });
 });

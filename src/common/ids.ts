@@ -20,6 +20,24 @@ export function pooledRandomBytes(size: number): Uint8Array {
   return pool.subarray(nextInPool, (nextInPool += size));
 }
 
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** The bytes below this (4 × 62) map evenly onto BASE62; larger ones are drawn again. */
+const BASE62_BYTE_LIMIT = 248;
+
+/**
+ * `length` random base62 characters (0-9, A-Z, a-z), each uniform: log2(62) ≈ 5.95 bits a character, so 16
+ * make an id nobody can guess. Base62 keeps it whole where a URL is cut at punctuation (SMS apps linkify).
+ */
+export function randomBase62(length: number): string {
+  let id = '';
+  while (id.length < length) {
+    for (const byte of pooledRandomBytes(Math.min(64, length - id.length + 4))) {
+      if (byte < BASE62_BYTE_LIMIT && id.length < length) id += BASE62[byte % 62];
+    }
+  }
+  return id;
+}
+
 /** The millisecond and 31-bit counter of the last id, as `uuid` keeps them: ids sort in creation order. */
 let lastMs = -Infinity;
 let sequence = 0;

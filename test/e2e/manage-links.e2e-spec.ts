@@ -57,6 +57,7 @@ describe('Manage links: /public/appointments/{token}', () => {
   let dayCounter = 20;
   const nextDay = (): string => DateTime.fromMillis(clock.nowMs(), { zone: 'utc' }).plus({ days: dayCounter++ }).toISODate()!;
   const pathOf = (manageUrl: string): string => new URL(manageUrl).pathname;
+  const idOf = (manageUrl: string): string => pathOf(manageUrl).split('/').pop()!;
   const pub = <T = PublicAppointmentDto>(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>) =>
     call<T>(suite.app, method, path, { body, headers, remoteAddress: '198.51.100.9' });
 
@@ -86,7 +87,7 @@ describe('Manage links: /public/appointments/{token}', () => {
     const type = await createType({ name: 'Check-up', cancellationWindowMinutes: 120 });
     const day = nextDay();
     const appointment = await booked(`${day}T10:00:00Z`, { appointmentTypeId: type.id });
-    expect(appointment.manageUrl).toMatch(/^http:\/\/127\.0\.0\.1:3000\/api\/v1\/public\/appointments\/[\w-]+\.[\w.-]+$/);
+    expect(appointment.manageUrl).toMatch(/^http:\/\/127\.0\.0\.1:3000\/api\/v1\/public\/appointments\/[0-9A-Za-z]{16}$/);
     const res = await pub('GET', pathOf(appointment.manageUrl), undefined, { origin: 'https://patient.example' });
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -235,10 +236,11 @@ describe('Manage links: /public/appointments/{token}', () => {
   it('answers 404 to a tampered, unknown or foreign token, and to an unsubscribe token', async () => {
     const day = nextDay();
     const appointment = await booked(`${day}T10:00:00Z`);
-    const token = pathOf(appointment.manageUrl).split('/').pop()!;
+    const tokens = suite.app.get(ManageTokens);
+    // The signed token of a link sent before manage ids, which is still accepted: altered, it is not.
+    const token = tokens.token({ tenantId: suite.tenant.id, mode: 'test', appointmentId: appointment.id });
     const flipped = token.slice(0, 5) + (token[5] === 'A' ? 'B' : 'A') + token.slice(6);
     const other = await createTenant(suite.app);
-    const tokens = suite.app.get(ManageTokens);
     const forged = [
       flipped,
       `${token}x`,
@@ -261,13 +263,130 @@ describe('Manage links: /public/appointments/{token}', () => {
         expect([bad, route, res.status, res.body.code]).toEqual([bad, route, 404, 'not_found']);
       }
     }
-    // A manage token does not unsubscribe anyone either.
-    expect((await pub('POST', `/api/v1/public/unsubscribe/${token}`)).status).toBe(404);
+    // A manage link's token does not unsubscribe anyone either.
+    for (const manage of [token, idOf(appointment.manageUrl)]) {
+      expect((await pub('POST', `/api/v1/public/unsubscribe/${manage}`)).status).toBe(404);
+    }
     // Another tenant's appointment, with its own valid link, answers its own appointment only.
     const theirs = await booked(`${day}T10:00:00Z`, {}, other.testKey);
     const res = await pub('GET', pathOf(theirs.manageUrl));
     expect(res.body.id).toBe(theirs.id);
     expect((await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body.status).toBe('scheduled');
+  });
+
+  it('is short: a 16-character id that GET, confirm, reschedule and cancel take, the same link across a reschedule', async () => {
+    const day = nextDay();
+    const appointment = await booked(`${day}T10:00:00Z`);
+    const token = idOf(appointment.manageUrl);
+    expect(token).toMatch(/^[0-9A-Za-z]{16}$/);
+    // So that a reminder text with its link fits one SMS: PUBLIC_URL + "/api/v1/public/appointments/" + the id.
+    expect(appointment.manageUrl.length).toBeLessThanOrEqual('http://127.0.0.1:3000'.length + 45);
+    const stored = await dataSource(suite.app).query<{ manage_id: string }[]>(`SELECT manage_id FROM appointments WHERE id = $1`, [
+      appointment.id,
+    ]);
+    expect(stored).toEqual([{ manage_id: token }]);
+
+    const path = pathOf(appointment.manageUrl);
+    expect((await pub('GET', path)).body).toMatchObject({ id: appointment.id, status: 'scheduled' });
+    expect((await pub('POST', `${path}/confirm`)).body).toMatchObject({ id: appointment.id, status: 'confirmed' });
+    const slots = await pub<PublicManageAvailabilityDto>('GET', `${path}/availability?startDate=${day}&endDate=${day}`);
+    expect(slots.body.slots.map((s) => s.start)).toContain(`${day}T14:00:00.000Z`);
+    const moved = await pub('POST', `${path}/reschedule`, { datetime: `${day}T14:00:00Z` });
+    expect([moved.status, moved.body.datetime]).toEqual([200, `${day}T14:00:00.000Z`]);
+    const keyed = (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    expect([keyed.datetime, keyed.manageUrl]).toEqual([`${day}T14:00:00.000Z`, appointment.manageUrl]);
+    // The page opened by the short link posts its forms to it.
+    const page = await pub('GET', path, undefined, { accept: 'text/html' });
+    expect(page.text).toContain(`action="${path}/cancel"`);
+    expect((await pub('POST', `${path}/cancel`)).body).toMatchObject({ id: appointment.id, status: 'cancelled' });
+  });
+
+  it('answers 404 not_found to a manage id with one character changed, or unknown, on every route', async () => {
+    const day = nextDay();
+    const appointment = await booked(`${day}T10:00:00Z`);
+    const token = idOf(appointment.manageUrl);
+    expect(token).toMatch(/^[0-9A-Za-z]{16}$/);
+    const swap = (c: string): string => (c === 'a' ? 'b' : c === 'A' ? 'a' : 'A');
+    const altered = [
+      swap(token[0]) + token.slice(1),
+      token.slice(0, 7) + swap(token[7]) + token.slice(8),
+      token.slice(0, 15) + swap(token[15]),
+      token.toLowerCase() === token ? token.toUpperCase() : token.toLowerCase(),
+      token.slice(0, 15),
+      `${token}0`,
+      '0'.repeat(16),
+    ];
+    for (const bad of altered) {
+      for (const [method, route, body] of [
+        ['GET', '', undefined],
+        ['POST', '/confirm', undefined],
+        ['POST', '/cancel', undefined],
+        ['GET', '/availability?startDate=2030-01-01&endDate=2030-01-02', undefined],
+        ['POST', '/reschedule', { datetime: `${day}T14:00:00Z` }],
+      ] as const) {
+        const res = await pub<Problem>(method, `/api/v1/public/appointments/${bad}${route}`, body);
+        expect([bad, route, res.status, res.headers['content-type'], res.body.code]).toEqual([
+          bad,
+          route,
+          404,
+          expect.stringMatching(/^application\/problem\+json/),
+          'not_found',
+        ]);
+      }
+    }
+    const after = (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${appointment.id}`)).body;
+    expect([after.status, after.datetime]).toEqual(['scheduled', `${day}T10:00:00.000Z`]);
+  });
+
+  it('still takes the signed token of a link sent before manage ids, on every route', async () => {
+    const day = nextDay();
+    const appointment = await booked(`${day}T10:00:00Z`);
+    const signed = suite.app.get(ManageTokens).token({ tenantId: suite.tenant.id, mode: 'test', appointmentId: appointment.id });
+    // Not the link the appointment answers now: that one is its manage id.
+    expect(idOf(appointment.manageUrl)).not.toBe(signed);
+    const path = `/api/v1/public/appointments/${signed}`;
+    expect((await pub('GET', path)).body).toMatchObject({ id: appointment.id, status: 'scheduled' });
+    const page = await pub('GET', path, undefined, { accept: 'text/html' });
+    expect(page.text).toContain(`action="${path}/confirm"`);
+    expect((await pub('POST', `${path}/confirm`)).body.status).toBe('confirmed');
+    const slots = await pub<PublicManageAvailabilityDto>('GET', `${path}/availability?startDate=${day}&endDate=${day}`);
+    expect(slots.status).toBe(200);
+    expect((await pub('POST', `${path}/reschedule`, { datetime: `${day}T15:00:00Z` })).body.datetime).toBe(`${day}T15:00:00.000Z`);
+    expect((await pub('POST', `${path}/cancel`)).body.status).toBe('cancelled');
+  });
+
+  it("takes tenant and mode from the appointment a manage id names, never from the request: another tenant's key reaches nothing else", async () => {
+    const day = nextDay();
+    const mine = await booked(`${day}T10:00:00Z`);
+    const live = await booked(`${day}T11:00:00Z`, {}, suite.tenant.liveKey);
+    const other = await createTenant(suite.app);
+    const theirs = await booked(`${day}T10:00:00Z`, {}, other.testKey);
+    for (const a of [mine, live, theirs]) expect(a.manageUrl).toMatch(/\/[0-9A-Za-z]{16}$/);
+    expect(new Set([mine, live, theirs].map((a) => a.manageUrl)).size).toBe(3);
+
+    // Each link answers its own appointment, whatever key comes along with the request.
+    for (const [a, key] of [
+      [mine, other.testKey],
+      [live, suite.tenant.testKey],
+      [theirs, suite.tenant.liveKey],
+    ] as const) {
+      const res = await call<PublicAppointmentDto>(suite.app, 'GET', pathOf(a.manageUrl), { key, remoteAddress: '198.51.100.9' });
+      expect([res.status, res.body.id, res.body.providerName]).toEqual([200, a.id, a.provider.name]);
+    }
+    // A change through the live link lands in live mode of its tenant, and is seen there only.
+    const confirmed = await call<PublicAppointmentDto>(suite.app, 'POST', `${pathOf(live.manageUrl)}/confirm`, { key: other.liveKey });
+    expect(confirmed.body).toMatchObject({ id: live.id, status: 'confirmed' });
+    expect((await suite.api(suite.tenant.liveKey).get<AppointmentDto>(`${SCHEDULING}/appointments/${live.id}`)).body.status).toBe(
+      'confirmed',
+    );
+    expect((await suite.api(suite.tenant.testKey).get(`${SCHEDULING}/appointments/${live.id}`)).status).toBe(404);
+    expect((await suite.api(other.liveKey).get(`${SCHEDULING}/appointments/${live.id}`)).status).toBe(404);
+    const [entry] = await auditEntries(suite.app, suite.tenant.liveKey, `resourceId=${live.id}&action=appointment.public_confirm`, 1);
+    expect([entry.status, entry.apiKeyId]).toEqual([200, null]);
+    await auditEntries(suite.app, other.liveKey, `resourceId=${live.id}&action=appointment.public_confirm`, 0);
+    // The test-mode and the other tenant's appointments are untouched.
+    expect((await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${mine.id}`)).body.status).toBe('scheduled');
+    expect((await suite.api(other.testKey).get<AppointmentDto>(`${SCHEDULING}/appointments/${theirs.id}`)).body.status).toBe('scheduled');
   });
 
   it('20 concurrent reschedules: one appointment wins a contested slot, moves into free ones never overlap', async () => {

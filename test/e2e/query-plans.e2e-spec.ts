@@ -5,6 +5,7 @@ import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto'
 import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
 
 import { SEARCH_JOINERS, walksJoinKey } from '../../src/modules/patients/search-windows';
+import { call } from '../helpers/app';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
 
@@ -84,9 +85,9 @@ describe('Query plans: filters use their index under a generic plan', () => {
       [tenant.id],
     );
     await db.query(
-      `INSERT INTO appointments (id, tenant_id, mode, patient_id, provider_id, starts_at, ends_at, duration, status, created_at, updated_at)
+      `INSERT INTO appointments (id, tenant_id, mode, patient_id, provider_id, starts_at, ends_at, duration, status, created_at, updated_at, manage_id)
        SELECT gen_random_uuid(), p.tenant_id, 'live', p.id, $2, t.at, t.at + interval '15 minutes', 15,
-              CASE WHEN p.n > 19000 THEN 'scheduled' ELSE 'completed' END, now(), now()
+              CASE WHEN p.n > 19000 THEN 'scheduled' ELSE 'completed' END, now(), now(), 'plans' || lpad(p.n::text, 11, '0')
          FROM (SELECT id, tenant_id, row_number() OVER (ORDER BY id) AS n FROM patients WHERE tenant_id = $1 AND mode = 'live' LIMIT 20000) p
         CROSS JOIN LATERAL (SELECT now() - interval '400 days' + p.n * interval '20 minutes' AS at) t`,
       [tenant.id, provider.rows[0].id],
@@ -195,6 +196,17 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(scan?.['Index Cond']).toMatch(/status\)::text = \$\d+/);
     // Not a walk of every appointment since the first, filtering, nor a sort of all those of the status.
     expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
+  });
+
+  it('a manage link: one probe of UQ_APPOINTMENTS_MANAGE_ID finds the appointment, in any tenant and mode', async () => {
+    sent.length = 0;
+    const res = await call<{ id: string }>(suite.app, 'GET', '/api/v1/public/appointments/plans00000019500');
+    expect(res.status).toBe(200);
+    const lookups = sent.filter((c) => /\bmanage_id = \$1/.test(c.text));
+    expect(lookups).toHaveLength(1);
+    for (const plan of [await genericPlan(lookups[0]), await customPlan(lookups[0])]) {
+      expect(plan.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'UQ_APPOINTMENTS_MANAGE_ID']]);
+    }
   });
 
   it.each([

@@ -1,8 +1,10 @@
 import { DateTime } from 'luxon';
 import twilio from 'twilio';
+import { DEMO_REMINDER_TEMPLATE, DEMO_SMS_TEMPLATES } from '../../src/cli/demo-messaging';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
+import { smsSegments } from '../../src/modules/sms/sms-segments';
 import { call, createTenant, dataSource, TestTenant } from '../helpers/app';
 import { nextOffsetChange } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
@@ -30,7 +32,7 @@ const TYPES = `${SCHEDULING}/appointment-types`;
 const APPOINTMENTS = `${SCHEDULING}/appointments`;
 const NY = 'America/New_York';
 const MINUTE = 60_000;
-const PUBLIC_URL = 'https://api.clinic.test';
+const PUBLIC_URL = 'https://api.acmeclinic.com';
 const FROM = '+15005550006';
 
 /**
@@ -209,6 +211,28 @@ describe('Appointment reminders', () => {
     expect(mine).toHaveLength(2);
     await sleep(2_500);
     expect(emailsTo(patient.email)).toHaveLength(1);
+  });
+
+  it("sends the demo SMS reminder with the appointment's manage link in one segment", async () => {
+    const demo = DEMO_SMS_TEMPLATES.find((t) => t.name === DEMO_REMINDER_TEMPLATE)!;
+    const template = (await api().post<SmsTemplateDto>('/api/v1/sms/templates', { ...demo, name: 'Demo reminder' })).body;
+    const type = await createType([{ offsetMinutes: 120, channel: 'sms', templateId: template.id }]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    expect(booked.manageUrl.startsWith(`${PUBLIC_URL}/api/v1/public/appointments/`)).toBe(true);
+    setNow(start.minus({ minutes: 120 }).toMillis() + 500);
+    const [reminder] = await settled(booked.id);
+    expect(reminder.status).toBe('sent');
+    const sms = await eventually(async () => {
+      const res = await api().get<SmsMessageDto>(`/api/v1/sms/messages/${reminder.messageId}`);
+      expect(res.body.status).toBe('sent');
+      return res.body;
+    });
+    expect(sms).toMatchObject({ transport: 'test', encoding: 'GSM-7', segments: 1 });
+    expect(sms.body).toContain(`Acme Clinic: see you on ${start.toISODate()} at 15:00`);
+    expect(sms.body.endsWith(` ${booked.manageUrl}`)).toBe(true);
+    expect(smsSegments(sms.body)).toEqual({ encoding: 'GSM-7', segments: 1, units: sms.body.length });
   });
 
   it('re-plans them when the appointment moves, and a cancel cancels the ones still to go', async () => {

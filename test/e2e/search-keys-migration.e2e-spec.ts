@@ -1,7 +1,4 @@
-import { Client } from 'pg';
-import { AppCrypto } from '../../src/common/crypto/app-crypto';
-import { runMigrations } from '../../src/database/database-options';
-import { migrationsBefore, scratchDatabase } from '../helpers/migrations';
+import { useSchemaBefore } from '../helpers/migrations';
 
 /** The migration that adds patient_search_keys: everything before it is the old schema. */
 const SEARCH_KEYS = 1764140000000;
@@ -11,22 +8,10 @@ const SEARCH_KEYS = 1764140000000;
  * database of its own held at the schema before: every patient's keys, in each tenant and mode, no more.
  */
 describe('Migration adding the join keys of patient search', () => {
-  let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
-  let db: Client;
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase('search_keys');
-    await runMigrations(scratch.url, new AppCrypto(process.env.APP_SECRET!), await migrationsBefore(SEARCH_KEYS));
-    db = new Client({ connectionString: scratch.url });
-    await db.connect();
-  });
-
-  afterAll(async () => {
-    await db?.end();
-    await scratch?.drop();
-  });
+  const schema = useSchemaBefore(SEARCH_KEYS, 'search_keys');
 
   it("fills in every existing patient's keys, and the triggers keep them from then on", async () => {
+    const { db } = schema;
     // Two tenants, both modes; names of two and three words, short ones, hyphens, no email, no phone.
     const tenants = (
       await db.query<{ id: string }>(
@@ -44,7 +29,7 @@ describe('Migration adding the join keys of patient search', () => {
          FROM generate_series(1, 400) AS n`,
       [tenants],
     );
-    await runMigrations(scratch.url, new AppCrypto(process.env.APP_SECRET!));
+    await schema.migrate();
 
     const drift = async (): Promise<number> =>
       Number(

@@ -2,6 +2,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { MigrationInterface } from 'typeorm';
+import { AppCrypto } from '../../src/common/crypto/app-crypto';
+import { runMigrations } from '../../src/database/database-options';
 
 const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
@@ -35,4 +37,35 @@ export async function scratchDatabase(suffix: string): Promise<{ url: string; dr
   const u = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
   u.pathname = `/${database}`;
   return { url: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
+}
+
+/** A scratch database held at the schema before a migration, as `useSchemaBefore` gives it to a suite. */
+export interface SchemaBefore {
+  /** Connected to it from the suite's beforeAll on. */
+  db: Client;
+  /** Applies the migrations still pending: the one under test, and any after it. */
+  migrate(): Promise<string[]>;
+}
+
+/**
+ * For a migration's suite (no app, so not useApp): a database of its own (`suffix`) migrated to the schema
+ * before `timestamp` in beforeAll, with a client of it; both gone after the suite.
+ */
+export function useSchemaBefore(timestamp: number, suffix: string): SchemaBefore {
+  const held = {} as SchemaBefore;
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
+  beforeAll(async () => {
+    scratch = await scratchDatabase(suffix);
+    const { url } = scratch;
+    const crypto = new AppCrypto(process.env.APP_SECRET!);
+    await runMigrations(url, crypto, await migrationsBefore(timestamp));
+    held.migrate = () => runMigrations(url, crypto);
+    held.db = new Client({ connectionString: url });
+    await held.db.connect();
+  });
+  afterAll(async () => {
+    await held.db?.end();
+    await scratch?.drop();
+  });
+  return held;
 }

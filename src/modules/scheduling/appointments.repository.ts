@@ -3,8 +3,10 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { runStatement } from '../../database/prepared';
 import { keysetPage, Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { AppointmentEntity } from './entities/appointment.entity';
+import type { ManagedAppointment } from './manage-tokens';
 import type { AppointmentStatus } from './transitions';
 
 /** The constraints whose violations scheduling answers with its own exceptions. */
@@ -75,6 +77,21 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     const statement = `SELECT ${this.columns} FROM appointments WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
       ORDER BY starts_at, id LIMIT ${param(page.limit + 1)}`;
     return this.raw<AppointmentEntity>(scope, statement, params, { prepared }).then((rows) => keysetPage(rows, page, (a) => a.startsAt));
+  }
+
+  /**
+   * The appointment a manage link's id names, or null. The link is the id alone, so this is the one lookup
+   * not narrowed to a caller's scope: the row found supplies the tenant and mode for everything after it.
+   * One probe of UQ_APPOINTMENTS_MANAGE_ID.
+   */
+  async findByManageId(manageId: string): Promise<ManagedAppointment | null> {
+    const rows = await runStatement<ManagedAppointment>(
+      this.repository.manager,
+      `SELECT tenant_id AS "tenantId", mode, id AS "appointmentId" FROM appointments WHERE manage_id = $1`,
+      [manageId],
+      true,
+    );
+    return rows[0] ?? null;
   }
 
   /**

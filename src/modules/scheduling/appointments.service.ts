@@ -27,7 +27,7 @@ import { AppointmentTypeEntity } from './entities/appointment-type.entity';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from './entities/provider.entity';
 import { definedOnly } from './defined-only';
-import { ManageTokens } from './manage-tokens';
+import { ManageTokens, newManageId } from './manage-tokens';
 import { ProvidersRepository } from './providers.repository';
 import { ReminderCancelReason, RemindersService } from './reminders.service';
 import {
@@ -190,6 +190,7 @@ export class AppointmentsService {
           appointmentTypeId: policy.typeId,
           confirmedAt: null,
           cancelledAt: null,
+          manageId: newManageId(),
         },
         tx,
       );
@@ -455,7 +456,7 @@ export class AppointmentsService {
 
   /** The appointment as the API answers it, with its manage link and reminders. */
   dto(row: AppointmentEntity, patient: PatientDto, reminders: AppointmentReminderDto[]): AppointmentDto {
-    return appointmentDto(row, patient, this.tokens.url({ tenantId: row.tenantId, mode: row.mode, appointmentId: row.id }), reminders);
+    return appointmentDto(row, patient, this.tokens.url(row.manageId), reminders);
   }
 }
 

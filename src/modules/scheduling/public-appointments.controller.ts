@@ -23,7 +23,12 @@ const DAY = 86_400_000;
 /** How many free times the page offers to reschedule to. */
 const PAGE_SLOTS = 6;
 const PUBLIC =
-  "No API key: the token of the appointment's manageUrl (signed; an altered or unknown token is 404). Limited per client IP (RATE_LIMIT_IP_PER_SECOND / _PER_HOUR; 429 with Retry-After). CORS open.";
+  "No API key: the token of the appointment's manageUrl (its manage id, or an earlier link's signed token; an altered or unknown token is 404). Limited per client IP (RATE_LIMIT_IP_PER_SECOND / _PER_HOUR; 429 with Retry-After). CORS open.";
+const TOKEN = {
+  name: 'token',
+  description:
+    "The token of the appointment's manageUrl: its manage id (16 letters and digits, random), or the signed token of a link sent before manage ids",
+};
 const WINDOW =
   "After changeDeadline (start − the type's cancellationWindowMinutes; 24 hours without a type): 409 `change_window_closed`. A completed, cancelled or no-show appointment: 409 `invalid_transition`.";
 
@@ -41,7 +46,7 @@ export class PublicAppointmentsController {
     summary: 'An appointment by its manage link',
     description: `The visit and what the link may still do (no patient data). With \`Accept: text/html\`, a small page with Confirm, Cancel and Reschedule buttons (opening it changes nothing). ${PUBLIC}`,
   })
-  @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
+  @ApiParam(TOKEN)
   @ApiProduces('application/json', 'text/html')
   @ApiOkResponse({ type: PublicAppointmentDto })
   async view(
@@ -64,7 +69,7 @@ export class PublicAppointmentsController {
     summary: 'Confirm an appointment (patient link)',
     description: `scheduled → confirmed (\`appointment.confirmed\`, source \`patient_link\`); confirming a confirmed one changes nothing. A completed, cancelled or no-show appointment: 409 \`invalid_transition\`. The page's button posts a form; it then gets the page back. ${PUBLIC}`,
   })
-  @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
+  @ApiParam(TOKEN)
   @ApiOkResponse({ type: PublicAppointmentDto })
   @ApiErrors('invalid_transition')
   async confirm(@Param('token') token: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -81,7 +86,7 @@ export class PublicAppointmentsController {
     summary: 'Cancel an appointment (patient link)',
     description: `To cancelled (\`appointment.cancelled\`, source \`patient_link\`), freeing its time. ${WINDOW} ${PUBLIC}`,
   })
-  @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
+  @ApiParam(TOKEN)
   @ApiOkResponse({ type: PublicAppointmentDto })
   @ApiErrors('invalid_transition', 'change_window_closed')
   async cancel(@Param('token') token: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -95,7 +100,7 @@ export class PublicAppointmentsController {
     summary: 'Free times to reschedule to (patient link)',
     description: `The same provider's free slots for the same appointment type (its duration, grid and policies; or the appointment's length without a type), the appointment's own time counted free; a date bound is read in the provider's timezone; at most 31 days. ${PUBLIC}`,
   })
-  @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
+  @ApiParam(TOKEN)
   @ApiOkResponse({ type: PublicManageAvailabilityDto })
   async availability(
     @Param('token') token: string,
@@ -113,7 +118,7 @@ export class PublicAppointmentsController {
     summary: 'Reschedule an appointment (patient link)',
     description: `Moves it to \`datetime\`, checked like a booking under its type's policies (409 \`slot_unavailable\` with \`alternatives\`) and the exclusion constraint (\`appointment.rescheduled\`, source \`patient_link\`, with the previous time). ${WINDOW} The page's buttons post a form with \`datetime\` in the query string instead. ${PUBLIC}`,
   })
-  @ApiParam({ name: 'token', description: "The token of the appointment's manageUrl" })
+  @ApiParam(TOKEN)
   @ApiBody({ type: PublicRescheduleDto })
   @ApiOkResponse({ type: PublicAppointmentDto })
   @ApiErrors('invalid_transition', 'change_window_closed', 'slot_unavailable')

@@ -121,7 +121,7 @@ export class ReminderSender {
       durationMinutes: appointment.duration,
       providerName: provider.name,
       typeName: appointment.type,
-      manageUrl: this.tokens.url({ tenantId: appointment.tenantId, mode: appointment.mode, appointmentId: appointment.id }),
+      manageUrl: this.tokens.url(appointment.manageId),
     };
   }
 }

@@ -44,9 +44,12 @@ export class SelfServiceService {
     private readonly tenants: TenantsService,
   ) {}
 
-  /** The appointment a token names; 404 for an altered, forged or unknown token (as for an unknown appointment). */
+  /**
+   * The appointment a link's token names, for every public route: 404 for an unknown, altered or forged token
+   * (as for an unknown appointment). Tenant and mode are the appointment's own, never the request's.
+   */
   async require(token: string): Promise<Managed> {
-    const subject = this.tokens.verify(token);
+    const subject = await this.tokens.resolve(token);
     if (!subject) throw new ResourceNotFoundProblem('The appointment link');
     try {
       return { subject, ...(await this.appointments.getWithProvider(subject, subject.appointmentId)) };

@@ -209,8 +209,8 @@ export class AppointmentDto {
   @ApiProperty({ nullable: true, type: String, format: 'date-time' })
   cancelledAt!: string | null;
 
-  /** The patient's self-service link (no key): view, confirm, cancel, reschedule. */
-  @ApiProperty({ example: 'https://clinic.example/api/v1/public/appointments/eyJ0Ijoi…' })
+  /** The patient's self-service link (no key): view, confirm, cancel, reschedule. The same for the appointment's whole life. */
+  @ApiProperty({ example: 'https://clinic.example/api/v1/public/appointments/7kQ2xVb9LmN4pR8s' })
   manageUrl!: string;
 
   /** Planned from the appointment type's reminders when it is booked (none without a type), in the order they go out. */

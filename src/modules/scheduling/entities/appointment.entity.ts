@@ -12,6 +12,7 @@ import type { AppointmentStatus } from '../transitions';
 @Index('IDX_APPOINTMENTS_TENANT_MODE_PROVIDER_STARTS', ['tenantId', 'mode', 'providerId', 'startsAt'])
 @Index('IDX_APPOINTMENTS_TENANT_MODE_PATIENT_STARTS', ['tenantId', 'mode', 'patientId', 'startsAt'])
 @Index('IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS', ['tenantId', 'mode', 'status', 'startsAt', 'id'])
+@Index('UQ_APPOINTMENTS_MANAGE_ID', ['manageId'], { unique: true })
 @Exclusion(
   'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
   `USING gist (provider_id WITH =, tstzrange(starts_at, ends_at, '[)') WITH &&) WHERE (status IN ('scheduled', 'confirmed'))`,
@@ -64,4 +65,11 @@ export class AppointmentEntity extends TenantOwnedEntity {
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   cancelledAt!: Date | null;
+
+  /**
+   * The id of the patient's manage link (`/public/appointments/{manageId}`): random, set at booking and never
+   * changed, unique across tenants because the link alone names the appointment.
+   */
+  @Column({ type: 'varchar', length: 16 })
+  manageId!: string;
 }
