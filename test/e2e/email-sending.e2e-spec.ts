@@ -286,16 +286,16 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
       [suite.tenant.id, clock.now()],
     );
     await db.query(
-      `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
-       VALUES (gen_random_uuid(), $1, 'email-send', $2, $3, NULL, now() - interval '1 second')`,
+      `INSERT INTO job_outbox (id, prefix, name, job_id, payload, options, run_at, available_at)
+       VALUES (gen_random_uuid(), $1, 'email-send', $3::jsonb->>'jobId', $2, $3, NULL, now() - interval '1 second')`,
       [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: suite.tenant.id, mode: 'test' }, { jobId: id }],
     );
     const relay = suite.app.get(JobOutboxRelay);
     await eventually(async () => expect(receiver.byMessageId(id)).toHaveLength(1), 20_000);
     const message = await settled(suite.app, suite.tenant.testKey, id);
     expect(message).toMatchObject({ status: 'sent', attempts: 1 });
-    // Added once: the row is gone, and another pass adds nothing.
-    expect(await db.query(`SELECT 1 FROM job_outbox WHERE payload->>'messageId' = $1`, [id])).toHaveLength(0);
+    // Added once: the finished job's row is gone, and another pass adds nothing.
+    await eventually(async () => expect(await db.query(`SELECT 1 FROM job_outbox WHERE payload->>'messageId' = $1`, [id])).toHaveLength(0));
     expect(await relay.runOnce()).toBe(0);
     expect(receiver.byMessageId(id)).toHaveLength(1);
   });
@@ -312,8 +312,8 @@ describe('Email sending over SMTP (a real BullMQ worker and a real SMTP receiver
     );
     // Its job runs again, as BullMQ re-runs the stalled job of a worker that died.
     await db.query(
-      `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
-       VALUES (gen_random_uuid(), $1, 'email-send', $2, $3, NULL, now() - interval '1 second')`,
+      `INSERT INTO job_outbox (id, prefix, name, job_id, payload, options, run_at, available_at)
+       VALUES (gen_random_uuid(), $1, 'email-send', $3::jsonb->>'jobId', $2, $3, NULL, now() - interval '1 second')`,
       [`${process.env.REDIS_PREFIX}:email-sending`, { messageId: id, tenantId: suite.tenant.id, mode: 'test' }, { jobId: `${id}_rerun` }],
     );
     await eventually(async () => expect(receiver.byMessageId(id)).toHaveLength(1), 20_000);

@@ -24,6 +24,12 @@ export class JobOutboxRelay extends PeriodicSweep {
 
   /** One pass; answers how many jobs it added. */
   async runOnce(): Promise<number> {
+    if (this.queue.available && !(await this.queue.holdsOutboxMarker())) {
+      // A Redis without the marker lost (or never had) the jobs added to it: they are added again, then it gets the marker.
+      const again = await this.outbox.readdAll();
+      await this.queue.setOutboxMarker();
+      if (again) this.logger.warn(`Redis holds none of the jobs added to it: ${again} unfinished jobs of the job outbox are added again`);
+    }
     let added = 0;
     while (this.queue.available) {
       const rows = await this.outbox.take(BATCH);

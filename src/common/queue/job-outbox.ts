@@ -47,8 +47,11 @@ interface OutboxRow {
  *   request waiting (Transactions.afterCommit); while Redis is away that add fails at once and the row stays;
  * - otherwise by JobOutboxRelay, which every worker process runs: rows older than OWN_TRY_SECONDS, in the
  *   order they were recorded, each taken by one relay (SKIP LOCKED and a lease).
- * A row goes once Redis has accepted its job. Both paths may add the same job (a process that died after
- * its add, before the delete): the jobId makes that a no-op while the job exists, and every handler
+ * Once Redis has accepted its job a row is marked added, and it goes when the job has finished for good
+ * (QueueWorkers calls `done`): a Redis that comes back without its data (restarted without persistence,
+ * flushed, failed over to an empty replica) is told by a marker key it no longer holds, and the relay then
+ * adds every unfinished job again (`readdAll`). Jobs may thus be added twice (also by a process that died
+ * between its add and the mark): the jobId makes that a no-op while the job exists, and every handler
  * claims its work in PostgreSQL, so a job that runs twice does it once.
  *
  * ```ts
@@ -87,8 +90,8 @@ export class JobOutbox {
       runAt: runAt === undefined ? null : new Date(runAt),
     }));
     await tx.query(
-      `INSERT INTO job_outbox (id, prefix, name, payload, options, run_at, available_at)
-       SELECT r.id, $3, r.name, r.payload, r.options, r."runAt", clock_timestamp() + make_interval(secs => $2)
+      `INSERT INTO job_outbox (id, prefix, name, job_id, payload, options, run_at, available_at)
+       SELECT r.id, $3, r.name, r.options->>'jobId', r.payload, r.options, r."runAt", clock_timestamp() + make_interval(secs => $2)
          FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, payload jsonb, options jsonb, "runAt" timestamptz)`,
       [JSON.stringify(rows), OWN_TRY_SECONDS, this.config.redis.prefix],
     );
@@ -109,7 +112,7 @@ export class JobOutbox {
   async take(limit: number): Promise<OutboxRow[]> {
     const [rows] = await this.dataSource.query<[OutboxRow[], number]>(
       `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2)
-        WHERE id IN (SELECT id FROM job_outbox WHERE prefix = $3 AND available_at <= clock_timestamp()
+        WHERE id IN (SELECT id FROM job_outbox WHERE prefix = $3 AND added_at IS NULL AND available_at <= clock_timestamp()
                       ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, name, payload, options, run_at AS "runAt"`,
       [limit, LEASE_SECONDS, this.config.redis.prefix],
@@ -118,7 +121,7 @@ export class JobOutbox {
   }
 
   /**
-   * Adds the rows' jobs and deletes the rows Redis accepted. Answers how many it could not add; a relay
+   * Adds the rows' jobs and marks the rows Redis accepted. Answers how many it could not add; a relay
    * offers those again shortly (`release`), the committing process leaves them to the relay.
    */
   async dispatch(rows: readonly OutboxRow[], release = false): Promise<number> {
@@ -136,7 +139,8 @@ export class JobOutbox {
       );
       const added = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((r) => r.id);
       const failed = rows.filter((_, i) => outcomes[i].status === 'rejected').map((r) => r.id);
-      if (added.length) await this.dataSource.query(`DELETE FROM job_outbox WHERE id = ANY($1::uuid[])`, [added]);
+      if (added.length)
+        await this.dataSource.query(`UPDATE job_outbox SET added_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [added]);
       if (release && failed.length) {
         await this.dataSource.query(
           `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2) WHERE id = ANY($1::uuid[])`,
@@ -145,9 +149,23 @@ export class JobOutbox {
       }
       return failed.length;
     } catch (err) {
-      // PostgreSQL failed the delete: the rows stay and are added again (a no-op while their jobs exist).
+      // PostgreSQL failed the mark: the rows are added again (a no-op while their jobs exist).
       this.logger.warn(`job outbox: ${describeError(err)}`);
       return rows.length;
     }
+  }
+
+  /** The job `jobId` of this app's queues has finished for good (completed, failed for good, removed): its rows go. */
+  async done(jobId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM job_outbox WHERE prefix = $1 AND job_id = $2`, [this.config.redis.prefix, jobId]);
+  }
+
+  /** Redis lost the jobs it had accepted: every unfinished job of this app's queues is offered to the relay again. Answers how many. */
+  async readdAll(): Promise<number> {
+    const [, count] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE job_outbox SET added_at = NULL, available_at = clock_timestamp() WHERE prefix = $1 AND added_at IS NOT NULL`,
+      [this.config.redis.prefix],
+    );
+    return count;
   }
 }

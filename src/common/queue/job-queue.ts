@@ -3,6 +3,7 @@ import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common'
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type Redis from 'ioredis';
+import { AppConfig } from '../../config/app-config';
 import { JobName, JobPayloads, QueueName, queueOf, QUEUES } from './queues';
 
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
@@ -30,7 +31,10 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   private readonly queues = new Map<QueueName, Queue>();
   private connection?: Redis;
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
     for (const name of Object.values(QueueName)) {
@@ -64,6 +68,19 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   ): Promise<void> {
     const queue = queueOf(name);
     await this.queue(queue).add(name, payload, { ...QUEUES[queue].jobOptions, ...options });
+  }
+
+  /** Whether this Redis still holds the job outbox's marker, set once it has been given every unfinished job (JobOutboxRelay). */
+  async holdsOutboxMarker(): Promise<boolean> {
+    return (await this.connection!.exists(this.outboxMarker)) === 1;
+  }
+
+  async setOutboxMarker(): Promise<void> {
+    await this.connection!.set(this.outboxMarker, new Date().toISOString());
+  }
+
+  private get outboxMarker(): string {
+    return `${this.config.redis.prefix}:job-outbox:marker`;
   }
 
   /** Removes a waiting or delayed job; a running (locked) or unknown one is left alone. Answers whether it went. */

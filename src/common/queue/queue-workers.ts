@@ -6,6 +6,7 @@ import { DependencyStatus } from '../observability/dependency-status';
 import { describeError, JobFailure, JobInterruptedError, JobNotReadyError, ON_JOB, ON_JOB_FAILED } from './job-handler';
 import type { JobContext } from './job-handler';
 import { checkJobHandlers, FoundHandler } from './job-handlers.check';
+import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
 import { bullConnection } from './queue.module';
 import { JobName, QueueName, QUEUES } from './queues';
@@ -34,6 +35,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
+    private readonly outbox: JobOutbox,
     private readonly dependencies: DependencyStatus,
   ) {}
 
@@ -110,6 +112,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       const result = await handler(job, { signal: this.stopping.signal });
       // An email sent, a webhook delivered: ids and counts only, never the payload (patient data).
       this.logger.debug(attempt, 'job completed');
+      await this.finished(job.id);
       return result;
     } catch (err) {
       if (err instanceof JobInterruptedError) {
@@ -131,11 +134,17 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
         // Told here as well as through the queue's events, which a process dying now would miss.
         const reason = final || attempts === 1 ? description : `gave up after ${attempts} attempts: ${description}`;
         await this.failedHandlers.get(job.name)?.(job.data, job.id ?? '', reason);
+        await this.finished(job.id);
       }
       // BullMQ stores the message with the job: only the description, never the original message.
       if (final) throw new UnrecoverableError(description);
       throw new JobFailure(description);
     }
+  }
+
+  /** A job that has finished for good leaves the job outbox; a row left by a failed delete only costs a no-op add. */
+  private async finished(jobId: string | undefined): Promise<void> {
+    if (jobId) await this.outbox.done(jobId).catch((err: unknown) => this.logger.warn(`job outbox: ${describeError(err)}`));
   }
 
   private async onFinalFailure(queue: QueueName, jobId: string): Promise<void> {
@@ -146,6 +155,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       // A handler records and logs the failure once; without one, each worker process logs it.
       if (handler) await handler(failed.payload, jobId, failed.reason);
       else this.logger.error(`job ${failed.name} ${jobId} failed for good: ${failed.reason}`);
+      await this.finished(jobId);
     } catch (err) {
       this.logger.warn(`queue ${queue}: handling the failure of job ${jobId} failed: ${describeError(err)}`);
     }

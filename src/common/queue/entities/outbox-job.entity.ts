@@ -5,7 +5,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  * payload names its tenant and mode, as every job's does, and the relay serves every tenant.
  */
 @Entity('job_outbox')
-@Index('IDX_JOB_OUTBOX_AVAILABLE', ['prefix', 'availableAt', 'id'])
+@Index('IDX_JOB_OUTBOX_AVAILABLE', ['prefix', 'availableAt', 'id'], { where: 'added_at IS NULL' })
+@Index('IDX_JOB_OUTBOX_JOB', ['prefix', 'jobId'])
 export class OutboxJobEntity {
   /** A UUIDv7: the relay adds jobs in the order they were recorded. */
   @PrimaryColumn('uuid')
@@ -17,6 +18,10 @@ export class OutboxJobEntity {
 
   @Column({ type: 'varchar', length: 64 })
   name!: string;
+
+  /** The BullMQ job id (`options.jobId`): the row goes when that job has finished for good. */
+  @Column({ type: 'varchar', length: 200 })
+  jobId!: string;
 
   @Column({ type: 'jsonb' })
   payload!: Record<string, unknown>;
@@ -32,4 +37,8 @@ export class OutboxJobEntity {
   /** From when a relay may take the row: after the recording process's own try, or a relay's lease. */
   @Column({ type: 'timestamptz', precision: 3 })
   availableAt!: Date;
+
+  /** When Redis accepted its job; null until then, and again once Redis is found to have lost it. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  addedAt!: Date | null;
 }

@@ -52,7 +52,10 @@ export class SequenceStepJobs {
     try {
       for (let i = 0; i < steps.length; i += CHUNK) {
         await Promise.all(
-          steps.slice(i, i + CHUNK).map((s) => this.jobs.remove(JobName.EmailSequenceStep, SequenceStepJobs.jobId(s.enrollmentId, s.step))),
+          steps.slice(i, i + CHUNK).map(async (s) => {
+            const jobId = SequenceStepJobs.jobId(s.enrollmentId, s.step);
+            if (await this.jobs.remove(JobName.EmailSequenceStep, jobId)) await this.outbox.done(jobId);
+          }),
         );
       }
     } catch (err) {
