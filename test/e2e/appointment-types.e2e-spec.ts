@@ -196,6 +196,35 @@ describe('Appointment types and booking policies', () => {
       expect((await api().get<AppointmentTypeDto>(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(2);
     });
 
+    it('refuses a reminder with the offset and channel of an earlier one, on create and PATCH, naming it', async () => {
+      const sms = await api().post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'Twice', body: 'See you {{patient.firstName}}' });
+      const other = await api().post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'Other', body: 'Soon, {{patient.firstName}}' });
+      const email = await api().post<EmailTemplateDto>('/api/v1/emails/templates', {
+        name: 'Twice',
+        subject: 'See you',
+        textContent: 'Hi',
+      });
+      const rule = { offsetMinutes: 60, channel: 'sms', templateId: sms.body.id };
+      const twice = await api().post<Problem>(TYPES, { name: 'Twice', durationMinutes: 30, reminders: [rule, rule] });
+      expect(twice.status).toBe(400);
+      expect(twice.body.code).toBe('validation_failed');
+      expect(twice.body.errors).toEqual([
+        { field: 'reminders.1', message: 'repeats reminders.0: two reminders of one channel at one offset' },
+      ]);
+      // Another template at the same offset and channel is a duplicate too; another channel or offset is not.
+      const sameTime = [rule, { offsetMinutes: 30, channel: 'sms', templateId: sms.body.id }, { ...rule, templateId: other.body.id }];
+      expect(fieldsOf((await api().post<Problem>(TYPES, { name: 'Twice', durationMinutes: 30, reminders: sameTime })).body)).toEqual([
+        'reminders.2',
+      ]);
+      const distinct = [rule, { offsetMinutes: 60, channel: 'email', templateId: email.body.id }, { ...rule, offsetMinutes: 61 }];
+      const ok = await api().post<AppointmentTypeDto>(TYPES, { name: 'Distinct', durationMinutes: 30, reminders: distinct });
+      expect(ok.status).toBe(201);
+      const patched = await api().patch<Problem>(`${TYPES}/${ok.body.id}`, { reminders: [...distinct, rule] });
+      expect(patched.status).toBe(400);
+      expect(fieldsOf(patched.body)).toEqual(['reminders.3']);
+      expect((await api().get<AppointmentTypeDto>(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(3);
+    });
+
     it("cannot see another tenant's or mode's appointment types; needs OWNER or ADMIN to write", async () => {
       const mine = await createType();
       const other = await createTenant(suite.app);
