@@ -262,6 +262,42 @@ describe('Appointment types and booking policies', () => {
       expect(fieldsOf(unknown.body)).toEqual(['appointmentTypeId']);
     });
 
+    it('keyed bookings and reschedules start on the type’s grid from the working hours’ start, in the provider’s zone, unless overridden', async () => {
+      const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: NY, workingHours: everyDay('09:10', '17:00') });
+      const patient = await createPatient(suite.app, suite.tenant.testKey);
+      const type = await createType({ durationMinutes: 30, slotIntervalMinutes: 20 });
+      const day = nextDay();
+      const at = (local: string): string => DateTime.fromISO(`${day}T${local}`, { zone: NY }).toUTC().toISO()!;
+      const book = <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
+        api().post<T>(`${SCHEDULING}/book`, {
+          patientId: patient.id,
+          providerId: provider.id,
+          appointmentTypeId: type.id,
+          datetime,
+          overridePolicies,
+        });
+      const offered = await starts({ providerId: provider.id, appointmentTypeId: type.id, startDate: day, endDate: day });
+      expect(offered.slice(0, 3)).toEqual([at('09:10'), at('09:30'), at('09:50')].map((t) => new Date(t).toISOString()));
+      // 10:00 is on a grid of the hour, not on this one (09:10 + 20 minutes × n); a second off is off too.
+      for (const local of ['10:00', '10:10:13', '16:25']) {
+        const off = await book<SlotUnavailable>(at(local));
+        expect([local, off.status, off.body.code]).toEqual([local, 409, 'slot_unavailable']);
+        expect(off.body.detail).toMatch(/slot grid/);
+        // Alternatives keep the grid: the first is the next start availability offers.
+        expect(off.body.alternatives[0].start).toBe(offered.find((start) => start >= new Date(at(local)).toISOString()));
+      }
+      const onGrid = await book(at('10:10'));
+      expect(onGrid.status).toBe(201);
+      const overridden = await book(at('12:47:13'), true);
+      expect(overridden.status).toBe(201);
+      // A keyed reschedule keeps the grid too (the override lifts it, as it lifts the other policies).
+      const path = `${SCHEDULING}/appointments/${onGrid.body.id}`;
+      const moved = await api().patch<SlotUnavailable>(path, { datetime: at('11:00') });
+      expect([moved.status, moved.body.code]).toEqual([409, 'slot_unavailable']);
+      expect((await api().patch(path, { datetime: at('11:10') })).status).toBe(200);
+      expect((await api().patch(path, { datetime: at('11:15'), overridePolicies: true })).status).toBe(200);
+    });
+
     it('a buffer blocks exactly the minutes it should, around typed appointments and for untyped searches', async () => {
       const provider = await utcProvider();
       const patient = await createPatient(suite.app, suite.tenant.testKey);
@@ -291,7 +327,7 @@ describe('Appointment types and booking policies', () => {
         patientId: patient.id,
         providerId: provider.id,
         appointmentTypeId: type.id,
-        datetime: `${day}T12:54:00Z`,
+        datetime: `${day}T12:50:00Z`,
       });
       expect(into.status).toBe(409);
       expect(into.body).toMatchObject({ code: 'slot_unavailable', detail: expect.stringMatching(/buffers/) });

@@ -32,6 +32,8 @@ export interface BookingPolicy {
   duration: number;
   /** Minutes between slot starts. */
   step: number;
+  /** Whether a booking must start on that grid (a type's, unless overridden), as availability offers it. */
+  onGrid: boolean;
   bufferBefore: number;
   bufferAfter: number;
   noticeMinutes: number;
@@ -62,6 +64,7 @@ export function typePolicy(type: PolicySource): BookingPolicy {
     typeId: type.id,
     duration: type.durationMinutes,
     step: type.slotIntervalMinutes,
+    onGrid: true,
     bufferBefore: type.bufferBeforeMinutes,
     bufferAfter: type.bufferAfterMinutes,
     noticeMinutes: type.minimumNoticeMinutes,
@@ -78,6 +81,7 @@ export function durationPolicy(duration: number): BookingPolicy {
     typeId: null,
     duration,
     step: gridStep(duration),
+    onGrid: false,
     bufferBefore: 0,
     bufferAfter: 0,
     noticeMinutes: 0,
@@ -89,11 +93,20 @@ export function durationPolicy(duration: number): BookingPolicy {
 }
 
 /**
- * The policy `overridePolicies` books under: the same length (and type, for the record), but no notice,
- * horizon, buffers or cap. Other appointments' buffers do not apply either; their time itself still does.
+ * The policy `overridePolicies` books under: the same length (and type, for the record), but no grid,
+ * notice, horizon, buffers or cap. Other appointments' buffers do not apply either; their time itself still does.
  */
 export function overridden(policy: BookingPolicy): BookingPolicy {
-  return { ...policy, bufferBefore: 0, bufferAfter: 0, noticeMinutes: 0, horizonDays: null, maxPerDay: null, othersBuffers: false };
+  return {
+    ...policy,
+    onGrid: false,
+    bufferBefore: 0,
+    bufferAfter: 0,
+    noticeMinutes: 0,
+    horizonDays: null,
+    maxPerDay: null,
+    othersBuffers: false,
+  };
 }
 
 /** The default slot grid of a type: the smaller of its duration and 15 minutes. */
