@@ -158,7 +158,7 @@ export class AppointmentReminderDto {
   @ApiProperty({ enum: REMINDER_STATUSES, example: 'scheduled' })
   status!: ReminderStatus;
 
-  /** Why it was skipped, suppressed, cancelled or failed: `past`, `quiet_hours`, `opted_out`, `no_email`, `no_phone`, `template_missing`, `rescheduled`, `appointment_cancelled`, … */
+  /** Why it was skipped, suppressed, cancelled or failed: `past`, `quiet_hours`, `opted_out`, `no_email`, `no_phone`, `phone_not_textable`, `template_missing`, `rescheduled`, `appointment_cancelled`, … */
   @ApiProperty({ nullable: true, type: String, example: null })
   reason!: string | null;
 
