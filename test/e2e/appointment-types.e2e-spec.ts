@@ -45,6 +45,12 @@ describe('Appointment types and booking policies', () => {
     return res.body;
   }
 
+  /** POST /scheduling/book of one patient, provider and type at a time, with overridePolicies as given. */
+  const bookOf =
+    (ids: { patientId: string; providerId: string; appointmentTypeId: string }) =>
+    <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
+      api().post<T>(`${SCHEDULING}/book`, { ...ids, datetime, overridePolicies });
+
   /** Slot starts (ISO) of the availability query. */
   async function starts(query: Record<string, string | number>): Promise<string[]> {
     const res = await api().get<AvailabilityDto>(
@@ -268,14 +274,7 @@ describe('Appointment types and booking policies', () => {
       const type = await createType({ durationMinutes: 30, slotIntervalMinutes: 20 });
       const day = nextDay();
       const at = (local: string): string => DateTime.fromISO(`${day}T${local}`, { zone: NY }).toUTC().toISO()!;
-      const book = <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
-        api().post<T>(`${SCHEDULING}/book`, {
-          patientId: patient.id,
-          providerId: provider.id,
-          appointmentTypeId: type.id,
-          datetime,
-          overridePolicies,
-        });
+      const book = bookOf({ patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id });
       const offered = await starts({ providerId: provider.id, appointmentTypeId: type.id, startDate: day, endDate: day });
       expect(offered.slice(0, 3)).toEqual([at('09:10'), at('09:30'), at('09:50')].map((t) => new Date(t).toISOString()));
       // 10:00 is on a grid of the hour, not on this one (09:10 + 20 minutes × n); a second off is off too.
@@ -414,14 +413,7 @@ describe('Appointment types and booking policies', () => {
         bookingHorizonDays: 1,
       });
       const day = nextDay();
-      const book = <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
-        api().post<T>(`${SCHEDULING}/book`, {
-          patientId: patient.id,
-          providerId: provider.id,
-          appointmentTypeId: type.id,
-          datetime,
-          overridePolicies,
-        });
+      const book = bookOf({ patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id });
       const tooFar = await book<SlotUnavailable>(`${day}T10:00:00Z`);
       expect(tooFar.status).toBe(409);
       expect(tooFar.body.detail).toMatch(/horizon/);

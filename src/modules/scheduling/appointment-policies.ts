@@ -75,21 +75,12 @@ export function typePolicy(type: PolicySource): BookingPolicy {
   };
 }
 
-/** A bare duration: the grid of the duration or 15 minutes, and no other policy. */
+/** The members of a policy that holds a booking to nothing but its length, working hours and other appointments. */
+const NO_LIMITS = { onGrid: false, bufferBefore: 0, bufferAfter: 0, noticeMinutes: 0, horizonDays: null, maxPerDay: null } as const;
+
+/** A bare duration: the grid of the duration or 15 minutes for availability, and no other policy. */
 export function durationPolicy(duration: number): BookingPolicy {
-  return {
-    typeId: null,
-    duration,
-    step: gridStep(duration),
-    onGrid: false,
-    bufferBefore: 0,
-    bufferAfter: 0,
-    noticeMinutes: 0,
-    horizonDays: null,
-    maxPerDay: null,
-    othersBuffers: true,
-    reminders: [],
-  };
+  return { typeId: null, duration, step: gridStep(duration), ...NO_LIMITS, othersBuffers: true, reminders: [] };
 }
 
 /**
@@ -97,16 +88,7 @@ export function durationPolicy(duration: number): BookingPolicy {
  * notice, horizon, buffers or cap. Other appointments' buffers do not apply either; their time itself still does.
  */
 export function overridden(policy: BookingPolicy): BookingPolicy {
-  return {
-    ...policy,
-    onGrid: false,
-    bufferBefore: 0,
-    bufferAfter: 0,
-    noticeMinutes: 0,
-    horizonDays: null,
-    maxPerDay: null,
-    othersBuffers: false,
-  };
+  return { ...policy, ...NO_LIMITS, othersBuffers: false };
 }
 
 /** The default slot grid of a type: the smaller of its duration and 15 minutes. */
