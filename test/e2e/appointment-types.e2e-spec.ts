@@ -45,6 +45,12 @@ describe('Appointment types and booking policies', () => {
     return res.body;
   }
 
+  /** POST /scheduling/book of one patient, provider and type at a time, with overridePolicies as given. */
+  const bookOf =
+    (ids: { patientId: string; providerId: string; appointmentTypeId: string }) =>
+    <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
+      api().post<T>(`${SCHEDULING}/book`, { ...ids, datetime, overridePolicies });
+
   /** Slot starts (ISO) of the availability query. */
   async function starts(query: Record<string, string | number>): Promise<string[]> {
     const res = await api().get<AvailabilityDto>(
@@ -196,6 +202,35 @@ describe('Appointment types and booking policies', () => {
       expect((await api().get<AppointmentTypeDto>(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(2);
     });
 
+    it('refuses a reminder with the offset and channel of an earlier one, on create and PATCH, naming it', async () => {
+      const sms = await api().post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'Twice', body: 'See you {{patient.firstName}}' });
+      const other = await api().post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'Other', body: 'Soon, {{patient.firstName}}' });
+      const email = await api().post<EmailTemplateDto>('/api/v1/emails/templates', {
+        name: 'Twice',
+        subject: 'See you',
+        textContent: 'Hi',
+      });
+      const rule = { offsetMinutes: 60, channel: 'sms', templateId: sms.body.id };
+      const twice = await api().post<Problem>(TYPES, { name: 'Twice', durationMinutes: 30, reminders: [rule, rule] });
+      expect(twice.status).toBe(400);
+      expect(twice.body.code).toBe('validation_failed');
+      expect(twice.body.errors).toEqual([
+        { field: 'reminders.1', message: 'repeats reminders.0: two reminders of one channel at one offset' },
+      ]);
+      // Another template at the same offset and channel is a duplicate too; another channel or offset is not.
+      const sameTime = [rule, { offsetMinutes: 30, channel: 'sms', templateId: sms.body.id }, { ...rule, templateId: other.body.id }];
+      expect(fieldsOf((await api().post<Problem>(TYPES, { name: 'Twice', durationMinutes: 30, reminders: sameTime })).body)).toEqual([
+        'reminders.2',
+      ]);
+      const distinct = [rule, { offsetMinutes: 60, channel: 'email', templateId: email.body.id }, { ...rule, offsetMinutes: 61 }];
+      const ok = await api().post<AppointmentTypeDto>(TYPES, { name: 'Distinct', durationMinutes: 30, reminders: distinct });
+      expect(ok.status).toBe(201);
+      const patched = await api().patch<Problem>(`${TYPES}/${ok.body.id}`, { reminders: [...distinct, rule] });
+      expect(patched.status).toBe(400);
+      expect(fieldsOf(patched.body)).toEqual(['reminders.3']);
+      expect((await api().get<AppointmentTypeDto>(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(3);
+    });
+
     it("cannot see another tenant's or mode's appointment types; needs OWNER or ADMIN to write", async () => {
       const mine = await createType();
       const other = await createTenant(suite.app);
@@ -233,6 +268,35 @@ describe('Appointment types and booking policies', () => {
       expect(fieldsOf(unknown.body)).toEqual(['appointmentTypeId']);
     });
 
+    it('keyed bookings and reschedules start on the type’s grid from the working hours’ start, in the provider’s zone, unless overridden', async () => {
+      const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: NY, workingHours: everyDay('09:10', '17:00') });
+      const patient = await createPatient(suite.app, suite.tenant.testKey);
+      const type = await createType({ durationMinutes: 30, slotIntervalMinutes: 20 });
+      const day = nextDay();
+      const at = (local: string): string => DateTime.fromISO(`${day}T${local}`, { zone: NY }).toUTC().toISO()!;
+      const book = bookOf({ patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id });
+      const offered = await starts({ providerId: provider.id, appointmentTypeId: type.id, startDate: day, endDate: day });
+      expect(offered.slice(0, 3)).toEqual([at('09:10'), at('09:30'), at('09:50')].map((t) => new Date(t).toISOString()));
+      // 10:00 is on a grid of the hour, not on this one (09:10 + 20 minutes × n); a second off is off too.
+      for (const local of ['10:00', '10:10:13', '16:25']) {
+        const off = await book<SlotUnavailable>(at(local));
+        expect([local, off.status, off.body.code]).toEqual([local, 409, 'slot_unavailable']);
+        expect(off.body.detail).toMatch(/slot grid/);
+        // Alternatives keep the grid: the first is the next start availability offers.
+        expect(off.body.alternatives[0].start).toBe(offered.find((start) => start >= new Date(at(local)).toISOString()));
+      }
+      const onGrid = await book(at('10:10'));
+      expect(onGrid.status).toBe(201);
+      const overridden = await book(at('12:47:13'), true);
+      expect(overridden.status).toBe(201);
+      // A keyed reschedule keeps the grid too (the override lifts it, as it lifts the other policies).
+      const path = `${SCHEDULING}/appointments/${onGrid.body.id}`;
+      const moved = await api().patch<SlotUnavailable>(path, { datetime: at('11:00') });
+      expect([moved.status, moved.body.code]).toEqual([409, 'slot_unavailable']);
+      expect((await api().patch(path, { datetime: at('11:10') })).status).toBe(200);
+      expect((await api().patch(path, { datetime: at('11:15'), overridePolicies: true })).status).toBe(200);
+    });
+
     it('a buffer blocks exactly the minutes it should, around typed appointments and for untyped searches', async () => {
       const provider = await utcProvider();
       const patient = await createPatient(suite.app, suite.tenant.testKey);
@@ -262,7 +326,7 @@ describe('Appointment types and booking policies', () => {
         patientId: patient.id,
         providerId: provider.id,
         appointmentTypeId: type.id,
-        datetime: `${day}T12:54:00Z`,
+        datetime: `${day}T12:50:00Z`,
       });
       expect(into.status).toBe(409);
       expect(into.body).toMatchObject({ code: 'slot_unavailable', detail: expect.stringMatching(/buffers/) });
@@ -349,14 +413,7 @@ describe('Appointment types and booking policies', () => {
         bookingHorizonDays: 1,
       });
       const day = nextDay();
-      const book = <T = AppointmentDto>(datetime: string, overridePolicies?: boolean) =>
-        api().post<T>(`${SCHEDULING}/book`, {
-          patientId: patient.id,
-          providerId: provider.id,
-          appointmentTypeId: type.id,
-          datetime,
-          overridePolicies,
-        });
+      const book = bookOf({ patientId: patient.id, providerId: provider.id, appointmentTypeId: type.id });
       const tooFar = await book<SlotUnavailable>(`${day}T10:00:00Z`);
       expect(tooFar.status).toBe(409);
       expect(tooFar.body.detail).toMatch(/horizon/);

@@ -261,6 +261,21 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       }
       expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 0 });
     });
+
+    it('refuses a phone the practice may not text (reminders text it): 400 naming phone, nothing booked', async () => {
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
+      const datetime = `${nextDay()}T10:00:00Z`;
+      for (const phone of ['+1 900 555 0100', '+44 90 1234 5678', '+881612345678']) {
+        const res = await book<Problem>(s.id, person({ phone, datetime }));
+        expect([phone, res.status, res.body.errors]).toEqual([
+          phone,
+          400,
+          [{ field: 'phone', message: expect.stringMatching(/only mobile and fixed-line numbers may be texted/) }],
+        ]);
+      }
+      expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 0 });
+      expect((await book(s.id, person({ phone: '+44 7400 123456', datetime }))).status).toBe(201);
+    });
   });
 
   describe('concurrency', () => {

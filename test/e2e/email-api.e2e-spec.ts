@@ -61,7 +61,7 @@ describe('Email API: validation, isolation between tenants and modes, scopes, au
       await api.post('/api/v1/settings/practice', { name: 'Acme & Sons' });
       const preview = await api.post(`${TEMPLATES}/${created.body.id}/preview`, { patientId: patient.id, variables: { when: '<today>' } });
       expect(preview.status).toBe(200);
-      expect(preview.body).toEqual({ subject: 'Hi Grace', htmlContent: null, textContent: 'Plain <today>' });
+      expect(preview.body).toEqual({ patientId: patient.id, subject: 'Hi Grace', htmlContent: null, textContent: 'Plain <today>' });
       expect(preview.headers['cache-control']).toBe('no-store');
       const html = await api.post<EmailTemplateDto>(TEMPLATES, {
         name: 'H',

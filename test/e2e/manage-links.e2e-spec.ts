@@ -206,6 +206,9 @@ describe('Manage links: /public/appointments/{token}', () => {
     const refused = await pub<SlotUnavailable<PublicManageSlotDto>>('POST', `${path}/reschedule`, { datetime: `${day}T12:00:00Z` });
     expect([refused.status, refused.body.code]).toEqual([409, 'slot_unavailable']);
     expect(refused.body.alternatives.map((s) => s.start.slice(11, 16))).toEqual(['15:00', '16:00', '09:00']);
+    // A keyless answer names no provider: its alternatives are times, as the availability's slots are.
+    for (const alternative of refused.body.alternatives) expect(Object.keys(alternative).sort()).toEqual(['end', 'start']);
+    expect(refused.text).not.toContain(appointment.providerId);
     const bad = await pub<Problem>('POST', `${path}/reschedule`, { datetime: 'soon', extra: 1 });
     expect(bad.status).toBe(400);
     expect(fieldsOf(bad.body).sort()).toEqual(['datetime', 'extra']);

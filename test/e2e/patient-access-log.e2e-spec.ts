@@ -132,6 +132,29 @@ describe('Patient access log', () => {
     expect(log.map((e) => e.action).sort()).toEqual(['event.list', 'patient.create']);
   });
 
+  it('records template previews rendered for the patient (email and SMS), not those rendered without one', async () => {
+    const api = suite.api();
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Previewed', phone: '+14155552671' });
+    const email = (
+      await api.post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'P', subject: 'Hi {{patient.firstName}}', textContent: 'Hi' })
+    ).body;
+    const sms = (await api.post<{ id: string }>('/api/v1/sms/templates', { name: 'P', body: 'Hi {{patient.firstName}} {{patient.phone}}' }))
+      .body;
+    const emailPreview = await api.post<{ subject: string }>(`/api/v1/emails/templates/${email.id}/preview`, { patientId: patient.id });
+    expect(emailPreview.status).toBe(200);
+    expect(emailPreview.body.subject).toBe('Hi Previewed');
+    const smsPreview = await api.post<{ body: string }>(`/api/v1/sms/templates/${sms.id}/preview`, { patientId: patient.id });
+    expect(smsPreview.status).toBe(200);
+    expect(smsPreview.body.body).toBe('Hi Previewed +14155552671');
+    // Without a patient, or for another tenant's patient (400), nobody's data is rendered.
+    expect(
+      (await api.post(`/api/v1/emails/templates/${email.id}/preview`, { variables: { patient: { firstName: 'Sample' } } })).status,
+    ).toBe(200);
+    expect((await suite.api(other.testKey).post(`/api/v1/sms/templates/${sms.id}/preview`, { patientId: patient.id })).status).toBe(404);
+    const log = await logOf(patient.id, 3);
+    expect(log.map((e) => e.action).sort()).toEqual(['email_template.preview', 'patient.create', 'sms_template.preview']);
+  });
+
   it('records the request id and IP of the answer, and pages with a cursor', async () => {
     const patient = await createPatient(suite.app, suite.tenant.testKey, { firstName: 'Paged' });
     for (let i = 0; i < 5; i++) {

@@ -451,6 +451,18 @@ describe('Appointment reminders', () => {
     ]);
   });
 
+  it('suppresses a text to a phone the practice may not text (premium-rate), and still mails the patient', async () => {
+    const type = await createType([emailRule(60), smsRule(60)]);
+    const premium = await newPatient({ phone: '+19005550100' });
+    const start = nextAfternoon();
+    const booked = await book(premium, type, start);
+    setNow(start.minus({ minutes: 59 }).toMillis());
+    expect((await settled(booked.id)).map((r) => [r.channel, r.status, r.reason])).toEqual([
+      ['email', 'sent', null],
+      ['sms', 'suppressed', 'phone_not_textable'],
+    ]);
+  });
+
   it("holds texts in the provider's quiet hours until 08:00, across New York's daylight-saving changes, or skips them", async () => {
     for (const direction of ['forward', 'back'] as const) {
       // The clocks change at 02:00 on `day`; the appointment is at 10:00 and 08:30 that day.

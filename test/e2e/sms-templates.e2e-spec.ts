@@ -69,7 +69,7 @@ describe('SMS templates', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     // SMS is text: nothing is HTML-escaped. The euro sign is an extension character: 2 septets.
     const body = 'Hi Ada & co, Acme Clinic at 09:30 <Mon> costs €5';
-    expect(res.body).toEqual({ body, encoding: 'GSM-7', segments: 1, units: body.length + 1 });
+    expect(res.body).toEqual({ patientId: patient.id, body, encoding: 'GSM-7', segments: 1, units: body.length + 1 });
   });
 
   it('counts a long GSM-7 body in parts of 153 and a UCS-2 body in parts of 67', async () => {
@@ -84,7 +84,7 @@ describe('SMS templates', () => {
     const res = await api.post<SmsPreviewDto>(`${SMS}/${ucs.id}/preview`, {
       variables: { x: 'ж'.repeat(60), patient: { firstName: 'Ада' } },
     });
-    expect(res.body).toEqual({ body: `Привет Ада! 😀 ${'ж'.repeat(60)}`, encoding: 'UCS-2', segments: 2, units: 75 });
+    expect(res.body).toEqual({ patientId: null, body: `Привет Ада! 😀 ${'ж'.repeat(60)}`, encoding: 'UCS-2', segments: 2, units: 75 });
   });
 
   it('refuses bodies that do not compile, naming the field', async () => {

@@ -103,7 +103,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(byPatient.body).toEqual({ messageId: expect.any(String), status: 'queued' });
       expect(byPatient.headers.location).toBe(`/api/v1/sms/messages/${byPatient.body.messageId}`);
       expect(byPatient.headers['cache-control']).toBe('no-store');
-      const byNumber = await api.post<SmsSendAcceptedDto>(SEND, { to: '+447700900123', body: 'Ваш визит завтра' });
+      const byNumber = await api.post<SmsSendAcceptedDto>(SEND, { to: '+447400123456', body: 'Ваш визит завтра' });
       expect(byNumber.status).toBe(202);
 
       const first = await settled(suite.app, suite.tenant.testKey, byPatient.body.messageId);
@@ -126,7 +126,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const second = await settled(suite.app, suite.tenant.testKey, byNumber.body.messageId);
       expect(second).toMatchObject({
         patientId: null,
-        to: '+447700900123',
+        to: '+447400123456',
         encoding: 'UCS-2',
         segments: 1,
         transport: 'test',
@@ -163,6 +163,33 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         });
       }
       expect((await api.get(`${MESSAGES}/0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f`)).status).toBe(404);
+    });
+
+    it('refuses numbers the practice may not text (premium-rate, satellite, international networks), by `to` and by patient', async () => {
+      const api = suite.api();
+      const refused = ['+19005550100', '+449012345678', '+979123456789', '+882123456789', '+870123456789', '+881612345678'];
+      for (const to of [...refused, '+18005550100', '+447012345678']) {
+        const res = await api.post<Problem>(SEND, { to, body: 'x' });
+        expect({ to, status: res.status, code: res.body.code, errors: res.body.errors }).toEqual({
+          to,
+          status: 400,
+          code: 'validation_failed',
+          errors: [{ field: 'to', message: expect.stringMatching(/only mobile and fixed-line numbers may be texted/) }],
+        });
+      }
+      // A patient may have such a phone (a clinic's line, say); texting it is refused, naming the patient.
+      const premium = await createPatient(suite.app, suite.tenant.testKey, { phone: '+1 900 555 0100' });
+      expect(premium.phone).toBe('+19005550100');
+      const byPatient = await api.post<Problem>(SEND, { patientId: premium.id, body: 'x' });
+      expect([byPatient.status, byPatient.body.errors]).toEqual([
+        400,
+        [{ field: 'patientId', message: expect.stringMatching(/^names a patient whose phone is a premium-rate number/) }],
+      ]);
+      expect((await api.get<SmsMessageListDto>(`${MESSAGES}?patientId=${premium.id}`)).body.messages).toEqual([]);
+      // A US number and a UK mobile are texted.
+      for (const to of ['+12015550123', '+447400123456']) expect((await api.post(SEND, { to, body: 'x' })).status).toBe(202);
+      const mobile = await createPatient(suite.app, suite.tenant.testKey, { phone: '+447400123457' });
+      expect((await api.post(SEND, { patientId: mobile.id, body: 'x' })).status).toBe(202);
     });
 
     it('honours Idempotency-Key: a retried send is one message', async () => {

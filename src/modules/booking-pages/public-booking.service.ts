@@ -11,7 +11,7 @@ import {
   durationPolicy,
   offering,
   parseRange,
-  type SlotDto,
+  publicSlots,
   ProviderEntity,
   ProvidersService,
   SlotUnavailableException,
@@ -23,7 +23,6 @@ import {
   PublicBookingDto,
   PublicBookingResultDto,
   PublicSchedulerDto,
-  PublicSlotDto,
 } from './dto/public-scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { SchedulerNotFoundException } from './booking-pages.exceptions';
@@ -75,7 +74,7 @@ export class PublicBookingService {
   async slots(scheduler: SchedulerEntity, query: PublicAvailabilityQueryDto): Promise<PublicAvailabilityDto> {
     const range = parseRange(query.startDate, query.endDate);
     const page = await this.pageOf(scheduler);
-    return { slots: distinctTimes(await this.availability.slotsFor(scheduler, page.providers, range, page.policy)) };
+    return { slots: publicSlots(await this.availability.slotsFor(scheduler, page.providers, range, page.policy)) };
   }
 
   /**
@@ -138,7 +137,7 @@ export class PublicBookingService {
   /** 409 slot_unavailable with the page's next free times under its policies, without naming providers. */
   private async unavailable(scope: TenantScope, page: BookingPage, start: number, detail: string | undefined): Promise<ApiException> {
     const slots = await this.availability.alternatives(scope, page.providers, start, page.policy);
-    return problemOf('slot_unavailable', detail, { alternatives: distinctTimes(slots).slice(0, ALTERNATIVES) });
+    return problemOf('slot_unavailable', detail, { alternatives: publicSlots(slots).slice(0, ALTERNATIVES) });
   }
 }
 
@@ -146,11 +145,4 @@ interface BookingPage {
   policy: BookingPolicy;
   typeName: string | null;
   providers: ProviderEntity[];
-}
-
-/** Slots without their provider, one per start time, ascending. */
-function distinctTimes(slots: SlotDto[]): PublicSlotDto[] {
-  const byStart = new Map<string, PublicSlotDto>();
-  for (const s of slots) if (!byStart.has(s.start)) byStart.set(s.start, { start: s.start, end: s.end });
-  return [...byStart.values()].sort((a, b) => a.start.localeCompare(b.start));
 }

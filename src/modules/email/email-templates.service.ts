@@ -91,12 +91,12 @@ export class EmailTemplatesService {
     });
   }
 
-  /** Renders the template for a patient (or none) and variables, sending nothing. */
+  /** Renders the template for a patient (or none) and variables, sending nothing; naming the patient lists it in their access log. */
   async preview(auth: AuthContext, id: string, dto: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
     const template = await this.require(auth, id);
     const patient = dto.patientId ? await this.contexts.patient(auth, dto.patientId, 'patientId', false) : null;
     const context = await this.contexts.build(auth, patient, dto.variables);
-    return renderEmailParts(template, context, 'variables');
+    return { ...renderEmailParts(template, context, 'variables'), patientId: patient?.id ?? null };
   }
 }
 

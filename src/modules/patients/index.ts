@@ -12,4 +12,5 @@ export { EncounterReferenceChecks } from './encounter-references';
 export type { EncounterReferences } from './encounter-references';
 export { CreatePatientDto } from './dto/create-patient.dto';
 export { isCalendarDate, toE164 } from './patient-rules';
+export { IsPhone } from './patient-validators';
 export { noSuchPatient } from './patients.exceptions';

@@ -32,6 +32,8 @@ export interface BookingPolicy {
   duration: number;
   /** Minutes between slot starts. */
   step: number;
+  /** Whether a booking must start on that grid (a type's, unless overridden), as availability offers it. */
+  onGrid: boolean;
   bufferBefore: number;
   bufferAfter: number;
   noticeMinutes: number;
@@ -62,6 +64,7 @@ export function typePolicy(type: PolicySource): BookingPolicy {
     typeId: type.id,
     duration: type.durationMinutes,
     step: type.slotIntervalMinutes,
+    onGrid: true,
     bufferBefore: type.bufferBeforeMinutes,
     bufferAfter: type.bufferAfterMinutes,
     noticeMinutes: type.minimumNoticeMinutes,
@@ -72,28 +75,20 @@ export function typePolicy(type: PolicySource): BookingPolicy {
   };
 }
 
-/** A bare duration: the grid of the duration or 15 minutes, and no other policy. */
+/** The members of a policy that holds a booking to nothing but its length, working hours and other appointments. */
+const NO_LIMITS = { onGrid: false, bufferBefore: 0, bufferAfter: 0, noticeMinutes: 0, horizonDays: null, maxPerDay: null } as const;
+
+/** A bare duration: the grid of the duration or 15 minutes for availability, and no other policy. */
 export function durationPolicy(duration: number): BookingPolicy {
-  return {
-    typeId: null,
-    duration,
-    step: gridStep(duration),
-    bufferBefore: 0,
-    bufferAfter: 0,
-    noticeMinutes: 0,
-    horizonDays: null,
-    maxPerDay: null,
-    othersBuffers: true,
-    reminders: [],
-  };
+  return { typeId: null, duration, step: gridStep(duration), ...NO_LIMITS, othersBuffers: true, reminders: [] };
 }
 
 /**
- * The policy `overridePolicies` books under: the same length (and type, for the record), but no notice,
- * horizon, buffers or cap. Other appointments' buffers do not apply either; their time itself still does.
+ * The policy `overridePolicies` books under: the same length (and type, for the record), but no grid,
+ * notice, horizon, buffers or cap. Other appointments' buffers do not apply either; their time itself still does.
  */
 export function overridden(policy: BookingPolicy): BookingPolicy {
-  return { ...policy, bufferBefore: 0, bufferAfter: 0, noticeMinutes: 0, horizonDays: null, maxPerDay: null, othersBuffers: false };
+  return { ...policy, ...NO_LIMITS, othersBuffers: false };
 }
 
 /** The default slot grid of a type: the smaller of its duration and 15 minutes. */

@@ -112,9 +112,12 @@ export class AppointmentTypesService {
     return this.get(auth, id);
   }
 
-  /** Providers and reminder templates must be the caller's: 400 naming `providerIds.<i>` / `reminders.<i>.templateId`. */
+  /**
+   * Providers and reminder templates must be the caller's: 400 naming `providerIds.<i>` /
+   * `reminders.<i>.templateId`; and no reminder may repeat an earlier one's offset and channel (`reminders.<i>`).
+   */
   private async check(scope: TenantScope, providerIds: string[], reminders: ReminderRule[]): Promise<void> {
-    const errors: FieldError[] = await this.providers.unknownIds(scope, providerIds);
+    const errors: FieldError[] = [...(await this.providers.unknownIds(scope, providerIds)), ...repeatedReminders(reminders)];
     const ids = (channel: string): string[] => reminders.filter((r) => r.channel === channel).map((r) => r.templateId);
     const [email, sms] = await Promise.all([
       this.emailTemplates.existing(scope, ids('email')),
@@ -130,6 +133,22 @@ export class AppointmentTypesService {
     });
     if (errors.length) throw new ValidationFailedException(errors);
   }
+}
+
+/**
+ * A reminder at the offset and channel of an earlier one, whatever its template: it would send a second
+ * message by the same channel at the same moment, which a patient never needs.
+ */
+function repeatedReminders(reminders: ReminderRule[]): FieldError[] {
+  const first = new Map<string, number>();
+  const errors: FieldError[] = [];
+  reminders.forEach((r, i) => {
+    const key = `${r.channel}:${r.offsetMinutes}`;
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, i);
+    else errors.push({ field: `reminders.${i}`, message: `repeats reminders.${earlier}: two reminders of one channel at one offset` });
+  });
+  return errors;
 }
 
 function reminderOf(r: ReminderRuleDto): ReminderRule {

@@ -37,7 +37,7 @@ export class AppointmentsController {
     operationId: 'bookAppointment',
     summary: 'Book an appointment',
     description:
-      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400.",
+      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider, or (with appointmentTypeId, unless overridePolicies) off the type's slot grid or against its other policies: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400.",
   })
   @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
   @ApiErrors('slot_unavailable')

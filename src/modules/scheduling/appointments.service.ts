@@ -43,6 +43,8 @@ const MINUTE = 60_000;
 const REASONS: Record<Unbookable, string> = {
   in_the_past: 'The requested time is in the past',
   outside_working_hours: "The requested time is outside the provider's working hours",
+  off_grid:
+    "The requested time is not on the appointment type's slot grid (every slotIntervalMinutes from the start of the provider's working hours)",
   time_off: 'The provider is off at the requested time',
   provider_inactive: 'The provider is not taking appointments',
   overlap: 'The provider has another appointment at the requested time',
@@ -60,7 +62,7 @@ export interface BookingRequest {
   start: number;
   /** The rules of its type (or of a bare duration); alternatives always keep them. */
   policy: BookingPolicy;
-  /** Book outside notice, horizon, buffers and cap (never onto an overlap). */
+  /** Book off the slot grid and outside notice, horizon, buffers and cap (never onto an overlap). */
   overridePolicies?: boolean;
   type: string | null;
   notes: string | null;
@@ -152,7 +154,7 @@ export class AppointmentsService {
   /**
    * Books a checked request. Inside the transaction, after the provider's lock (so that every committed
    * booking is seen): refused unless inside working hours, outside time off, in the future and within the
-   * policy (notice, horizon, buffers, daily cap; overridePolicies lifts those four). The exclusion
+   * policy (a type's slot grid, notice, horizon, buffers, daily cap; overridePolicies lifts those five). The exclusion
    * constraint refuses an overlap with another active appointment, race-free. Every refusal is 409
    * slot_unavailable with the next free slots under the full policy. The patient is resolved inside the
    * booking's transaction (a public booking finds or creates its lead there), `appointment.booked` is

@@ -39,7 +39,7 @@ const ALTERNATIVES = 3;
 const HELD_MARGIN = DAY + 16 * 60 * MINUTE;
 
 /** Why a span cannot be booked; an overlap with another appointment is also settled by the database. */
-export type Unbookable = 'in_the_past' | 'outside_working_hours' | 'time_off' | 'provider_inactive' | PolicyRefusal;
+export type Unbookable = 'in_the_past' | 'outside_working_hours' | 'off_grid' | 'time_off' | 'provider_inactive' | PolicyRefusal;
 
 /** A provider and the instants between which its slots are searched. */
 interface Span {
@@ -116,6 +116,8 @@ export class AvailabilityService {
     const now = clock.nowMs();
     if (start < now) return 'in_the_past';
     if (!withinWorkingHours(provider.timezone, provider.workingHours, start, policy.duration)) return 'outside_working_hours';
+    if (policy.onGrid && !withinWorkingHours(provider.timezone, provider.workingHours, start, policy.duration, policy.step))
+      return 'off_grid';
     const end = start + policy.duration * MINUTE;
     const [off, held] = await Promise.all([
       this.timeOff.overlapping(scope, [provider.id], new Date(start), new Date(end), options.tx),

@@ -12,5 +12,6 @@ export { parseRange } from './date-range';
 export { DateRangeQueryDto, SlotDto } from './dto/availability.dto';
 export { IsInstant } from './dto/is-instant';
 export { SlotUnavailableException } from './scheduling.exceptions';
+export { publicSlots } from './public-slots';
 // The provider as ProvidersService.require answers it and AppointmentsService.insert takes it back.
 export type { ProviderEntity } from './entities/provider.entity';

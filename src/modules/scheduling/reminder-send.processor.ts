@@ -95,9 +95,12 @@ export class ReminderSender {
     try {
       messageId = email ? (await this.email.queue(scope, input, tx)).messageId : (await this.sms.queue(scope, input, tx)).id;
     } catch (err) {
-      // Refused before anything was written: the template is gone, or it cannot be rendered for this patient.
+      // Refused before anything was written: the template is gone, it cannot be rendered for this patient, or
+      // the patient's phone is not one the practice may text (premium-rate and the like), like having none.
       if (!(err instanceof ValidationFailedException)) throw err;
       const errors = err.extensions.errors ?? [];
+      if (!email && errors.some((e) => e.field === 'patientId'))
+        return { status: 'suppressed', reason: 'phone_not_textable', messageId: null };
       const reason = errors.some((e) => e.field === 'templateId')
         ? 'template_missing'
         : `render_failed: ${errors[0]?.message ?? err.message}`;

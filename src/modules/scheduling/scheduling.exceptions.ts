@@ -1,5 +1,6 @@
 import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/problem';
 import type { SlotDto } from './dto/availability.dto';
+import { publicSlots, type PublicSlot } from './public-slots';
 import type { AppointmentStatus } from './transitions';
 
 export class ProviderNotFoundException extends ResourceNotFoundProblem {
@@ -22,8 +23,16 @@ export class AppointmentNotFoundException extends ResourceNotFoundProblem {
 
 /** 409 with the provider's next free slots of the same duration, so a client can offer them at once. */
 export class SlotUnavailableException extends ConflictProblem {
-  constructor(reason: string, alternatives: SlotDto[]) {
+  constructor(
+    reason: string,
+    readonly alternatives: SlotDto[] | PublicSlot[],
+  ) {
     super('slot_unavailable', 'Slot unavailable', reason, { alternatives });
+  }
+
+  /** The same refusal for a keyless caller: its alternatives as public slots, naming no provider. */
+  keyless(): SlotUnavailableException {
+    return new SlotUnavailableException(this.detail!, publicSlots(this.alternatives));
   }
 }
 

@@ -18,7 +18,8 @@ import {
 import { AppointmentTypeEntity } from './entities/appointment-type.entity';
 import { ProviderEntity } from './entities/provider.entity';
 import { ManagedAppointment, ManageTokens } from './manage-tokens';
-import { AppointmentNotFoundException } from './scheduling.exceptions';
+import { publicSlots } from './public-slots';
+import { AppointmentNotFoundException, SlotUnavailableException } from './scheduling.exceptions';
 import { isActive } from './transitions';
 
 /** The appointment a link names, as the public routes need it. */
@@ -94,9 +95,13 @@ export class SelfServiceService {
     );
   }
 
-  /** A reschedule: checked like a booking under the appointment's policy (409 slot_unavailable with alternatives). */
+  /** A reschedule: checked like a booking under the appointment's policy (409 slot_unavailable with public alternatives). */
   async reschedule(managed: Managed, dto: PublicRescheduleDto): Promise<PublicAppointmentDto> {
-    const moved = await this.appointments.change(managed.subject, managed.appointment.id, { datetime: dto.datetime }, 'patient_link');
+    const moved = await this.appointments
+      .change(managed.subject, managed.appointment.id, { datetime: dto.datetime }, 'patient_link')
+      .catch((err: unknown) => {
+        throw err instanceof SlotUnavailableException ? err.keyless() : err;
+      });
     return this.after(managed, moved);
   }
 
@@ -106,7 +111,7 @@ export class SelfServiceService {
     const { appointment, provider, subject } = managed;
     const policy = await this.appointments.policyOf(subject, appointment, appointment.duration);
     const slots = await this.availability.slotsFor(subject, [provider], range, policy, appointment.id);
-    return { slots: slots.map((s) => ({ start: s.start, end: s.end })) };
+    return { slots: publicSlots(slots) };
   }
 
   private after(managed: Managed, appointment: AppointmentDto): Promise<PublicAppointmentDto> {

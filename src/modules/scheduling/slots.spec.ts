@@ -162,6 +162,24 @@ describe('withinWorkingHours', () => {
     expect(withinWorkingHours(NY, hours, at('2027-01-04T13:45:00Z'), 30)).toBe(false);
     expect(withinWorkingHours(NY, hours, at('2027-01-09T15:00:00Z'), 30)).toBe(false); // Saturday
   });
+
+  it('with a step, accepts only the starts freeSlots offers: whole steps from the window start, local time', () => {
+    const late = weekdays('09:10', '17:00');
+    const offered = freeSlots({
+      timezone: NY,
+      workingHours: late,
+      from: at('2027-01-04T05:00:00Z'),
+      to: at('2027-01-05T05:00:00Z'),
+      duration: 30,
+      step: 20,
+      busy: [],
+      now: 0,
+    });
+    const everyMinute = Array.from({ length: 24 * 60 }, (_, m) => at('2027-01-04T05:00:00Z') + m * 60_000);
+    const onGrid = everyMinute.filter((start) => withinWorkingHours(NY, late, start, 30, 20));
+    expect(onGrid).toEqual(offered.map((s) => s.start));
+    expect(withinWorkingHours(NY, late, at('2027-01-04T14:10:00Z') + 13_000, 30, 20)).toBe(false); // 09:10:13
+  });
 });
 
 describe('workingHoursProblems', () => {

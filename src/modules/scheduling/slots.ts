@@ -178,10 +178,16 @@ export function freeSlots(q: SlotQuery): Interval[] {
   return slots;
 }
 
-/** Whether [start, start + duration) lies wholly inside one working window of the provider. */
-export function withinWorkingHours(timezone: string, hours: WorkingInterval[], start: number, duration: number): boolean {
+/**
+ * Whether [start, start + duration) lies wholly inside one working window of the provider; with `step`
+ * (minutes), also whether it starts on the grid freeSlots walks there: a whole number of steps after the
+ * window's start.
+ */
+export function withinWorkingHours(timezone: string, hours: WorkingInterval[], start: number, duration: number, step?: number): boolean {
   const end = start + duration * MINUTE;
-  return workingWindows(timezone, hours, start - DAY, end + DAY).some((w) => w.start <= start && end <= w.end);
+  return workingWindows(timezone, hours, start - DAY, end + DAY).some(
+    (w) => w.start <= start && end <= w.end && (step === undefined || (start - w.start) % (step * MINUTE) === 0),
+  );
 }
 
 /** Whether [start, end) overlaps any of the intervals. */

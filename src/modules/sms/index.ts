@@ -7,3 +7,4 @@ export type { QueueSmsInput } from './sms-messages.service';
 export { SmsMessageDto } from './dto/sms-message.dto';
 export { SmsTemplatesService } from './sms-templates.service';
 export { SmsConfirmations } from './sms-confirmations';
+export { IsTextableNumber } from './textable-numbers';

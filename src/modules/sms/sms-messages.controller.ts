@@ -26,7 +26,7 @@ export class SmsMessagesController {
     operationId: 'sendSms',
     summary: 'Send an SMS',
     description:
-      'To a patient (`patientId`: their phone number) or a bare number (`to`, E.164), from a template (`templateId`) or a text (`body`), rendered with `templateVariables` (the rendered text at most 1,600 characters). Answers 202 at once; a queue worker sends it (SMS_PROVIDER: Twilio, or the log), retrying provider errors and timeouts with backoff, and GET /sms/messages/{messageId} (the Location) follows it, with its segments and encoding. A test-mode key\'s messages never reach the provider (`transport: "test"`). A patient who opted out of SMS (`smsOptOut`, set by you or a STOP reply) gets nothing: the message ends `suppressed`.',
+      'To a patient (`patientId`: their phone number) or a bare number (`to`, E.164), from a template (`templateId`) or a text (`body`), rendered with `templateVariables` (the rendered text at most 1,600 characters). Answers 202 at once; a queue worker sends it (SMS_PROVIDER: Twilio, or the log), retrying provider errors and timeouts with backoff, and GET /sms/messages/{messageId} (the Location) follows it, with its segments and encoding. A test-mode key\'s messages never reach the provider (`transport: "test"`). A patient who opted out of SMS (`smsOptOut`, set by you or a STOP reply) gets nothing: the message ends `suppressed`. Only mobile and fixed-line numbers are texted: a premium-rate, shared-cost or other non-personal number (libphonenumber-js, full metadata), a satellite or international network number, or one in no assigned range is 400 naming `to`, or `patientId` for a patient with such a phone.',
   })
   @ApiAcceptedResponse({
     type: SmsSendAcceptedDto,
@@ -38,7 +38,7 @@ export class SmsMessagesController {
     examples: {
       text: {
         summary: 'A text to a number',
-        value: { to: '+15005550006', body: 'Hello, this is {{practice.name}}: your results are ready.' },
+        value: { to: '+14155552671', body: 'Hello, this is {{practice.name}}: your results are ready.' },
       },
       template: {
         summary: 'A template to a patient',

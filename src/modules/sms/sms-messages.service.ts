@@ -17,6 +17,7 @@ import { RenderedSms, renderSendableSms } from './sms-rendering';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesService } from './sms-templates.service';
+import { untextableReason } from './textable-numbers';
 import { SmsMessageNotFoundException } from './sms.exceptions';
 
 /** Why a message to an opted-out patient was not sent (its `lastError`). */
@@ -133,10 +134,16 @@ export class SmsMessagesService {
     });
   }
 
-  /** The patient a body names (`field`), with a phone number, or 400 naming the field. */
+  /**
+   * The patient a body names (`field`), with a phone number the practice may text, or 400 naming the field.
+   * A patient's phone may be any valid number (a clinic's shared-cost line, say); it is checked when texted.
+   */
   private async patient(scope: TenantScope, id: string, field: string): Promise<PatientDto> {
     const patient = await this.patients.requireReference(scope, id, field);
     if (!patient.phone) throw new ValidationFailedException([{ field, message: 'names a patient without a phone number' }]);
+    const refused = untextableReason(patient.phone);
+    if (refused !== null)
+      throw new ValidationFailedException([{ field, message: `names a patient whose phone ${refused ?? 'cannot be texted'}` }]);
     return patient;
   }
 

@@ -50,12 +50,13 @@ export class SmsTemplatesService {
 
   /**
    * Renders without sending. A patientId shows that patient's name, email and phone in the result, so the
-   * route's policy asks `patients:read` for it besides `sms:write` (scopesWhenSent).
+   * route's policy asks `patients:read` for it besides `sms:write` (scopesWhenSent). The answer names the
+   * patient (the context refused an id that names none), so the audit hook lists it in their access log.
    */
   async preview(auth: AuthContext, id: string, dto: PreviewSmsTemplateDto): Promise<SmsPreviewDto> {
     const template = await this.require(auth, id);
     const context = await this.contexts.build(auth, { patient: dto.patientId, variables: dto.variables });
-    return renderSms(template.body, context, 'variables');
+    return { ...renderSms(template.body, context, 'variables'), patientId: dto.patientId?.toLowerCase() ?? null };
   }
 
   /** A template of the caller's tenant and mode, or 400 naming `field` (an id in a body, not in the path). */

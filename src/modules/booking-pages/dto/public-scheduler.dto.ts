@@ -1,7 +1,8 @@
-import { ApiProperty, PickType } from '@nestjs/swagger';
-import { IsEmail, MaxLength } from 'class-validator';
-import { CreatePatientDto } from '../../patients';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsEmail, IsOptional, MaxLength } from 'class-validator';
+import { CreatePatientDto, IsPhone } from '../../patients';
 import { DateRangeQueryDto, IsInstant } from '../../scheduling';
+import { IsTextableNumber } from '../../sms';
 import { SchedulerDto } from './scheduler.dto';
 import { exampleFromNow } from '../../../common/http/example-dates';
 
@@ -38,13 +39,23 @@ export class PublicAvailabilityDto {
   slots!: PublicSlotDto[];
 }
 
-/** The body of POST /public/schedulers/{id}/book: names and phone as a patient's. */
-export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', 'lastName', 'phone'] as const) {
+/** The body of POST /public/schedulers/{id}/book: names and phone as a patient's, and a phone the practice may text. */
+export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', 'lastName'] as const) {
   /** The patient is found by this email in the practice, or created as a lead. */
   @ApiProperty({ format: 'email', example: 'ada.lovelace@example.com' })
   @IsEmail({}, { message: 'must be an email address' })
   @MaxLength(320)
   email!: string;
+
+  /**
+   * International format, stored as the patient's phone, which the practice's reminders text: a mobile or
+   * fixed-line number (a premium-rate, shared-cost or other non-personal number is 400 naming `phone`).
+   */
+  @ApiPropertyOptional({ example: '+44 7400 123456' })
+  @IsOptional()
+  @IsPhone()
+  @IsTextableNumber()
+  phone?: string;
 
   /** The start: one of the page's free slots. */
   @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:00') })

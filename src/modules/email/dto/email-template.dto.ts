@@ -114,6 +114,10 @@ export class PreviewEmailTemplateDto {
 }
 
 export class EmailPreviewDto {
+  /** The patient it was rendered for (null without one); the preview is listed in that patient's access log. */
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e70' })
+  patientId!: string | null;
+
   @ApiProperty({ example: 'See you soon, Ada' })
   subject!: string;
 

@@ -123,7 +123,10 @@ export class CreateAppointmentTypeDto {
   @IsUUID('all', { each: true, message: 'each provider id must be a UUID' })
   providerIds?: string[];
 
-  /** At most 5. Stored with the type; reminders of its appointments are planned from them. */
+  /**
+   * At most 5. Stored with the type; reminders of its appointments are planned from them. Two with the same
+   * offsetMinutes and channel (whatever their templates) would text or mail twice at once: 400 naming the later, `reminders.<i>`.
+   */
   @ApiPropertyOptional({ type: [ReminderRuleDto], default: [], example: [] })
   @IsOptional()
   @IsArray()
@@ -214,7 +217,7 @@ export class UpdateAppointmentTypeDto {
   @IsUUID('all', { each: true, message: 'each provider id must be a UUID' })
   providerIds?: string[];
 
-  /** Replaces the list. */
+  /** Replaces the list; at most 5, no two with the same offsetMinutes and channel (400 naming the later, `reminders.<i>`). */
   @ApiPropertyOptional({ type: [ReminderRuleDto], example: [] })
   @WhenPresent()
   @IsArray()

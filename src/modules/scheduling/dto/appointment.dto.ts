@@ -44,8 +44,8 @@ export class BookAppointmentDto {
   duration?: number;
 
   /**
-   * Book outside the type's minimum notice, horizon, buffers and daily cap (never onto another appointment's
-   * time, outside working hours or in time off).
+   * Book off the type's slot grid and outside its minimum notice, horizon, buffers and daily cap (never onto
+   * another appointment's time, outside working hours or in time off).
    */
   @ApiPropertyOptional({ default: false })
   @IsOptional()
@@ -97,7 +97,7 @@ export class UpdateAppointmentDto {
   @MaxLength(10000)
   notes?: string | null;
 
-  /** Reschedule outside the appointment type's minimum notice, horizon, buffers and daily cap (never onto an overlap). */
+  /** Reschedule off the appointment type's slot grid and outside its minimum notice, horizon, buffers and daily cap (never onto an overlap). */
   @ApiPropertyOptional({ example: false })
   @WhenPresent()
   @IsBoolean()
@@ -158,7 +158,7 @@ export class AppointmentReminderDto {
   @ApiProperty({ enum: REMINDER_STATUSES, example: 'scheduled' })
   status!: ReminderStatus;
 
-  /** Why it was skipped, suppressed, cancelled or failed: `past`, `quiet_hours`, `opted_out`, `no_email`, `no_phone`, `template_missing`, `rescheduled`, `appointment_cancelled`, … */
+  /** Why it was skipped, suppressed, cancelled or failed: `past`, `quiet_hours`, `opted_out`, `no_email`, `no_phone`, `phone_not_textable`, `template_missing`, `rescheduled`, `appointment_cancelled`, … */
   @ApiProperty({ nullable: true, type: String, example: null })
   reason!: string | null;
 

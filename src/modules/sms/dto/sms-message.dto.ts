@@ -5,6 +5,7 @@ import { MESSAGE_KINDS, MessageListQueryDto } from '../../../common/messaging';
 import type { MessageKind } from '../../../common/messaging';
 import { SMS_STATUSES, SMS_TRANSPORTS } from '../entities/sms-message.entity';
 import type { SmsStatus, SmsTransportName } from '../entities/sms-message.entity';
+import { IsTextableNumber } from '../textable-numbers';
 import { SMS_BODY_MAX_LENGTH } from './sms-template.dto';
 
 /** E.164: a plus, a country code and the number, digits only. */
@@ -15,17 +16,25 @@ export const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
  * `body`, one of them), rendered with `templateVariables`.
  */
 export class SendSmsDto {
-  /** A patient of the caller's tenant and mode, with a phone number. A patient who opted out gets nothing: the message ends `suppressed`. */
+  /**
+   * A patient of the caller's tenant and mode, with a phone number the practice may text (as `to`; else 400
+   * naming `patientId`). A patient who opted out gets nothing: the message ends `suppressed`.
+   */
   @ApiPropertyOptional({ format: 'uuid', example: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40' })
   @IsOptional()
   @IsUUID('all', { message: 'must be a patient id' })
   patientId?: string;
 
-  /** A bare number in E.164 form, when the recipient is not a patient. */
-  @ApiPropertyOptional({ example: '+15005550006' })
+  /**
+   * A bare number in E.164 form, when the recipient is not a patient: a mobile or fixed-line number
+   * (libphonenumber-js, full metadata). Premium-rate, shared-cost, toll-free, VoIP, personal, pager and
+   * voicemail numbers, satellite and international network numbers, and numbers in no assigned range are 400 naming `to`.
+   */
+  @ApiPropertyOptional({ example: '+14155552671' })
   @IsOptional()
   @IsString()
-  @Matches(E164_PATTERN, { message: 'must be a phone number in E.164 form (+15005550006)' })
+  @Matches(E164_PATTERN, { message: 'must be a phone number in E.164 form (+14155552671)' })
+  @IsTextableNumber()
   to?: string;
 
   @ApiPropertyOptional({ format: 'uuid', example: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e6f' })

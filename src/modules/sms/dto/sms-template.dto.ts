@@ -82,6 +82,10 @@ export class PreviewSmsTemplateDto {
 }
 
 export class SmsPreviewDto {
+  /** The patient it was rendered for (null without one); the preview is listed in that patient's access log. */
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: '0193a5b2-7c1e-7d40-9a3e-2f0c1b4d5e70' })
+  patientId!: string | null;
+
   /** The rendered text, as it would be sent. */
   @ApiProperty({ example: 'Hi Ada, this is Acme Clinic: your appointment is on 2 December at 09:30. Reply STOP to opt out.' })
   body!: string;
