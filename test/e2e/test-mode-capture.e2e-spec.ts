@@ -186,6 +186,12 @@ describe('Test mode never reaches a real relay', () => {
     }
     expect(live.received.filter((m) => m.to.includes('reminded.patient@example.com'))).toEqual([]);
     expect((await suite.api(testKey).get(`${MESSAGES}?appointmentId=not-an-id`)).status).toBe(400);
+    // Another tenant, and the same tenant's live mode, find nothing by this appointment.
+    const other = await createTenant(suite.app);
+    for (const key of [other.testKey, suite.tenant.liveKey]) {
+      expect((await suite.api(key).get<EmailMessageListDto>(`${MESSAGES}?appointmentId=${booked.id}`)).body.messages).toEqual([]);
+      expect((await suite.api(key).get<SmsMessageListDto>(`${SMS_MESSAGES}?appointmentId=${booked.id}`)).body.messages).toEqual([]);
+    }
   });
 
   it('sends test-mode email to TEST_SMTP_URL when set, never to SMTP_URL', async () => {
