@@ -31,6 +31,7 @@ function writerFailingWith(failures: (Error | undefined)[]): { writer: AuditWrit
       if (failure) throw failure;
       loaded.push(...entries);
     },
+    close: async () => undefined,
   } as unknown as AuditLoader;
   return { writer: new AuditWriter(loader, loadConfig({}), new DependencyStatus()), loaded, copies };
 }
@@ -88,5 +89,13 @@ describe('AuditWriter', () => {
     writer.write(entry('later'));
     await writer.flush();
     expect(loaded).toEqual([...ids, 'later']);
+  });
+
+  it('at a graceful shutdown, where no flush follows, tries a batch the database could not take again until it is written', async () => {
+    const { writer, loaded, copies } = writerFailingWith([connectionRefused(), connectionRefused()]);
+    writer.write(entry('last'));
+    await writer.onApplicationShutdown();
+    expect(copies).toEqual([1, 1, 1]);
+    expect(loaded).toEqual(['last']);
   });
 });

@@ -16,13 +16,20 @@ const FLUSH_AT = 10_000;
 const MAX_COPY_CHUNKS = 32;
 /** Past this, a database outage would exhaust memory: the oldest entries are dropped (and logged). */
 const MAX_BUFFERED = 100_000;
+/**
+ * How long a graceful shutdown keeps trying to write what the database could not take (well within the
+ * compose file's 30 s stop grace period), and how long it waits between tries: no flush follows this one.
+ */
+export const SHUTDOWN_RETRY_MS = 10_000;
+const SHUTDOWN_RETRY_DELAY_MS = 200;
 
 /**
  * Buffers audit entries (encoded at once as binary COPY tuples, off the JavaScript heap: AuditCopyBuffer)
  * and has AuditLoader write them with one COPY per flush (several, bounded, after an outage), so that
  * recording a request costs it no database round trip. Flushed every AUDIT_FLUSH_INTERVAL_MS, when
  * FLUSH_AT entries are waiting, and at a graceful shutdown, which Nest runs after the HTTP server has
- * finished its in-flight requests; the loader's connection closes after that last flush. A write that fails
+ * finished its in-flight requests; that last flush is tried again for SHUTDOWN_RETRY_MS while the database
+ * does not take it, and the loader's connection closes after it. A write that fails
  * for want of the database is retried at the next flush; one the database refuses as data (which the
  * encoding should make impossible) is dropped and logged, so that it cannot hold back every later entry.
  */
@@ -47,6 +54,13 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    const deadline = Date.now() + SHUTDOWN_RETRY_MS;
+    while (this.buffer.size && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_RETRY_DELAY_MS));
+      await this.flush();
+    }
+    // Said at error whatever the reason: an outage already reported is not a reason to lose entries quietly.
+    if (this.buffer.size) this.logger.error(`stopping with ${this.buffer.size} audit entries the database did not take: they are lost`);
     await this.loader.close();
   }
 
