@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { Mode, TenantScope } from '../../database/tenant-owned.entity';
 import { SmsNumbersRepository } from './sms-numbers.repository';
 
@@ -27,8 +28,8 @@ export class SmsNumbersService {
   constructor(private readonly numbers: SmsNumbersRepository) {}
 
   /** The scope's own number, or null when it sends from the default (TWILIO_FROM). */
-  async find(scope: TenantScope): Promise<string | null> {
-    return (await this.numbers.findOne(scope, {}))?.number ?? null;
+  async find(scope: TenantScope, tx?: EntityManager): Promise<string | null> {
+    return (await this.numbers.findOne(scope, {}, tx))?.number ?? null;
   }
 
   /** The scopes that send from `number` (at most one per mode). */

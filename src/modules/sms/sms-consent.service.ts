@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
@@ -27,14 +27,18 @@ export class SmsConsent {
   ) {}
 
   /** The number the scope texts from: its operator-assigned one, else TWILIO_FROM (null without Twilio). */
-  async fromNumber(scope: TenantScope): Promise<string | null> {
-    return (await this.numbers.find(scope)) ?? this.config.sms.twilio?.from ?? null;
+  async fromNumber(scope: TenantScope, tx?: EntityManager): Promise<string | null> {
+    return (await this.numbers.find(scope, tx)) ?? this.config.sms.twilio?.from ?? null;
   }
 
-  /** Why a text to `to` (a patient's phone or a bare number) from `from` must not be sent, or null. */
-  async suppression(to: string, patient: { smsOptOut: boolean } | null, from: string | null): Promise<string | null> {
+  /**
+   * Why a text to `to` (a patient's phone or a bare number) from `from` must not be sent, or null. Inside a
+   * transaction, pass it: a second connection per send while one is held can exhaust the pool.
+   */
+  async suppression(to: string, patient: { smsOptOut: boolean } | null, from: string | null, tx?: EntityManager): Promise<string | null> {
     if (patient?.smsOptOut) return SMS_OPT_OUT_REASON;
-    if (from !== null && (await this.optOuts.existsBy({ phone: to, sendingNumber: from }))) return SMS_STOP_REASON;
+    const optOuts = tx ? tx.getRepository(SmsOptOutEntity) : this.optOuts;
+    if (from !== null && (await optOuts.existsBy({ phone: to, sendingNumber: from }))) return SMS_STOP_REASON;
     return null;
   }
 

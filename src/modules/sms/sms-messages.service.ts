@@ -74,7 +74,8 @@ export class SmsMessagesService {
    * row is written in it and its send job is added once it commits, so a rolled-back caller sends
    * nothing. The patient needs a phone number and the template must be an SMS template of the scope
    * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who opted out of SMS (or
-   * whose phone replied STOP to the practice's number) gets a message that is `suppressed` at once (lastError says why), so every attempt leaves a record.
+   * whose phone replied STOP to the practice's number) gets a message that is `suppressed` at once
+   * (lastError says why), so every attempt leaves a record.
    * Answers the message as GET /sms/messages/{id} shows it.
    */
   async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<SmsMessageDto> {
@@ -119,7 +120,8 @@ export class SmsMessagesService {
         encoding: rendered.encoding,
         // Known now: no job. The worker checks again before each try, for an opt-out that comes later.
         suppressed:
-          (await this.consent.suppression(recipient.to, recipient.patient ?? null, await this.consent.fromNumber(scope))) ?? undefined,
+          (await this.consent.suppression(recipient.to, recipient.patient ?? null, await this.consent.fromNumber(scope, tx), tx)) ??
+          undefined,
       },
       tx,
     );
