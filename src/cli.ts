@@ -20,6 +20,7 @@ import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { EmailModule } from './modules/email/email.module';
 import { SequencesModule } from './modules/email/sequences/sequences.module';
 import { SmsModule } from './modules/sms/sms.module';
+import { SENDER_NUMBER_PATTERN, SmsNumbersModule, SmsNumbersService, SmsNumberTakenError } from './modules/sms-numbers';
 
 @Module({})
 class CliModule {
@@ -37,6 +38,7 @@ class CliModule {
         EmailModule,
         SequencesModule,
         SmsModule,
+        SmsNumbersModule,
       ],
       providers: [DemoSeeder],
     };
@@ -55,6 +57,16 @@ const HELP = {
     "fill the tenant's test mode with demo data; settings it already has are kept. Prints a short summary: what it added, the key ids,\n" +
       "      the booking page's URL, an appointment's manage link and a call to try; --json: every demo record's id as one JSON object",
   ],
+  'sms-numbers:assign': [
+    '--tenant <tenantId> --mode test|live --number +E164',
+    'make the number the one the tenant texts from in that mode (and whose replies reach it); one tenant per number\n' +
+      '      and mode. Prints {"tenantId":…,"mode":…,"number":…}',
+  ],
+  'sms-numbers:unassign': [
+    '--tenant <tenantId> --mode test|live',
+    'the tenant texts from TWILIO_FROM again in that mode; prints {"tenantId":…,"mode":…,"number":<the one it had, or null>}',
+  ],
+  'sms-numbers:list': ['[--tenant <tenantId>]', 'prints {"numbers":[{"tenantId":…,"mode":…,"number":…}…]}'],
   'migrations:run': ['', 'apply pending migrations, even with MIGRATIONS_RUN=false; prints {"migrated":[…names applied…]}'],
 } as const;
 type Command = keyof typeof HELP;
@@ -85,6 +97,7 @@ interface Args {
   name?: string;
   tenant?: string;
   mode?: Mode;
+  number?: string;
   role: Role;
   json: boolean;
 }
@@ -101,7 +114,7 @@ function parseCommandLine(argv: string[]): Args {
   if (!command) fail('a command is required', true);
   if (!(COMMANDS as readonly string[]).includes(command)) fail(`unknown command: ${command}`, true);
   if (rest.some(isHelpFlag)) help(`usage:\n${usageOf(command as Command)}`);
-  let values: { name?: string; tenant?: string; mode?: string; role?: string; json?: boolean };
+  let values: { name?: string; tenant?: string; mode?: string; role?: string; number?: string; json?: boolean };
   try {
     ({ values } = parseArgs({
       args: rest,
@@ -110,6 +123,7 @@ function parseCommandLine(argv: string[]): Args {
         tenant: { type: 'string' },
         mode: { type: 'string' },
         role: { type: 'string' },
+        number: { type: 'string' },
         json: { type: 'boolean' },
       },
       strict: true,
@@ -125,10 +139,17 @@ function parseCommandLine(argv: string[]): Args {
     json: values.json === true,
   };
   if (command === 'tenants:create' && !args.name) fail('--name is required');
-  if ((command === 'seed:demo' || command === 'keys:create') && !args.tenant) fail('--tenant is required');
-  if (command === 'keys:create') {
+  const scoped = command === 'keys:create' || command === 'sms-numbers:assign' || command === 'sms-numbers:unassign';
+  if ((command === 'seed:demo' || scoped) && !args.tenant) fail('--tenant is required');
+  if (scoped) {
     if (!(MODES as readonly string[]).includes(values.mode ?? '')) fail('--mode must be test or live');
     args.mode = values.mode as Mode;
+  }
+  if (command === 'sms-numbers:assign') {
+    args.number = values.number?.trim();
+    if (!args.number || !SENDER_NUMBER_PATTERN.test(args.number)) fail('--number must be an E.164 number (+ and 7 to 15 digits)');
+  }
+  if (command === 'keys:create') {
     if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role)) fail('--role must be OWNER, ADMIN or STAFF');
     args.role = (values.role as Role | undefined) ?? 'OWNER';
   }
@@ -152,8 +173,8 @@ async function main(): Promise<void> {
 
   const infra = await prepareInfrastructure();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(infra.config), { logger: ['error'] });
-  // `undefined`: the tenant named does not exist (reported after the app and services have stopped).
-  let output: string | undefined;
+  // `undefined`: the tenant named does not exist; an error: the command was refused (each reported after the app has stopped).
+  let output: string | SmsNumberTakenError | undefined;
   try {
     const tenants = app.get(TenantsService);
     if (args.command === 'tenants:create') {
@@ -161,7 +182,16 @@ async function main(): Promise<void> {
     } else if (args.command === 'keys:create') {
       const issued = await tenants.issueKey(args.tenant!, args.mode!, args.role);
       if (issued) output = JSON.stringify(issued);
-    } else if (await tenants.exists(args.tenant!)) {
+    } else if (args.tenant !== undefined && !(await tenants.exists(args.tenant))) {
+      // reported below, once the app has stopped
+    } else if (args.command === 'sms-numbers:list') {
+      output = JSON.stringify({ numbers: await app.get(SmsNumbersService).list(args.tenant) });
+    } else if (args.command === 'sms-numbers:assign') {
+      output = await assignNumber(app.get(SmsNumbersService), { tenantId: args.tenant!, mode: args.mode! }, args.number!);
+    } else if (args.command === 'sms-numbers:unassign') {
+      const scope = { tenantId: args.tenant!, mode: args.mode! };
+      output = JSON.stringify({ ...scope, number: await app.get(SmsNumbersService).unassign(scope) });
+    } else {
       const seeded = await app.get(DemoSeeder).seed(args.tenant!);
       output = args.json ? JSON.stringify(seeded) : demoSummary(seeded, infra.config.http.publicUrl, clock.nowMs());
     }
@@ -169,8 +199,23 @@ async function main(): Promise<void> {
     await app.close();
     await infra.stop();
   }
+  if (output instanceof SmsNumberTakenError) fail(output.message);
   if (output === undefined) fail(`no tenant ${args.tenant}`);
   process.stdout.write(`${output}\n`);
+}
+
+/** The assignment as printed, or the refusal (reported once the app has stopped). */
+async function assignNumber(
+  numbers: SmsNumbersService,
+  scope: { tenantId: string; mode: Mode },
+  number: string,
+): Promise<string | SmsNumberTakenError> {
+  try {
+    return JSON.stringify(await numbers.assign(scope, number));
+  } catch (err) {
+    if (err instanceof SmsNumberTakenError) return err;
+    throw err;
+  }
 }
 
 main().catch(exitOnStartupError);

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { createTenant } from '../helpers/app';
+import twilio from 'twilio';
+import { call, createTenant } from '../helpers/app';
 import { runCli } from '../helpers/cli';
 import type { MeDto } from '../../src/modules/api-keys/dto/me.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
@@ -7,6 +8,11 @@ import type { AppointmentTypeListDto } from '../../src/modules/scheduling/dto/ap
 import type { ProviderListDto } from '../../src/modules/scheduling/dto/provider.dto';
 import type { SmsTemplateListDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { useApp } from '../helpers/use-app';
+import { eventually } from '../helpers/eventually';
+import { FakeTwilio } from '../helpers/fake-twilio';
+import { createPatient } from '../helpers/patients';
+import type { PatientDto } from '../../src/modules/patients';
+import type { SmsMessageDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
 
 /** What tenants:create and keys:create print. */
 interface PrintedKeys {
@@ -74,6 +80,71 @@ describe('CLI (dist/cli.js)', () => {
     });
   });
 
+  describe('sms-numbers', () => {
+    const fake = new FakeTwilio();
+    const PUBLIC_URL = 'https://api.clinic.test';
+    const INBOUND = '/api/v1/public/sms/twilio/inbound';
+    beforeAll(async () => {
+      await fake.start();
+    });
+    const sms = useApp(() => ({ ...fake.env('+15005550006'), PUBLIC_URL, REDIS_PREFIX: `${process.env.REDIS_PREFIX}:cli-sms` }));
+    afterAll(async () => {
+      await fake.stop();
+    });
+
+    it('assigns a number to one tenant per mode: texts leave from it and its replies reach that tenant alone', async () => {
+      const number = '+15005550101';
+      const assign = (tenant: string) => runCli(['sms-numbers:assign', '--tenant', tenant, '--mode', 'live', '--number', number]);
+      const first = await assign(sms.tenant.id);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(first.stdout)).toEqual({ tenantId: sms.tenant.id, mode: 'live', number });
+      // Again: the same answer, nothing changed.
+      expect(await assign(sms.tenant.id)).toEqual(first);
+      const other = await createTenant(sms.app);
+      const taken = await assign(other.id);
+      expect(taken.code).not.toBe(0);
+      expect(taken.stdout).toBe('');
+      expect(taken.stderr.trimEnd()).toBe(
+        `error: ${number} is assigned to another tenant in live mode (sms-numbers:unassign it there first)`,
+      );
+      for (const bad of ['not a number', '15005550101']) {
+        const run = await runCli(['sms-numbers:assign', '--tenant', other.id, '--mode', 'live', '--number', bad]);
+        expect([run.code, run.stderr.trimEnd()]).toEqual([2, 'error: --number must be an E.164 number (+ and 7 to 15 digits)']);
+      }
+      const listed = await runCli(['sms-numbers:list', '--tenant', sms.tenant.id]);
+      expect(JSON.parse(listed.stdout)).toEqual({ numbers: [{ tenantId: sms.tenant.id, mode: 'live', number }] });
+
+      const api = sms.api(sms.tenant.liveKey);
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({ smsFromNumber: number });
+      expect((await sms.api(other.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({});
+      const phone = '+12025559001';
+      const sent = await api.post<SmsSendAcceptedDto>('/api/v1/sms/send', { to: phone, body: 'From our number' });
+      await eventually(async () => {
+        expect((await api.get<SmsMessageDto>(`/api/v1/sms/messages/${sent.body.messageId}`)).body.status).toBe('sent');
+      });
+      expect(fake.to(phone).map((m) => m.fields.From)).toEqual([number]);
+
+      // A STOP to the number opts out its tenant's patient, not another tenant's with the same phone.
+      const ours = await createPatient(sms.app, sms.tenant.liveKey, { phone });
+      const theirs = await createPatient(sms.app, other.liveKey, { phone });
+      const fields = { From: phone, To: number, Body: 'STOP' };
+      const stop = await call(sms.app, 'POST', INBOUND, {
+        rawBody: new URLSearchParams(fields).toString(),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': twilio.getExpectedTwilioSignature(fake.authToken, `${PUBLIC_URL}${INBOUND}`, fields),
+        },
+      });
+      expect(stop.status).toBe(200);
+      expect((await api.get<PatientDto>(`/api/v1/patients/${ours.id}`)).body.smsOptOut).toBe(true);
+      expect((await sms.api(other.liveKey).get<PatientDto>(`/api/v1/patients/${theirs.id}`)).body.smsOptOut).toBe(false);
+
+      const unassigned = await runCli(['sms-numbers:unassign', '--tenant', sms.tenant.id, '--mode', 'live']);
+      expect(JSON.parse(unassigned.stdout)).toEqual({ tenantId: sms.tenant.id, mode: 'live', number });
+      expect((await assign(other.id)).code).toBe(0);
+    }, 120_000); // seven cold CLI starts
+  });
+
   describe('migrations:run', () => {
     const admin = (): Client => new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
     const database = `${process.env.TEST_DATABASE_NAME}_cli`;
@@ -119,7 +190,15 @@ describe('CLI (dist/cli.js)', () => {
   });
 
   describe('help', () => {
-    const COMMANDS = ['tenants:create', 'keys:create', 'seed:demo', 'migrations:run'];
+    const COMMANDS = [
+      'tenants:create',
+      'keys:create',
+      'seed:demo',
+      'sms-numbers:assign',
+      'sms-numbers:unassign',
+      'sms-numbers:list',
+      'migrations:run',
+    ];
 
     it.each(['--help', 'help', '-h'])('`%s` prints the usage of every command on stdout and exits 0', async (flag) => {
       const run = await runCli([flag]);

@@ -385,6 +385,27 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   );
 
   it(
+    'the practice settings refuse smsFromNumber (operators assign it) whatever its value, naming it',
+    async () => {
+      const practice = routes.filter((r) => r.method === 'POST' && r.template === '/api/v1/settings/practice');
+      expect(practice).toHaveLength(1);
+      for (const route of practice) {
+        for (const value of [...HOSTILE_VALUES, '+15005550006', '+442079460000']) {
+          const label = `smsFromNumber=${JSON.stringify(value)?.slice(0, 20)}`;
+          const payload = JSON.stringify({ name: 'Takeover', smsFromNumber: value });
+          const res = await send(route, label, { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } });
+          expectStatus(res, route, label, 400);
+          const fields = (JSON.parse(res.body) as { errors?: { field: string }[] }).errors?.map((e) => e.field);
+          if (JSON.stringify(fields) !== '["smsFromNumber"]')
+            failures.push(`${route.template} [${label}]: errors name ${JSON.stringify(fields)}`);
+        }
+      }
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
     'query strings: NUL and undecodable values are 400 everywhere; prototype keys answer as any unknown key',
     async () => {
       for (const route of routes) {

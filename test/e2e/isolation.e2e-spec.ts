@@ -6,6 +6,7 @@ import type { PatientDto } from '../../src/modules/patients/dto/patient.dto';
 import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
 import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
+import { SmsNumbersService } from '../../src/modules/sms-numbers';
 import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
 import { utcDate } from '../helpers/dates';
 import { createPatient } from '../helpers/patients';
@@ -56,6 +57,18 @@ describe('Tenant and mode isolation', () => {
     expect((await suite.api(acme.liveKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
       name: 'Acme production',
     });
+  });
+
+  it("cannot see or take another tenant's SMS number", async () => {
+    await suite.app.get(SmsNumbersService).assign({ tenantId: globex.id, mode: 'live' }, '+15005550201');
+    const practice = async (key: string): Promise<Record<string, unknown>> =>
+      (await suite.api(key).get<SettingsDto>('/api/v1/settings/practice')).body.settings;
+    expect(await practice(globex.liveKey)).toEqual({ smsFromNumber: '+15005550201' });
+    expect(await practice(globex.testKey)).toEqual({ name: 'Globex staging' });
+    expect(await practice(acme.liveKey)).toEqual({ name: 'Acme production' });
+    const takeover = await suite.api(acme.liveKey).post<Problem>('/api/v1/settings/practice', { smsFromNumber: '+15005550201' });
+    expect([takeover.status, takeover.body.errors?.map((e) => e.field)]).toEqual([400, ['smsFromNumber']]);
+    expect(await practice(acme.liveKey)).toEqual({ name: 'Acme production' });
   });
 
   it("cannot see or revoke another tenant's API keys", async () => {

@@ -379,7 +379,7 @@ describe('Appointment reminders', () => {
     expect(events.body.events.filter((e) => e.data.appointmentId === booked.id).map((e) => e.data.channel)).toEqual(['sms']);
   });
 
-  it("suppresses a patient's reminders after their unsubscribe link and their STOP reply (live mode, texts at the fake Twilio)", async () => {
+  it("suppresses a patient's reminders after their unsubscribe link and their STOP reply, which outlives the flag (live mode, texts at the fake Twilio)", async () => {
     const live = suite.tenant.liveKey;
     expect((await api(live).post('/api/v1/settings/practice', { name: 'Acme Live' })).status).toBe(200);
     const liveEmail = (
@@ -417,6 +417,8 @@ describe('Appointment reminders', () => {
     });
     expect(stop.status).toBe(200);
     expect((await api(live).get<PatientDto>(`/api/v1/patients/${optedOut.id}`)).body).toMatchObject({ emailOptOut: true, smsOptOut: true });
+    // The STOP holds for the phone and the practice's number even once the record's flag is cleared through the API.
+    expect((await api(live).put(`/api/v1/patients/${optedOut.id}`, { smsOptOut: false })).status).toBe(200);
 
     setNow(start.plus({ hours: 1, minutes: 1 }).toMillis());
     const reminders = await settled(first.id, live);
@@ -424,7 +426,10 @@ describe('Appointment reminders', () => {
       ['email', 'suppressed', 'opted_out'],
       ['sms', 'suppressed', 'opted_out'],
     ]);
-    expect((await api(live).get<SmsMessageDto>(`/api/v1/sms/messages/${reminders[1].messageId}`)).body.status).toBe('suppressed');
+    expect((await api(live).get<SmsMessageDto>(`/api/v1/sms/messages/${reminders[1].messageId}`)).body).toMatchObject({
+      status: 'suppressed',
+      lastError: 'the phone replied STOP to the number this practice texts from',
+    });
     expect((await settled(second.id, live)).map((r) => [r.channel, r.status])).toEqual([
       ['email', 'sent'],
       ['sms', 'sent'],

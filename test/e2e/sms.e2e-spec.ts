@@ -2,12 +2,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import twilio from 'twilio';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
+import { SmsNumbersService } from '../../src/modules/sms-numbers';
 import { call, client, createTenant, dataSource, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
 import type { EventPageOf } from '../helpers/events';
 import type { PatientDto, PatientUpdatedEvent } from '../../src/modules/patients';
 import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
+import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
 import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
 import type { EmailMessageDto } from '../../src/modules/email/dto/email-message.dto';
 import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
@@ -71,6 +73,9 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
   beforeEach(() => {
     fake.answer = () => ({ accept: true });
   });
+
+  /** What `node dist/cli.js sms-numbers:assign --mode live` does (cli.e2e runs the command itself). */
+  const assign = (tenantId: string, number: string) => suite.app.get(SmsNumbersService).assign({ tenantId, mode: 'live' }, number);
 
   /** Posts a Twilio callback signed as Twilio signs it (or with `signature` as given). */
   const callback = (path: string, fields: Record<string, string>, signature?: string) =>
@@ -224,13 +229,38 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       });
       expect(sent).toMatchObject({ status: 'sent', transport: 'twilio', providerMessageId: received.sid, encoding: 'UCS-2', segments: 1 });
 
-      // A practice with a number of its own sends from it.
+      // A practice with a number of its own (operators assign it: the CLI's sms-numbers:assign) sends from it.
       const other = await createTenant(suite.app);
-      expect((await suite.api(other.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550009' })).status).toBe(200);
+      await assign(other.id, '+15005550009');
       const to2 = newPhone();
       const own = await suite.api(other.liveKey).post<SmsSendAcceptedDto>(SEND, { to: to2, body: 'From our own number' });
       await settled(suite.app, other.liveKey, own.body.messageId);
       expect(fake.to(to2).map((m) => m.fields.From)).toEqual(['+15005550009']);
+    });
+
+    it('shows the assigned number in the practice settings, and refuses a settings write of it', async () => {
+      const own = await createTenant(suite.app);
+      const api = suite.api(own.liveKey);
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({});
+      for (const body of [{ smsFromNumber: FROM }, { smsFromNumber: 'not a number', name: 'Takeover' }, { smsFromNumber: null }]) {
+        const res = await api.post<Problem>('/api/v1/settings/practice', body);
+        expect({ status: res.status, code: res.body.code, errors: res.body.errors }).toEqual({
+          status: 400,
+          code: 'validation_failed',
+          errors: [{ field: 'smsFromNumber', message: expect.stringMatching(/assigned by an operator/) }],
+        });
+      }
+      await assign(own.id, '+15005550012');
+      expect((await api.post<SettingsDto>('/api/v1/settings/practice', { name: 'Own Clinic' })).body.settings).toEqual({
+        name: 'Own Clinic',
+        smsFromNumber: '+15005550012',
+      });
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({
+        name: 'Own Clinic',
+        smsFromNumber: '+15005550012',
+      });
+      // Test mode has a number of its own (none here).
+      expect((await suite.api(own.testKey).get<SettingsDto>('/api/v1/settings/practice')).body.settings).toEqual({});
     });
 
     it('retries a 500 and a timeout with backoff, then sends once; a refusal of the message fails it', async () => {
@@ -319,7 +349,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       // Another practice on the same number, and one on a number of its own: only the first is concerned.
       const sameNumber = await createTenant(suite.app);
       const ownNumber = await createTenant(suite.app);
-      expect((await suite.api(ownNumber.liveKey).post('/api/v1/settings/practice', { smsFromNumber: '+15005550010' })).status).toBe(200);
+      await assign(ownNumber.id, '+15005550010');
       const neighbour = await createPatient(suite.app, sameNumber.liveKey, { phone });
       const elsewhere = await createPatient(suite.app, ownNumber.liveKey, { phone });
       const staging = await createPatient(suite.app, suite.tenant.testKey, { phone });
@@ -370,6 +400,61 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(forged.status).toBe(403);
       expect(forged.body.code).toBe('invalid_signature');
       expect(await optedOut(suite.tenant.liveKey, patient.id)).toBe(false);
+    });
+
+    it('STOP holds for the phone whatever names it: a send by bare number is suppressed until START', async () => {
+      const api = suite.api(suite.tenant.liveKey);
+      const phone = newPhone();
+      const patient = await createPatient(suite.app, suite.tenant.liveKey, { phone });
+      expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'STOP' })).status).toBe(200);
+      expect((await api.get<PatientDto>(`/api/v1/patients/${patient.id}`)).body.smsOptOut).toBe(true);
+
+      const byNumber = await api.post<SmsSendAcceptedDto>(SEND, { to: phone, body: 'By number' });
+      expect(byNumber.status).toBe(202);
+      expect(await settled(suite.app, suite.tenant.liveKey, byNumber.body.messageId)).toMatchObject({
+        patientId: null,
+        status: 'suppressed',
+        lastError: 'the phone replied STOP to the number this practice texts from',
+      });
+      // A phone no patient has is held by its STOP too.
+      const stranger = newPhone();
+      expect((await callback(INBOUND, { From: stranger, To: FROM, Body: 'quit' })).status).toBe(200);
+      const toStranger = await api.post<SmsSendAcceptedDto>(SEND, { to: stranger, body: 'Hello?' });
+      expect(await settled(suite.app, suite.tenant.liveKey, toStranger.body.messageId)).toMatchObject({ status: 'suppressed' });
+      expect(fake.to(phone)).toEqual([]);
+      expect(fake.to(stranger)).toEqual([]);
+
+      expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'UNSTOP' })).status).toBe(200);
+      const again = await api.post<SmsSendAcceptedDto>(SEND, { to: phone, body: 'By number again' });
+      expect(await settled(suite.app, suite.tenant.liveKey, again.body.messageId)).toMatchObject({ status: 'sent', transport: 'twilio' });
+      expect(fake.to(phone).map((m) => m.fields.Body)).toEqual(['By number again']);
+    });
+
+    it('a STOP opts out of the number it was sent to: a practice with its own number still texts the phone', async () => {
+      const phone = newPhone();
+      const own = await createTenant(suite.app);
+      await assign(own.id, '+15005550011');
+      const theirs = await createPatient(suite.app, own.liveKey, { phone });
+      const ours = await createPatient(suite.app, suite.tenant.liveKey, { phone });
+      expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'STOP' })).status).toBe(200);
+
+      const fromOurs = await suite.api(suite.tenant.liveKey).post<SmsSendAcceptedDto>(SEND, { to: phone, body: 'From TWILIO_FROM' });
+      expect(await settled(suite.app, suite.tenant.liveKey, fromOurs.body.messageId)).toMatchObject({ status: 'suppressed' });
+      const fromTheirs = await suite.api(own.liveKey).post<SmsSendAcceptedDto>(SEND, { to: phone, body: 'From their own' });
+      expect(await settled(suite.app, own.liveKey, fromTheirs.body.messageId)).toMatchObject({ status: 'sent' });
+      expect(fake.to(phone).map((m) => [m.fields.From, m.fields.Body])).toEqual([['+15005550011', 'From their own']]);
+
+      // A STOP to their number reaches their patient alone, and now holds for their sends by patient and by number.
+      expect((await callback(INBOUND, { From: phone, To: '+15005550011', Body: 'END' })).status).toBe(200);
+      const optedOut = async (key: string, id: string): Promise<boolean> =>
+        (await suite.api(key).get<PatientDto>(`/api/v1/patients/${id}`)).body.smsOptOut;
+      expect(await optedOut(own.liveKey, theirs.id)).toBe(true);
+      expect((await callback(INBOUND, { From: phone, To: FROM, Body: 'START' })).status).toBe(200);
+      expect([await optedOut(suite.tenant.liveKey, ours.id), await optedOut(own.liveKey, theirs.id)]).toEqual([false, true]);
+      for (const body of [{ to: phone }, { patientId: theirs.id }]) {
+        const res = await suite.api(own.liveKey).post<SmsSendAcceptedDto>(SEND, { ...body, body: 'Still there?' });
+        expect((await settled(suite.app, own.liveKey, res.body.messageId)).status).toBe('suppressed');
+      }
     });
 
     it('answers HELP naming the practice, in TwiML', async () => {

@@ -92,8 +92,15 @@ export class ReminderSender {
       appointment: await this.context(scope, appointment, tx),
     };
     let messageId: string;
+    // A text is also suppressed when the phone replied STOP to the practice's number: its message says so.
+    let suppressed = optedOut(patient, reminder.channel);
     try {
-      messageId = email ? (await this.email.queue(scope, input, tx)).messageId : (await this.sms.queue(scope, input, tx)).id;
+      if (email) messageId = (await this.email.queue(scope, input, tx)).messageId;
+      else {
+        const message = await this.sms.queue(scope, input, tx);
+        messageId = message.id;
+        suppressed = message.status === 'suppressed';
+      }
     } catch (err) {
       // Refused before anything was written: the template is gone, it cannot be rendered for this patient, or
       // the patient's phone is not one the practice may text (premium-rate and the like), like having none.
@@ -107,9 +114,7 @@ export class ReminderSender {
       return { status: 'failed', reason, messageId: null };
     }
     // The message pipelines record an opted-out patient's message as suppressed; the reminder says so too.
-    return optedOut(patient, reminder.channel)
-      ? { status: 'suppressed', reason: 'opted_out', messageId }
-      : { status: 'sent', reason: null, messageId };
+    return suppressed ? { status: 'suppressed', reason: 'opted_out', messageId } : { status: 'sent', reason: null, messageId };
   }
 
   /** `{{appointment.*}}`: local times in the provider's zone. */

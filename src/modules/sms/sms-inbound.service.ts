@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
@@ -8,6 +7,7 @@ import { SettingsService } from '../settings';
 import { TenantsService } from '../tenants';
 import { E164_PATTERN } from './dto/sms-message.dto';
 import { SmsConfirmations } from './sms-confirmations';
+import { SmsConsent } from './sms-consent.service';
 import { toSmsMessageDto } from './sms-messages.service';
 import { ProviderOutcome, SmsMessagesRepository } from './sms-messages.repository';
 
@@ -37,16 +37,15 @@ export interface InboundOutcome {
 
 /**
  * What Twilio tells us: a message's later status, and texts patients send to a practice number. Twilio
- * names numbers, never tenants: a number answers for every tenant that sends from it (its practice
- * settings' `smsFromNumber`, else TWILIO_FROM), in live mode, and each change is then made through that
- * tenant's scope.
+ * names numbers, never tenants: a number answers for the tenant an operator assigned it to in live mode
+ * (TWILIO_FROM for every tenant without one), and each change is then made through that tenant's scope.
  */
 @Injectable()
 export class SmsInboundService {
   private readonly logger = new Logger(SmsInboundService.name);
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly consent: SmsConsent,
     private readonly transactions: Transactions,
     private readonly messages: SmsMessagesRepository,
     private readonly patients: PatientsService,
@@ -81,36 +80,41 @@ export class SmsInboundService {
       .trim()
       .replace(/[.!]+$/, '')
       .toUpperCase();
-    if (OPT_OUT.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, keyword);
-    if (OPT_IN.has(keyword)) return this.setOptOut(await this.senders(phone, number), phone, null);
+    if (OPT_OUT.has(keyword)) return this.setOptOut(phone, number, keyword);
+    if (OPT_IN.has(keyword)) return this.setOptOut(phone, number, null);
     if (HELP.has(keyword)) return { reply: await this.help(await this.senders(phone, number)), consentChanges: [] };
     if (CONFIRM.has(keyword)) return { reply: await this.confirm(await this.senders(phone, number)), consentChanges: [] };
     return none;
   }
 
-  /** The live patients with this phone in the tenants that send from `number`. */
+  /**
+   * The live patients with this phone in the tenants that send from `number`: the live tenant it is assigned
+   * to, or, for TWILIO_FROM, every tenant without a live number of its own.
+   */
   private async senders(phone: string, number: string): Promise<Sender[]> {
+    const receivers = await this.consent.receivers(number);
+    const live = receivers === 'default' ? null : new Set(receivers.filter((r) => r.mode === 'live').map((r) => r.tenantId));
+    if (live?.size === 0) return [];
     const found = await this.patients.livePatientsByPhone(phone);
     const sendsFrom = new Map<string, boolean>();
     const senders: Sender[] = [];
     for (const { tenantId, id } of found) {
       const scope: TenantScope = { tenantId, mode: 'live' };
-      if (!sendsFrom.has(tenantId)) sendsFrom.set(tenantId, (await this.fromNumber(scope)) === number);
+      if (!sendsFrom.has(tenantId)) sendsFrom.set(tenantId, live ? live.has(tenantId) : await this.consent.usesDefault(scope));
       if (sendsFrom.get(tenantId)) senders.push({ scope, patientId: id });
     }
     return senders;
   }
 
-  private async fromNumber(scope: TenantScope): Promise<string | undefined> {
-    return (await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio?.from;
-  }
-
   /**
-   * A STOP word (`stopKeyword`, the word received) or a START word (null) for each sender: `patient.updated`
-   * with `previous`, and `sms.opted_out` for a STOP.
+   * A STOP word (`stopKeyword`, the word received) or a START word (null): recorded for the phone and the
+   * number whoever the phone is, then for each sender's patient record (`patient.updated` with `previous`,
+   * and `sms.opted_out` for a STOP).
    */
-  private async setOptOut(senders: Sender[], phone: string, stopKeyword: string | null): Promise<InboundOutcome> {
+  private async setOptOut(phone: string, number: string, stopKeyword: string | null): Promise<InboundOutcome> {
     const optOut = stopKeyword !== null;
+    await this.consent.record(phone, number, stopKeyword);
+    const senders = await this.senders(phone, number);
     const consentChanges: InboundOutcome['consentChanges'] = [];
     for (const { scope, patientId } of senders) {
       const changed = await this.transactions.run(async (tx) => {

@@ -13,15 +13,13 @@ import { PatientsService } from '../patients';
 import { TemplateContextService } from '../templates';
 import { ListSmsMessagesQueryDto, SendSmsDto, SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from './dto/sms-message.dto';
 import { SmsMessageEntity } from './entities/sms-message.entity';
+import { SmsConsent } from './sms-consent.service';
 import { RenderedSms, renderSendableSms } from './sms-rendering';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesService } from './sms-templates.service';
 import { untextableReason } from './textable-numbers';
 import { SmsMessageNotFoundException } from './sms.exceptions';
-
-/** Why a message to an opted-out patient was not sent (its `lastError`). */
-export const SMS_OPT_OUT_REASON = 'the patient opted out of SMS';
 
 /**
  * One SMS to a patient, queued inside another module's transaction (see SmsMessagesService.queue): a
@@ -56,6 +54,7 @@ export class SmsMessagesService {
     private readonly patients: PatientsService,
     private readonly contexts: TemplateContextService,
     private readonly jobs: SmsSendJobs,
+    private readonly consent: SmsConsent,
   ) {}
 
   /** POST /sms/send: checks and renders the message, stores it queued, and has it sent. */
@@ -74,8 +73,9 @@ export class SmsMessagesService {
    * Queues one SMS to a patient inside the caller's transaction `tx` (an appointment reminder, say): the
    * row is written in it and its send job is added once it commits, so a rolled-back caller sends
    * nothing. The patient needs a phone number and the template must be an SMS template of the scope
-   * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who opted out of SMS
-   * gets a message that is `suppressed` at once (lastError says why), so every attempt leaves a record.
+   * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who opted out of SMS (or
+   * whose phone replied STOP to the practice's number) gets a message that is `suppressed` at once
+   * (lastError says why), so every attempt leaves a record.
    * Answers the message as GET /sms/messages/{id} shows it.
    */
   async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<SmsMessageDto> {
@@ -119,7 +119,9 @@ export class SmsMessagesService {
         segments: rendered.segments,
         encoding: rendered.encoding,
         // Known now: no job. The worker checks again before each try, for an opt-out that comes later.
-        suppressed: recipient.patient?.smsOptOut ? SMS_OPT_OUT_REASON : undefined,
+        suppressed:
+          (await this.consent.suppression(recipient.to, recipient.patient ?? null, await this.consent.fromNumber(scope, tx), tx)) ??
+          undefined,
       },
       tx,
     );

@@ -8,9 +8,9 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { PatientsService } from '../patients';
-import { SettingsService } from '../settings';
 import { SmsTransportName } from './entities/sms-message.entity';
-import { SMS_OPT_OUT_REASON, toSmsMessageDto } from './sms-messages.service';
+import { SmsConsent } from './sms-consent.service';
+import { toSmsMessageDto } from './sms-messages.service';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { TWILIO_STATUS_PATH } from './twilio-webhooks.controller';
 import { SmsProviderError, TwilioTransport } from './twilio-transport';
@@ -20,7 +20,8 @@ import { SmsProviderError, TwilioTransport } from './twilio-transport';
  * 1. the row is claimed (`queued → sending`, committed) in one statement; a settled row ends the job, and
  *    a row already `sending` was claimed by a run whose worker died before recording the answer: it is
  *    claimed and sent again. BullMQ's job lock keeps a live worker's message from being taken over;
- * 2. a patient who opted out of SMS meanwhile makes it `suppressed`;
+ * 2. an opt-out meanwhile (SmsConsent's rule: the patient's flag, or a STOP from the phone to the sending
+ *    number) makes it `suppressed`;
  * 3. where it goes is deliveryFor's one decision: a test-mode message is captured (`transport: "test"`) and
  *    never reaches the provider; with SMS_PROVIDER=log, `transport: "log"` and a log line naming its id;
  * 4. otherwise the provider is called;
@@ -37,11 +38,11 @@ export class SmsSender {
   private readonly statusCallback: string;
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly transactions: Transactions,
     private readonly messages: SmsMessagesRepository,
     private readonly patients: PatientsService,
-    private readonly settings: SettingsService,
+    private readonly consent: SmsConsent,
     private readonly events: EventsService,
   ) {
     const { provider, twilio, timeoutMs } = config.sms;
@@ -59,13 +60,16 @@ export class SmsSender {
     // SMS has no staging relay: test-mode texts are always captured.
     const delivery = deliveryFor(mode, { live: this.twilio });
     const twilio = delivery.to === 'relay' ? delivery.relay : undefined;
-    const from = twilio ? ((await this.settings.practiceText(scope, 'smsFromNumber')) ?? this.config.sms.twilio!.from) : null;
+    const sendingNumber = await this.consent.fromNumber(scope);
+    const from = twilio ? sendingNumber : null;
     const claimed = await this.messages.claim(scope, messageId, from);
     if (!claimed) return; // settled, or its tenant was deleted
     const { row } = claimed;
 
-    if (row.patientId && (await this.patients.find(scope, row.patientId))?.smsOptOut) {
-      await this.transactions.run((tx) => this.messages.markSuppressed(scope, row.id, SMS_OPT_OUT_REASON, tx));
+    const patient = row.patientId ? await this.patients.find(scope, row.patientId) : null;
+    const suppressed = await this.consent.suppression(row.toNumber, patient, sendingNumber);
+    if (suppressed !== null) {
+      await this.transactions.run((tx) => this.messages.markSuppressed(scope, row.id, suppressed, tx));
       return;
     }
     if (delivery.to === 'capture') return void (await this.settleSent(scope, row.id, 'test', null));

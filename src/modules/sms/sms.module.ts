@@ -5,9 +5,12 @@ import { PatientsModule } from '../patients';
 import { SettingsModule } from '../settings';
 import { TemplatesModule } from '../templates';
 import { TenantsModule } from '../tenants';
+import { SmsNumbersModule } from '../sms-numbers';
 import { SmsMessageEntity } from './entities/sms-message.entity';
+import { SmsOptOutEntity } from './entities/sms-opt-out.entity';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
 import { SmsConfirmations } from './sms-confirmations';
+import { SmsConsent } from './sms-consent.service';
 import { SmsInboundService } from './sms-inbound.service';
 import { SmsMessagesController } from './sms-messages.controller';
 import { SmsMessagesRepository } from './sms-messages.repository';
@@ -24,7 +27,8 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([SmsTemplateEntity, SmsMessageEntity]),
+    TypeOrmModule.forFeature([SmsTemplateEntity, SmsMessageEntity, SmsOptOutEntity]),
+    SmsNumbersModule,
     TemplatesModule,
     PatientsModule,
     SettingsModule,
@@ -40,7 +44,17 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
     SmsSendJobs,
     SmsInboundService,
     SmsConfirmations,
+    SmsConsent,
   ],
-  exports: [SmsTemplatesService, SmsMessagesService, SmsConfirmations, SmsMessagesRepository, PatientsModule, SettingsModule, EventsModule],
+  exports: [
+    SmsTemplatesService,
+    SmsMessagesService,
+    SmsConfirmations,
+    SmsConsent,
+    SmsMessagesRepository,
+    PatientsModule,
+    SettingsModule,
+    EventsModule,
+  ],
 })
 export class SmsModule {}
