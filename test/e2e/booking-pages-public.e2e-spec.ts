@@ -276,6 +276,26 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 0 });
       expect((await book(s.id, person({ phone: '+44 7400 123456', datetime }))).status).toBe(201);
     });
+
+    it('refuses a phone outside the practice settings smsCountries: 400 naming phone, nothing booked', async () => {
+      // No sending number in this suite (SMS_PROVIDER=log): any country, until the practice names its own.
+      const settings = suite.api();
+      expect((await settings.post('/api/v1/settings/practice', { smsCountries: ['US'] })).status).toBe(200);
+      try {
+        const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id]);
+        const datetime = `${nextDay()}T11:00:00Z`;
+        const res = await book<Problem>(s.id, person({ phone: '+44 7400 123456', datetime }));
+        expect([res.status, res.body.code, res.body.errors]).toEqual([
+          400,
+          'validation_failed',
+          [{ field: 'phone', message: 'is a number of GB; the practice texts only US (practice settings smsCountries)' }],
+        ]);
+        expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 0 });
+        expect((await book(s.id, person({ phone: '+1 201 555 0123', datetime }))).status).toBe(201);
+      } finally {
+        await settings.post('/api/v1/settings/practice', { smsCountries: null });
+      }
+    });
   });
 
   describe('concurrency', () => {

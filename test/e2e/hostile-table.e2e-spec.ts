@@ -406,6 +406,34 @@ describe('Hostile input table: every route, no 5xx, no internals', () => {
   );
 
   it(
+    'the practice settings take smsCountries only as 1 to 50 upper-case ISO country codes (null deletes it), naming it',
+    async () => {
+      const practice = routes.filter((r) => r.method === 'POST' && r.template === '/api/v1/settings/practice');
+      expect(practice).toHaveLength(1);
+      for (const route of practice) {
+        const hostile = [...HOSTILE_VALUES.filter((v) => v !== null), ['us'], ['XX'], ['UK'], ['GBR'], ['US', ''], Array(51).fill('US')];
+        for (const value of hostile) {
+          const label = `smsCountries=${JSON.stringify(value)?.slice(0, 20)}`;
+          const payload = JSON.stringify({ name: 'Acme', smsCountries: value });
+          const res = await send(route, label, { url: pathOf(route), payload, headers: { 'content-type': 'application/json' } });
+          expectStatus(res, route, label, 400);
+          const fields = (JSON.parse(res.body) as { errors?: { field: string }[] }).errors?.map((e) => e.field);
+          if (JSON.stringify(fields) !== '["smsCountries"]')
+            failures.push(`${route.template} [${label}]: errors name ${JSON.stringify(fields)}`);
+        }
+        const deleted = await send(route, 'smsCountries=null', {
+          url: pathOf(route),
+          payload: JSON.stringify({ smsCountries: null }),
+          headers: { 'content-type': 'application/json' },
+        });
+        expectStatus(deleted, route, 'smsCountries=null', 200);
+      }
+      report();
+    },
+    TABLE_TIMEOUT,
+  );
+
+  it(
     'query strings: NUL and undecodable values are 400 everywhere; prototype keys answer as any unknown key',
     async () => {
       for (const route of routes) {

@@ -468,6 +468,18 @@ describe('Appointment reminders', () => {
     ]);
   });
 
+  it('suppresses a text to a phone outside the practice countries (default: the US of TWILIO_FROM), and still mails the patient', async () => {
+    const type = await createType([emailRule(60), smsRule(60)]);
+    const abroad = await newPatient({ phone: '+447400123456' });
+    const start = nextAfternoon();
+    const booked = await book(abroad, type, start);
+    setNow(start.minus({ minutes: 59 }).toMillis());
+    expect((await settled(booked.id)).map((r) => [r.channel, r.status, r.reason])).toEqual([
+      ['email', 'sent', null],
+      ['sms', 'suppressed', 'phone_not_textable'],
+    ]);
+  });
+
   it("holds texts in the provider's quiet hours until 08:00, across New York's daylight-saving changes, or skips them", async () => {
     for (const direction of ['forward', 'back'] as const) {
       // The clocks change at 02:00 on `day`; the appointment is at 10:00 and 08:30 that day.

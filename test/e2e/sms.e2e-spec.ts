@@ -108,7 +108,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       expect(byPatient.body).toEqual({ messageId: expect.any(String), status: 'queued' });
       expect(byPatient.headers.location).toBe(`/api/v1/sms/messages/${byPatient.body.messageId}`);
       expect(byPatient.headers['cache-control']).toBe('no-store');
-      const byNumber = await api.post<SmsSendAcceptedDto>(SEND, { to: '+447400123456', body: 'Ваш визит завтра' });
+      const byNumber = await api.post<SmsSendAcceptedDto>(SEND, { to: '+12015550124', body: 'Ваш визит завтра' });
       expect(byNumber.status).toBe(202);
 
       const first = await settled(suite.app, suite.tenant.testKey, byPatient.body.messageId);
@@ -131,7 +131,7 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
       const second = await settled(suite.app, suite.tenant.testKey, byNumber.body.messageId);
       expect(second).toMatchObject({
         patientId: null,
-        to: '+447400123456',
+        to: '+12015550124',
         encoding: 'UCS-2',
         segments: 1,
         transport: 'test',
@@ -191,10 +191,126 @@ describe('SMS sending (a real BullMQ worker, the Twilio package against a local 
         [{ field: 'patientId', message: expect.stringMatching(/^names a patient whose phone is a premium-rate number/) }],
       ]);
       expect((await api.get<SmsMessageListDto>(`${MESSAGES}?patientId=${premium.id}`)).body.messages).toEqual([]);
-      // A US number and a UK mobile are texted.
-      for (const to of ['+12015550123', '+447400123456']) expect((await api.post(SEND, { to, body: 'x' })).status).toBe(202);
-      const mobile = await createPatient(suite.app, suite.tenant.testKey, { phone: '+447400123457' });
-      expect((await api.post(SEND, { patientId: mobile.id, body: 'x' })).status).toBe(202);
+      // A US number is texted.
+      expect((await api.post(SEND, { to: '+12015550123', body: 'x' })).status).toBe(202);
+    });
+
+    it('texts only the countries of practice settings smsCountries, by default the country of the sending number', async () => {
+      const api = suite.api();
+      const ukMobile = await createPatient(suite.app, suite.tenant.testKey, { phone: '+447400123457' });
+      const refusals = async () => [
+        (await api.post<Problem>(SEND, { to: '+447400123456', body: 'x' })).body,
+        (await api.post<Problem>(SEND, { patientId: ukMobile.id, body: 'x' })).body,
+      ];
+      // TWILIO_FROM is a US number: a UK mobile is refused, by `to` and by patient.
+      expect(await refusals()).toEqual([
+        expect.objectContaining({
+          status: 400,
+          code: 'validation_failed',
+          errors: [{ field: 'to', message: 'is a number of GB; the practice texts only US (practice settings smsCountries)' }],
+        }),
+        expect.objectContaining({
+          status: 400,
+          code: 'validation_failed',
+          errors: [
+            {
+              field: 'patientId',
+              message: 'names a patient whose phone is a number of GB; the practice texts only US (practice settings smsCountries)',
+            },
+          ],
+        }),
+      ]);
+      expect((await api.get<SmsMessageListDto>(`${MESSAGES}?patientId=${ukMobile.id}`)).body.messages).toEqual([]);
+
+      const chosen = await api.post<SettingsDto>('/api/v1/settings/practice', { smsCountries: ['US', 'GB'] });
+      expect([chosen.status, chosen.body.settings.smsCountries]).toEqual([200, ['US', 'GB']]);
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings.smsCountries).toEqual(['US', 'GB']);
+      expect((await api.post(SEND, { to: '+447400123456', body: 'x' })).status).toBe(202);
+      expect((await api.post(SEND, { patientId: ukMobile.id, body: 'x' })).status).toBe(202);
+      expect((await api.post(SEND, { to: '+12015550123', body: 'x' })).status).toBe(202);
+      // Another kind of number stays refused whatever the countries; a country left out is refused.
+      expect((await api.post<Problem>(SEND, { to: '+449012345678', body: 'x' })).body.errors).toEqual([
+        { field: 'to', message: expect.stringMatching(/premium-rate/) },
+      ]);
+      expect((await api.post<Problem>(SEND, { to: '+33612345678', body: 'x' })).body.errors).toEqual([
+        { field: 'to', message: 'is a number of FR; the practice texts only US, GB (practice settings smsCountries)' },
+      ]);
+      // Live mode has settings of its own: still the default there.
+      const live = await suite.api(suite.tenant.liveKey).post<Problem>(SEND, { to: '+447400123456', body: 'x' });
+      expect([live.status, live.body.errors?.map((e) => e.field)]).toEqual([400, ['to']]);
+
+      // null deletes the setting: the sending number's country again.
+      expect((await api.post('/api/v1/settings/practice', { smsCountries: null })).status).toBe(200);
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings).not.toHaveProperty('smsCountries');
+      expect((await refusals()).map((p) => p.errors?.map((e) => e.field))).toEqual([['to'], ['patientId']]);
+    });
+
+    it('refuses practice settings smsCountries that are not a list of one to 50 upper-case ISO country codes, naming it', async () => {
+      const api = suite.api();
+      const fifty = [
+        'US',
+        'GB',
+        'FR',
+        'DE',
+        'IE',
+        'ES',
+        'IT',
+        'PT',
+        'NL',
+        'BE',
+        'LU',
+        'AT',
+        'CH',
+        'DK',
+        'SE',
+        'NO',
+        'FI',
+        'IS',
+        'PL',
+        'CZ',
+        'SK',
+        'HU',
+        'SI',
+        'HR',
+        'RO',
+        'BG',
+        'GR',
+        'CY',
+        'MT',
+        'EE',
+        'LV',
+        'LT',
+        'CA',
+        'MX',
+        'AU',
+        'NZ',
+        'JP',
+        'KR',
+        'SG',
+        'HK',
+        'IN',
+        'ZA',
+        'BR',
+        'AR',
+        'CL',
+        'CO',
+        'PE',
+        'IL',
+        'AE',
+        'TR',
+      ];
+      for (const smsCountries of [['XX'], ['us'], ['US', 'us'], 'US', { US: true }, 1, [], [1], [...fifty, 'UA'], ['GBR'], ['UK']]) {
+        const res = await api.post<Problem>('/api/v1/settings/practice', { name: 'Acme Staging', smsCountries });
+        expect({ smsCountries, status: res.status, code: res.body.code, fields: res.body.errors?.map((e) => e.field) }).toEqual({
+          smsCountries,
+          status: 400,
+          code: 'validation_failed',
+          fields: ['smsCountries'],
+        });
+      }
+      expect((await api.get<SettingsDto>('/api/v1/settings/practice')).body.settings).not.toHaveProperty('smsCountries');
+      expect((await api.post('/api/v1/settings/practice', { smsCountries: fifty })).status).toBe(200);
+      expect((await api.post('/api/v1/settings/practice', { smsCountries: null })).status).toBe(200);
     });
 
     it('honours Idempotency-Key: a retried send is one message', async () => {

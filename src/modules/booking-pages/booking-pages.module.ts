@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PatientsModule } from '../patients';
 import { SchedulingModule } from '../scheduling';
+import { SmsModule } from '../sms';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { PublicBookingService } from './public-booking.service';
 import { PublicBookingPagesController } from './public-booking-pages.controller';
@@ -11,7 +12,7 @@ import { BookingPagesService } from './booking-pages.service';
 
 /** Booking pages (the API's schedulers): managed with a key under /schedulers, used without one under /public/schedulers. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SchedulerEntity]), SchedulingModule, PatientsModule],
+  imports: [TypeOrmModule.forFeature([SchedulerEntity]), SchedulingModule, PatientsModule, SmsModule],
   controllers: [BookingPagesController, PublicBookingPagesController],
   providers: [BookingPagesRepository, BookingPagesService, PublicBookingService],
   exports: [BookingPagesService],

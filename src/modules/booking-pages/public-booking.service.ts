@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { problemOf } from '../../common/http/problem';
+import { problemOf, ValidationFailedException } from '../../common/http/problem';
 import type { ApiException } from '../../common/http/problem';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { PatientsService } from '../patients';
@@ -17,6 +17,7 @@ import {
   SlotUnavailableException,
   typePolicy,
 } from '../scheduling';
+import { SmsConsent } from '../sms';
 import {
   PublicAvailabilityDto,
   PublicAvailabilityQueryDto,
@@ -45,6 +46,7 @@ export class PublicBookingService {
     private readonly availability: AvailabilityService,
     private readonly appointments: AppointmentsService,
     private readonly patients: PatientsService,
+    private readonly sms: SmsConsent,
   ) {}
 
   /** GET /public/schedulers/{id}: the page, counting the view in the same statement that reads it. */
@@ -86,6 +88,9 @@ export class PublicBookingService {
    */
   async book(scheduler: SchedulerEntity, dto: PublicBookingDto): Promise<PublicBookingResultDto> {
     const scope: TenantScope = { tenantId: scheduler.tenantId, mode: scheduler.mode };
+    // The DTO refused a phone of a kind no practice texts; here, one outside this practice's countries.
+    const refused = dto.phone ? await this.sms.untextable(scope, dto.phone) : null;
+    if (refused) throw new ValidationFailedException([{ field: 'phone', message: refused }]);
     const page = await this.pageOf(scheduler);
     const start = Date.parse(dto.datetime);
     const at = { start: { instant: start }, end: { instant: start + page.policy.duration * MINUTE } };

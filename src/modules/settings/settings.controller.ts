@@ -34,7 +34,7 @@ function UpdateSettings(section: SettingsSection): MethodDecorator {
       operationId: `update${NAMES[section]}Settings`,
       summary: `Merge keys into the ${section} settings`,
       description:
-        'Top-level keys are merged; a `null` value deletes its key. The body must be a JSON object of at most 64 KiB and 10 levels; `__proto__`, `constructor` and `prototype` keys are rejected. The practice section shows `smsFromNumber`, the number the practice texts from, which operators assign: a body naming it is refused (400).',
+        "Top-level keys are merged; a `null` value deletes its key. The body must be a JSON object of at most 64 KiB and 10 levels; `__proto__`, `constructor` and `prototype` keys are rejected. The practice section shows `smsFromNumber`, the number the practice texts from, which operators assign: a body naming it is refused (400). The practice section's `smsCountries` (1 to 50 upper-case ISO 3166-1 alpha-2 codes; `null`: the country of the sending number) limits the countries the practice texts; anything else there is 400 naming it.",
     }),
     ApiBody({ schema: SETTINGS_BODY_SCHEMAS[section] }),
     ApiOkResponse({ type: SettingsUpdatedDto }),

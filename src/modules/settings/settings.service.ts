@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ValidationFailedException } from '../../common/http/problem';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { SettingsDto, SettingsUpdatedDto } from './dto/settings.dto';
 import { SettingsSection } from './entities/settings.entity';
 import { parseSettingsPatch } from './settings-payload';
+import { practiceSettingsErrors, smsCountriesOf } from './practice-settings';
 import { SettingsRepository } from './settings.repository';
 import { SmsNumbersService } from '../sms-numbers';
-
-/** Practice settings members the API shows but does not take: operators assign them. */
-const ASSIGNED_BY_OPERATORS: Record<string, string> = {
-  smsFromNumber: 'is assigned by an operator (node dist/cli.js sms-numbers:assign), not through the API',
-};
 
 @Injectable()
 export class SettingsService {
@@ -36,11 +33,19 @@ export class SettingsService {
     return typeof value === 'string' && value.trim() ? value.trim() : null;
   }
 
+  /**
+   * The countries whose numbers the practice may text (practice settings `smsCountries`), or null when it
+   * names none (the caller then takes the country of its sending number). Inside a transaction, pass it.
+   */
+  async smsCountries(scope: TenantScope, tx?: EntityManager): Promise<string[] | null> {
+    return smsCountriesOf((await this.settings.get(scope, 'practice', tx)).data);
+  }
+
   async update(auth: AuthContext, section: SettingsSection, body: unknown): Promise<SettingsUpdatedDto> {
     const patch = parseSettingsPatch(body);
     if (section === 'practice') {
-      const refused = [...Object.keys(patch.set), ...patch.deleted].filter((key) => Object.hasOwn(ASSIGNED_BY_OPERATORS, key));
-      if (refused.length) throw new ValidationFailedException(refused.map((field) => ({ field, message: ASSIGNED_BY_OPERATORS[field] })));
+      const errors = practiceSettingsErrors(patch.set, patch.deleted);
+      if (errors.length) throw new ValidationFailedException(errors);
     }
     const doc = await this.settings.merge(auth, section, patch.set, patch.deleted);
     return { message: 'Settings updated', settings: await this.shown(auth, section, doc.data) };

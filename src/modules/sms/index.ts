@@ -7,4 +7,5 @@ export type { QueueSmsInput } from './sms-messages.service';
 export { SmsMessageDto } from './dto/sms-message.dto';
 export { SmsTemplatesService } from './sms-templates.service';
 export { SmsConfirmations } from './sms-confirmations';
+export { SmsConsent } from './sms-consent.service';
 export { IsTextableNumber } from './textable-numbers';

@@ -4,8 +4,10 @@ import { EntityManager, Repository } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { SettingsService } from '../settings';
 import { SmsNumbersService } from '../sms-numbers';
 import { SmsOptOutEntity } from './entities/sms-opt-out.entity';
+import { countryOf, untextableReason } from './textable-numbers';
 
 /** Why a message to an opted-out patient was not sent (its `lastError`). */
 export const SMS_OPT_OUT_REASON = 'the patient opted out of SMS';
@@ -23,12 +25,33 @@ export class SmsConsent {
   constructor(
     private readonly config: AppConfig,
     private readonly numbers: SmsNumbersService,
+    private readonly settings: SettingsService,
     @InjectRepository(SmsOptOutEntity) private readonly optOuts: Repository<SmsOptOutEntity>,
   ) {}
 
   /** The number the scope texts from: its operator-assigned one, else TWILIO_FROM (null without Twilio). */
   async fromNumber(scope: TenantScope, tx?: EntityManager): Promise<string | null> {
     return (await this.numbers.find(scope, tx)) ?? this.config.sms.twilio?.from ?? null;
+  }
+
+  /**
+   * Why the scope may not text `number` (untextableReason with its countries), or null when it may; undefined
+   * for a string that is no phone number. Inside a transaction, pass it.
+   */
+  async untextable(scope: TenantScope, number: string, tx?: EntityManager): Promise<string | null | undefined> {
+    return untextableReason(number, await this.countries(scope, tx));
+  }
+
+  /**
+   * The countries the scope texts: practice settings `smsCountries`, else the country of its sending number,
+   * else (no sending number at all, SMS_PROVIDER=log without TWILIO_FROM) any country (null).
+   */
+  async countries(scope: TenantScope, tx?: EntityManager): Promise<readonly string[] | null> {
+    const chosen = await this.settings.smsCountries(scope, tx);
+    if (chosen) return chosen;
+    const from = await this.fromNumber(scope, tx);
+    const country = from ? countryOf(from) : null;
+    return country ? [country] : null;
   }
 
   /**

@@ -18,7 +18,6 @@ import { RenderedSms, renderSendableSms } from './sms-rendering';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesService } from './sms-templates.service';
-import { untextableReason } from './textable-numbers';
 import { SmsMessageNotFoundException } from './sms.exceptions';
 
 /**
@@ -60,6 +59,8 @@ export class SmsMessagesService {
   /** POST /sms/send: checks and renders the message, stores it queued, and has it sent. */
   async send(auth: AuthContext, dto: SendSmsDto): Promise<SmsSendAcceptedDto> {
     const recipient = await this.recipient(auth, dto);
+    // A bare `to` is of a kind the practice may text (the DTO checks that); here, of one of its countries.
+    if (dto.to) await this.requireTextable(auth, dto.to, 'to');
     const { source, templateId } = await this.content(auth, dto);
     const context = await this.contexts.build(auth, { patient: recipient.patient, variables: dto.templateVariables });
     const rendered = renderSendableSms(source, context, 'templateVariables');
@@ -79,7 +80,7 @@ export class SmsMessagesService {
    * Answers the message as GET /sms/messages/{id} shows it.
    */
   async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<SmsMessageDto> {
-    const patient = await this.patient(scope, input.patientId, 'patientId');
+    const patient = await this.patient(scope, input.patientId, 'patientId', tx);
     const { source, templateId } = await this.content(scope, { templateId: input.templateId, body: input.body });
     const context = await this.contexts.build(scope, { patient, variables: input.variables, appointment: input.appointment });
     const rendered = renderSendableSms(source, context, 'variables');
@@ -140,13 +141,19 @@ export class SmsMessagesService {
    * The patient a body names (`field`), with a phone number the practice may text, or 400 naming the field.
    * A patient's phone may be any valid number (a clinic's shared-cost line, say); it is checked when texted.
    */
-  private async patient(scope: TenantScope, id: string, field: string): Promise<PatientDto> {
+  private async patient(scope: TenantScope, id: string, field: string, tx?: EntityManager): Promise<PatientDto> {
     const patient = await this.patients.requireReference(scope, id, field);
     if (!patient.phone) throw new ValidationFailedException([{ field, message: 'names a patient without a phone number' }]);
-    const refused = untextableReason(patient.phone);
-    if (refused !== null)
-      throw new ValidationFailedException([{ field, message: `names a patient whose phone ${refused ?? 'cannot be texted'}` }]);
+    await this.requireTextable(scope, patient.phone, field, 'names a patient whose phone', tx);
     return patient;
+  }
+
+  /** 400 naming `field` when the scope may not text `number` (its kind or its country; SmsConsent.untextable). */
+  private async requireTextable(scope: TenantScope, number: string, field: string, subject?: string, tx?: EntityManager): Promise<void> {
+    const refused = await this.consent.untextable(scope, number, tx);
+    if (refused === null) return;
+    const reason = refused ?? 'cannot be texted';
+    throw new ValidationFailedException([{ field, message: subject ? `${subject} ${reason}` : reason }]);
   }
 
   private async content(

@@ -19,6 +19,27 @@ describe('untextableReason', () => {
     expect(untextableReason(number)).toBeNull();
   });
 
+  describe('with the allowed countries', () => {
+    it('refuses a number of another country, naming it and the allowed ones', () => {
+      expect(untextableReason('+447400123456', ['US'])).toBe(
+        'is a number of GB; the practice texts only US (practice settings smsCountries)',
+      );
+      expect(untextableReason('+33612345678', ['US', 'GB'])).toMatch(/^is a number of FR; the practice texts only US, GB/);
+    });
+
+    it('allows a number of an allowed country, and any country without a list', () => {
+      expect(untextableReason('+447400123456', ['US', 'GB'])).toBeNull();
+      expect(untextableReason('+12015550123', ['US'])).toBeNull();
+      expect(untextableReason('+447400123456', null)).toBeNull();
+      expect(untextableReason('+447400123456')).toBeNull();
+    });
+
+    it('still refuses a non-personal number of an allowed country, for what it is', () => {
+      expect(untextableReason('+449012345678', ['GB'])).toMatch(/premium-rate/);
+      expect(untextableReason('+881612345678', ['US'])).toMatch(/international network/);
+    });
+  });
+
   it('leaves a string that is no phone number to the format check', () => {
     expect(untextableReason('not a number')).toBeUndefined();
   });

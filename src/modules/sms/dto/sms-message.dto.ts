@@ -28,7 +28,8 @@ export class SendSmsDto {
   /**
    * A bare number in E.164 form, when the recipient is not a patient: a mobile or fixed-line number
    * (libphonenumber-js, full metadata). Premium-rate, shared-cost, toll-free, VoIP, personal, pager and
-   * voicemail numbers, satellite and international network numbers, and numbers in no assigned range are 400 naming `to`.
+   * voicemail numbers, satellite and international network numbers, numbers in no assigned range, and numbers
+   * of a country outside practice settings `smsCountries` (default: the sending number's) are 400 naming `to`.
    */
   @ApiPropertyOptional({ example: '+14155552671' })
   @IsOptional()
