@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Test-mode capture and what a message is for.
  *
- * - email_messages.transport may be `test`: a test-mode email captured instead of sent (API-CONTRACT §11).
+ * - email_messages.transport may be `test`: a test-mode email captured instead of sent, so that test data never
+ *   reaches a real person (SMS already had it).
  * - email_messages and sms_messages gain `kind` (send, sequence, reminder, booking_notice, waitlist_offer) and
  *   `appointment_id` (the appointment a reminder or notice is about), filled in for existing rows from the
  *   sequence columns and appointment_reminders.message_id; lists filter by the appointment through a

@@ -312,7 +312,7 @@ export class DemoSeeder {
     const named = <T extends { id: string; name: string }>(list: T[], names: { name: string }[]): string[] =>
       list.filter((t) => names.some((n) => n.name === t.name)).map((t) => t.id);
     return {
-      // As the booking page's own address is built (§12 of the contract): the public route under PUBLIC_URL.
+      // Schedulers carry no URL of their own yet: the page is their public route under PUBLIC_URL, where patients open it.
       bookingUrl: scheduler ? `${this.config.http.publicUrl}${apiPath('public', 'schedulers', scheduler.id)}` : null,
       manageUrl: upcoming?.manageUrl ?? null,
       ids: {

@@ -22,7 +22,7 @@ const SEQUENCES = '/api/v1/emails/sequences';
 const NY = 'America/New_York';
 
 /**
- * API-CONTRACT §11, capture: nothing a test key sends, or its data triggers (a send, a sequence step, a
+ * Capture: nothing a test key sends, or its data triggers (a send, a sequence step, a
  * reminder), reaches SMTP_URL. A real SMTP receiver stands at SMTP_URL and must see nothing from test mode,
  * while a live send through the same app proves it is listening.
  */

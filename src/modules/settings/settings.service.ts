@@ -23,13 +23,8 @@ export class SettingsService {
   }
 
   /** The practice's name as its settings give it (`name` of the practice section), or null when they give none. */
-  practiceName(scope: TenantScope): Promise<string | null> {
-    return this.practiceText(scope, 'name');
-  }
-
-  /** A string member of the practice settings, or null when they have none. */
-  async practiceText(scope: TenantScope, key: string): Promise<string | null> {
-    const value = (await this.settings.get(scope, 'practice')).data[key];
+  async practiceName(scope: TenantScope): Promise<string | null> {
+    const value = (await this.settings.get(scope, 'practice')).data.name;
     return typeof value === 'string' && value.trim() ? value.trim() : null;
   }
 
