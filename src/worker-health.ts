@@ -3,6 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QueueWorkers } from './common/queue/queue-workers';
 import { RedisService } from './common/redis/redis.service';
+import { unscopedSql } from './database/sql';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -24,7 +25,7 @@ async function readiness(app: INestApplicationContext): Promise<Record<string, {
     }
   };
   const [database, redis] = await Promise.all([
-    check('PostgreSQL', () => app.get(DataSource).query('SELECT 1')),
+    check('PostgreSQL', () => unscopedSql(app.get(DataSource), 'SELECT 1')),
     check('Redis', () => app.get(RedisService).client.ping()),
   ]);
   const workers = app.get(QueueWorkers, { strict: false }).running

@@ -2,7 +2,7 @@ import { uuidv7 } from '../common/ids';
 import { DeepPartial, EntityManager, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import { Cursor, encodeCursor, PageRequest } from '../common/http/pagination';
 import { clock } from '../common/time/clock';
-import { runStatement } from './prepared';
+import { unscopedSql } from './sql';
 import { TenantOwnedEntity, TenantScope } from './tenant-owned.entity';
 
 const scopedStatements = new Set<string>();
@@ -42,7 +42,7 @@ type Patch<T> = Omit<DeepPartial<T>, 'tenantId' | 'mode' | 'id'>;
 /**
  * The one way to touch tenant-owned tables. Every method takes the caller's scope and adds `tenant_id`
  * and `mode` itself, so no query can forget them; another tenant's or mode's row is simply not found.
- * Subclasses add named queries built on `query()`, `scoped()` or `sql()`.
+ * Subclasses add named queries built on `query()`, `scoped()` or `sql()`, the one raw-SQL dialect.
  *
  * Every method takes the transaction it runs in as its optional last parameter `tx` (the manager that
  * `Transactions.run` hands to its work); without one it runs on its own. Subclasses keep that convention.
@@ -63,26 +63,17 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
   /**
    * Raw SQL, for statements the query builder cannot express or that sit on a hot path. The scope's
    * tenant and mode are always bound as $1 and $2, the caller's parameters follow from $3, and a
-   * statement that does not use both is refused: raw SQL cannot forget the scope either.
+   * statement that does not use both is refused: raw SQL cannot forget the scope either. It answers what
+   * `unscopedSql` does: the rows, or `[rows, count]` for an UPDATE or DELETE.
    */
   protected sql<R = unknown>(scope: TenantScope, statement: string, params: unknown[] = [], tx?: EntityManager): Promise<R> {
     assertScoped(statement);
-    return (tx ?? this.repository.manager).query<R>(statement, [scope.tenantId, scope.mode, ...params]);
+    return unscopedSql<R>(tx ?? this.repository.manager, statement, [scope.tenantId, scope.mode, ...params]);
   }
 
-  /**
-   * As `sql()`, straight on the driver, answering the rows: a named prepared statement when `prepared`
-   * (parsed and planned once per connection: for the hot paths), else planned on each run (for statements
-   * whose text or best plan varies with the request, such as filtered lists). See database/prepared.ts.
-   */
-  protected raw<R>(
-    scope: TenantScope,
-    statement: string,
-    params: unknown[],
-    options: { tx?: EntityManager; prepared: boolean },
-  ): Promise<R[]> {
-    assertScoped(statement);
-    return runStatement<R>(options.tx ?? this.repository.manager, statement, [scope.tenantId, scope.mode, ...params], options.prepared);
+  /** `unscopedSql` on this repository's database, for the few statements of its table that find the tenant (a lookup by a secret or a phone number). */
+  protected unscopedSql<R = unknown>(statement: string, params: unknown[] = [], tx?: EntityManager): Promise<R> {
+    return unscopedSql<R>(tx ?? this.repository.manager, statement, params);
   }
 
   /**
@@ -127,7 +118,7 @@ export abstract class TenantScopedRepository<T extends TenantScope & ObjectLiter
 
   /**
    * The entity's columns as raw SQL selects them under their property names (`starts_at AS "startsAt"`), so
-   * that `raw()` answers rows shaped as the entity without hydration.
+   * that `sql()` answers rows shaped as the entity without hydration.
    */
   protected get columns(): string {
     this.columnList ??= this.repository.metadata.columns.map((c) => `${c.databaseName} AS "${c.propertyName}"`).join(', ');

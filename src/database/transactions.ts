@@ -1,37 +1,66 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-import { OverlappingTransactionError, recoveryLog, RecoveryLog } from '../common/idempotency/recovery-log';
 
 /** What runs once a transaction has committed; never awaited by the work's caller. */
 type AfterCommit = () => void;
+
+/** Work done in a transaction, given its entity manager. */
+export type TransactionWork<T> = (tx: EntityManager) => Promise<T>;
+
+/**
+ * Runs the transactions that `Transactions` opens within one async context, around each of them: `open`
+ * opens the plain transaction. The layer that owns the context sets it (runTransactionsWith), so that
+ * this layer need not know why: a request holding an Idempotency-Key records each result in its
+ * transaction this way.
+ */
+export interface TransactionRunner {
+  run<T>(work: TransactionWork<T>, open: <U>(work: TransactionWork<U>) => Promise<U>): Promise<T>;
+}
+
+const runners = new AsyncLocalStorage<TransactionRunner>();
+
+/** Calls `fn` with every transaction opened within it (and within what it starts) run by `runner`. */
+export function runTransactionsWith<T>(runner: TransactionRunner, fn: () => T): T {
+  return runners.run(runner, fn);
+}
 
 /**
  * The one way a service opens a transaction. `work` receives the transaction's entity manager and passes
  * it as the last argument (`tx`) of every repository call that must commit or roll back with it; a
  * module writes its row, an events-outbox row and a counter in one `run`. The transaction commits when
- * `work` resolves and rolls back when it throws (the error is rethrown as it was).
- *
- * Within a request that holds an Idempotency-Key, the work's result is also recorded in that transaction
- * (a recovery point), and a retry of the request after a crash gets the recorded result back instead of
- * running the work again: the write happens once. So the result must be plain data (structured-clone:
- * objects, arrays, strings, numbers, Dates; class instances come back as plain objects), and a request
- * runs its transactions one after another, in the same order each time: a nested or parallel `run` in
- * such a request throws OverlappingTransactionError.
+ * `work` resolves and rolls back when it throws (the error is rethrown as it was). Within a context set
+ * by runTransactionsWith, that context's runner runs it.
  */
 @Injectable()
 export class Transactions {
   /** Keyed by the transaction's entity manager, which TypeORM creates afresh for each transaction. */
   private readonly afterCommits = new WeakMap<EntityManager, AfterCommit[]>();
-  /** The recovery logs whose request has a transaction open right now. */
-  private readonly open = new WeakSet<RecoveryLog>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  run<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    const log = recoveryLog.getStore();
-    if (!log?.active) return this.transaction(work);
-    return this.runRecorded(log, work);
+  run<T>(work: TransactionWork<T>): Promise<T> {
+    const runner = runners.getStore();
+    return runner ? runner.run(work, (w) => this.transaction(w)) : this.transaction(work);
+  }
+
+  /**
+   * For work that is a single statement (atomic on its own, such as a write and its event in one
+   * statement): no BEGIN and COMMIT round trips, and `tx` is undefined. Within a context set by
+   * runTransactionsWith it runs as `run` does, in a transaction, so that its runner sees it.
+   */
+  runOne<T>(work: (tx: EntityManager | undefined) => Promise<T>): Promise<T> {
+    return runners.getStore() ? this.run(work) : work(undefined);
+  }
+
+  /**
+   * A step of `tx`'s transaction that can fail alone (a savepoint): when `work` throws, only what it
+   * wrote is rolled back, the transaction goes on, and the error is rethrown as it was.
+   */
+  step<T>(tx: EntityManager, work: TransactionWork<T>): Promise<T> {
+    if (!tx.queryRunner?.isTransactionActive) throw new Error('Transactions.step needs the manager of an open transaction');
+    return tx.transaction(work);
   }
 
   /**
@@ -46,36 +75,7 @@ export class Transactions {
     else this.afterCommits.set(tx, [fn]);
   }
 
-  /**
-   * For work that is a single statement (atomic on its own, such as a write and its event in one
-   * statement): no BEGIN and COMMIT round trips. Within a request holding an Idempotency-Key it runs as
-   * `run` does, in a transaction that also records its recovery point. `tx` is undefined outside one.
-   */
-  runOne<T>(work: (tx: EntityManager | undefined) => Promise<T>): Promise<T> {
-    const log = recoveryLog.getStore();
-    if (!log?.active) return work(undefined);
-    return this.runRecorded(log, work);
-  }
-
-  private async runRecorded<T>(log: RecoveryLog, work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    if (this.open.has(log)) throw new OverlappingTransactionError();
-    const replayed = log.replay();
-    if (replayed) return replayed.value as T;
-    this.open.add(log);
-    try {
-      const result = await this.transaction(async (tx) => {
-        const value = await work(tx);
-        await log.record(value, tx);
-        return value;
-      });
-      log.committed();
-      return result;
-    } finally {
-      this.open.delete(log);
-    }
-  }
-
-  private async transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: TransactionWork<T>): Promise<T> {
     let manager: EntityManager | undefined;
     const result = await this.dataSource.transaction((tx) => {
       manager = tx;

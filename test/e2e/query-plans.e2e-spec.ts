@@ -278,7 +278,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
   const scans = (plan: PlanNode[]): string[] => [...new Set(plan.filter((n) => n['Index Name']).map((n) => n['Index Name']!))].sort();
   const types = (plan: PlanNode[]): string[] => plan.map((n) => n['Node Type']);
 
-  it('search: a common term walks the page order in one prepared statement, a rare one then asks the trigram index, a small practice is read whole', async () => {
+  it('search: a common term walks the page order in one statement, a rare one then asks the trigram index, a small practice is read whole', async () => {
     // number7 and number70–79 of 500 surnames: 2.2 % of patients, about 44 in the newest 2,000, short of a page.
     const common = await searched('search=number7&limit=50');
     const live = (i: number): boolean => i % 100 !== 0;
@@ -292,8 +292,9 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(scans(common.executed)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED', 'patients_pkey']);
     expect(types(common.executed)).toContain('Index Only Scan');
     expect(types(common.executed)).not.toContain('Bitmap Heap Scan');
-    // Prepared, and its generic plan (what it gets from the sixth run) is the same walk for any term.
-    expect(common.configs[0].name).toMatch(/^s_/);
+    // Unnamed, as every statement the app sends (named prepared statements break PgBouncer's transaction
+    // mode); its generic plan would still be the same walk for any term.
+    expect(common.configs[0].name).toBeUndefined();
     const generic = await genericPlan(common.configs[0], true);
     expect(scans(generic)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED', 'patient_search_keys_pkey', 'patients_pkey']);
     expect(types(generic)).not.toContain('Seq Scan');
@@ -445,9 +446,9 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(all).toHaveLength(261);
     const first = await searched('search=zed%20quartz&limit=50');
     expect(first.ids).toEqual(all.slice(0, 50));
-    // One prepared statement; the key's entries read are a page (51 with the next page's probe), not 261.
+    // One statement; the key's entries read are a page (51 with the next page's probe), not 261.
     expect(first.configs).toHaveLength(1);
-    expect(first.configs[0].name).toMatch(/^s_/);
+    expect(first.configs[0].name).toBeUndefined();
     expect(scans(first.executed)).not.toContain('IDX_PATIENTS_SEARCH');
     expect(keyWalks(first.executed).map((n) => n['Actual Rows'])).toEqual([51]);
     // The next page: the newest 2,000 patients past the cursor hold the term 3 times (A's last), so it walks

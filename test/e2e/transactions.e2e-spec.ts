@@ -1,8 +1,10 @@
+import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { OverlappingTransactionError, recoveryLog, RecoveryLog } from '../../src/common/idempotency/recovery-log';
+import { deserialize } from 'node:v8';
+import { OverlappingTransactionError, RecoveryLog } from '../../src/common/idempotency/recovery-log';
 import { constraintViolation } from '../../src/database/database-errors';
 import { TenantScope } from '../../src/database/tenant-owned.entity';
-import { Transactions } from '../../src/database/transactions';
+import { runTransactionsWith, Transactions } from '../../src/database/transactions';
 import { ConditionsRepository } from '../../src/modules/patients/clinical.repository';
 import { CustomFieldsRepository } from '../../src/modules/patients/custom-fields.repository';
 import { PatientValues, PatientsRepository } from '../../src/modules/patients/patients.repository';
@@ -120,20 +122,38 @@ describe('Transactions reach the repositories', () => {
     expect(constraintViolation(new Error('not a database error'))).toBeUndefined();
   });
 
+  it('a step rolls back alone when it fails, and the rest of the transaction commits', async () => {
+    const kept = `tx_step_kept_${Date.now()}`;
+    const dropped = `tx_step_dropped_${Date.now()}`;
+    const failure = new Error('the step failed');
+    await transactions.run(async (tx) => {
+      await fields.insert(scope, { key: kept, label: 'x', type: 'text', options: null }, tx);
+      await expect(
+        transactions.step(tx, async (step) => {
+          await fields.insert(scope, { key: dropped, label: 'x', type: 'text', options: null }, step);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      // The transaction is still usable after the failed step (no "current transaction is aborted").
+      expect(await transactions.step(tx, (step) => patients.exists(scope, uuidv7(), step))).toBe(false);
+    });
+    const keys = (await fields.all(scope)).map((f) => f.key);
+    expect(keys).toContain(kept);
+    expect(keys).not.toContain(dropped);
+    // A step belongs to a transaction: without one there is nothing to roll back to.
+    expect(() => transactions.step(suite.app.get(DataSource).manager, () => Promise.resolve(1))).toThrow(/open transaction/);
+  });
+
   it('refuses a nested or a parallel run inside a request holding an Idempotency-Key, writing nothing of it', async () => {
-    // What the Idempotency-Key interceptor lends a keyed request; recovery points are matched by order.
+    // What the Idempotency-Key interceptor runs a keyed request's transactions with; recovery points are matched by order.
     const recorded: unknown[] = [];
-    const log: RecoveryLog = {
-      active: true,
-      replay: () => undefined,
-      record: (value) => {
-        recorded.push(value);
-        return Promise.resolve();
-      },
-      committed: () => undefined,
-    };
+    const log = new RecoveryLog([], (point) => {
+      recorded.push(deserialize(point));
+      return Promise.resolve();
+    });
     let nestedId = '';
-    await recoveryLog.run(log, async () => {
+    let stepId = '';
+    await runTransactionsWith(log, async () => {
       await expect(
         transactions.run(async (tx) => {
           nestedId = (await patients.create(scope, values(), `NS${Date.now() % 1e6}`, tx)).id;
@@ -149,10 +169,54 @@ describe('Transactions reach the repositories', () => {
       // One after another is the rule, and passes.
       expect(await transactions.run(() => Promise.resolve('second'))).toBe('second');
       expect(await transactions.runOne(() => Promise.resolve('third'))).toBe('third');
+      // A step of the open transaction is part of it: it works, and records nothing of its own.
+      expect(
+        await transactions.run(async (tx) => {
+          stepId = await transactions.step(tx, async (step) => (await patients.create(scope, values(), `ST${Date.now() % 1e6}`, step)).id);
+          return 'fourth';
+        }),
+      ).toBe('fourth');
     });
     expect(await patients.get(scope, nestedId)).toBeNull();
-    expect(recorded).toEqual(['first', 'second', 'third']);
+    expect((await patients.get(scope, stepId))?.id).toBe(stepId);
+    expect(recorded).toEqual(['first', 'second', 'third', 'fourth']);
     // Outside a keyed request nothing is recorded, and nesting is the caller's business.
     expect(await transactions.run(() => transactions.run(() => Promise.resolve('nested, unkeyed')))).toBe('nested, unkeyed');
+  });
+
+  it('a retry of a keyed request gets the recorded results back in order, without running the work again', async () => {
+    const first = new RecoveryLog([], () => Promise.resolve());
+    const points: Buffer[] = [];
+    const recording = new RecoveryLog([], (point) => {
+      points.push(point);
+      return Promise.resolve();
+    });
+    const ran: string[] = [];
+    const work = (name: string) => () => {
+      ran.push(name);
+      return Promise.resolve({ name, at: new Date(0) });
+    };
+    await runTransactionsWith(recording, async () => {
+      await transactions.run(work('a'));
+      await transactions.runOne(work('b'));
+    });
+    const retry = new RecoveryLog(points, () => Promise.resolve());
+    const answers = await runTransactionsWith(retry, async () => [
+      await transactions.run(work('a again')),
+      await transactions.runOne(work('b again')),
+      await transactions.run(work('c')),
+    ]);
+    expect(answers).toEqual([
+      { name: 'a', at: new Date(0) },
+      { name: 'b', at: new Date(0) },
+      { name: 'c', at: new Date(0) },
+    ]);
+    expect(ran).toEqual(['a', 'b', 'c']);
+    expect(retry.replayedAny).toBe(true);
+    // Once the request has answered, what it left running is no longer recorded or checked for overlap.
+    first.close();
+    expect(
+      await runTransactionsWith(first, () => transactions.run(() => transactions.run(() => Promise.resolve('after the answer')))),
+    ).toBe('after the answer');
   });
 });

@@ -172,7 +172,7 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
    * Answers how many went.
    */
   async deleteExpired(): Promise<number> {
-    const [, count] = await this.repository.query<[unknown[], number]>(
+    const [, count] = await this.unscopedSql<[unknown[], number]>(
       `DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE expires_at < $1 LIMIT ${SWEEP_BATCH})`,
       [clock.now()],
     );

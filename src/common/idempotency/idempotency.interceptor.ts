@@ -1,8 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { deserialize, serialize } from 'node:v8';
 import { from, Observable, of, switchMap } from 'rxjs';
-import type { EntityManager } from 'typeorm';
 import { ApiException, ProblemBody, ServiceUnavailableProblem } from '../http/problem';
 import { addRouteHook } from '../http/response-headers';
 import {
@@ -16,7 +14,8 @@ import {
   StoredResponse,
 } from './idempotency';
 import { ClaimOutcome, IdempotencyClaim, IdempotencyKeysRepository, IdempotencyScope } from './idempotency-keys.repository';
-import { recoveryLog, RecoveryLog } from './recovery-log';
+import { runTransactionsWith } from '../../database/transactions';
+import { RecoveryLog } from './recovery-log';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,13 +67,13 @@ const logger = new Logger('IdempotencyInterceptor');
  *
  * Crash safety, in PostgreSQL (Stripe's recovery points):
  * 1. The claim is a row (INSERT … ON CONFLICT) holding a token and a lock (IDEMPOTENCY_LOCK_SECONDS).
- * 2. While the handler runs, the request lends its claim to `Transactions.run` (AsyncLocalStorage, set
- *    only here), which appends each transaction's result to the row inside that transaction, checking
+ * 2. While the handler runs, its transactions run through the claim's RecoveryLog (runTransactionsWith,
+ *    set only here), which appends each transaction's result to the row inside that transaction, checking
  *    the token: the write and the record that it happened commit together or not at all.
  * 3. An onSend hook of the route (addIdempotencyHooks), where status, headers and body are final, stores
  *    the response and drops the recovery points.
  * A process that dies between 2 and 3 leaves a running row with committed recovery points; once its lock
- * expires, a retry of the same request takes it over and runs the handler again, and `Transactions.run`
+ * expires, a retry of the same request takes it over and runs the handler again, and its RecoveryLog
  * answers the recorded results instead of writing again: same status, body, Location and ETag, no second
  * write. A process that dies before its transaction commits leaves nothing recorded (the transaction
  * rolled back), so the retry runs afresh. A request that lost its claim to such a takeover cannot commit
@@ -99,7 +98,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           const held = new HeldIdempotencyKey(this.keys, scope, outcome.claimed);
           request.idempotency = held;
           // Nest binds the handler's async context when handle() is called: inside run(), it sees the claim.
-          return recoveryLog.run(held, () => next.handle());
+          return runTransactionsWith(held.log, () => next.handle());
         }
         return this.replay(outcome.existing, fingerprint, http.getResponse<FastifyReply>());
       }),
@@ -128,47 +127,25 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 }
 
-/** The claim a running request holds, lent to Transactions.run as its recovery log. */
-class HeldIdempotencyKey implements RecoveryLog {
-  private next = 0;
-  private open = true;
-  /** Whether an earlier attempt's result stood in for this request's work. */
-  replayedAny = false;
+/** The claim a running request holds, and the recovery log its transactions run through. */
+class HeldIdempotencyKey {
+  readonly log: RecoveryLog;
 
   constructor(
     private readonly keys: IdempotencyKeysRepository,
     readonly scope: IdempotencyScope,
     readonly claim: IdempotencyClaim,
-  ) {}
-
-  /** False once the request has answered: anything it left running is no longer guarded by this key. */
-  get active(): boolean {
-    return this.open;
-  }
-
-  replay(): { value: unknown } | undefined {
-    const point = this.claim.recoveryPoints[this.next];
-    if (point === undefined) return undefined;
-    this.next++;
-    this.replayedAny = true;
-    return { value: deserialize(point) };
-  }
-
-  async record(value: unknown, tx: EntityManager): Promise<void> {
-    if (!(await this.keys.recordRecoveryPoint(this.scope, this.claim, serialize(value), tx))) {
-      throw new IdempotencyKeyInUseException();
-    }
-  }
-
-  committed(): void {
-    this.next++;
+  ) {
+    this.log = new RecoveryLog(claim.recoveryPoints, async (point, tx) => {
+      if (!(await keys.recordRecoveryPoint(scope, claim, point, tx))) throw new IdempotencyKeyInUseException();
+    });
   }
 
   /** Keeps the request's final response for replays, or gives the key up after a 5xx. */
   async keep(reply: FastifyReply, payload: unknown): Promise<void> {
-    this.open = false;
+    this.log.close();
     // A retry that got an earlier attempt's committed result did not write: it is a replay.
-    if (this.replayedAny) void reply.header(REPLAYED_HEADER, 'true');
+    if (this.log.replayedAny) void reply.header(REPLAYED_HEADER, 'true');
     try {
       if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== undefined && payload !== null)) {
         await this.keys.release(this.scope, this.claim);

@@ -9,6 +9,7 @@ import { clock } from '../time/clock';
 import { describeError } from './job-handler';
 import { JobQueue } from './job-queue';
 import { JobName, JobPayloads } from './queues';
+import { unscopedSql } from '../../database/sql';
 
 /** How long the recording process has to add a job itself before a relay may take it. */
 const OWN_TRY_SECONDS = 2;
@@ -89,7 +90,8 @@ export class JobOutbox {
       options,
       runAt: runAt === undefined ? null : new Date(runAt),
     }));
-    await tx.query(
+    await unscopedSql(
+      tx,
       `INSERT INTO job_outbox (id, prefix, name, job_id, payload, options, run_at, available_at)
        SELECT r.id, $3, r.name, r.options->>'jobId', r.payload, r.options, r."runAt", clock_timestamp() + make_interval(secs => $2)
          FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, payload jsonb, options jsonb, "runAt" timestamptz)`,
@@ -110,7 +112,8 @@ export class JobOutbox {
    * tenants by design: each payload names its own.
    */
   async take(limit: number): Promise<OutboxRow[]> {
-    const [rows] = await this.dataSource.query<[OutboxRow[], number]>(
+    const [rows] = await unscopedSql<[OutboxRow[], number]>(
+      this.dataSource,
       `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2)
         WHERE id IN (SELECT id FROM job_outbox WHERE prefix = $3 AND added_at IS NULL AND available_at <= clock_timestamp()
                       ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
@@ -140,9 +143,10 @@ export class JobOutbox {
       const added = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((r) => r.id);
       const failed = rows.filter((_, i) => outcomes[i].status === 'rejected').map((r) => r.id);
       if (added.length)
-        await this.dataSource.query(`UPDATE job_outbox SET added_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [added]);
+        await unscopedSql(this.dataSource, `UPDATE job_outbox SET added_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [added]);
       if (release && failed.length) {
-        await this.dataSource.query(
+        await unscopedSql(
+          this.dataSource,
           `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2) WHERE id = ANY($1::uuid[])`,
           [failed, RETRY_SECONDS],
         );
@@ -157,12 +161,13 @@ export class JobOutbox {
 
   /** The job `jobId` of this app's queues has finished for good (completed, failed for good, removed): its rows go. */
   async done(jobId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM job_outbox WHERE prefix = $1 AND job_id = $2`, [this.config.redis.prefix, jobId]);
+    await unscopedSql(this.dataSource, `DELETE FROM job_outbox WHERE prefix = $1 AND job_id = $2`, [this.config.redis.prefix, jobId]);
   }
 
   /** Redis lost the jobs it had accepted: every unfinished job of this app's queues is offered to the relay again. Answers how many. */
   async readdAll(): Promise<number> {
-    const [, count] = await this.dataSource.query<[unknown[], number]>(
+    const [, count] = await unscopedSql<[unknown[], number]>(
+      this.dataSource,
       `UPDATE job_outbox SET added_at = NULL, available_at = clock_timestamp() WHERE prefix = $1 AND added_at IS NOT NULL`,
       [this.config.redis.prefix],
     );

@@ -6,7 +6,6 @@ import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
-import { runStatement } from '../../database/prepared';
 
 /** What authentication needs of a key. */
 export type AuthenticatedKey = Pick<ApiKeyEntity, 'id' | 'tenantId' | 'mode' | 'name' | 'role' | 'scopes' | 'expiresAt' | 'revokedAt'>;
@@ -28,15 +27,10 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
 
   /**
    * The one lookup that is not tenant-scoped: authentication, which is how the tenant becomes known.
-   * One indexed query by the key's hash, joined to its tenant (a prepared statement).
+   * One indexed query by the key's hash, joined to its tenant.
    */
   async findForAuthentication(keyHash: string): Promise<KeyWithTenant | null> {
-    const [row] = await runStatement<AuthenticatedKey & { tenantName: string }>(
-      this.repository.manager,
-      FIND_FOR_AUTHENTICATION,
-      [keyHash],
-      true,
-    );
+    const [row] = await this.unscopedSql<(AuthenticatedKey & { tenantName: string })[]>(FIND_FOR_AUTHENTICATION, [keyHash]);
     if (!row) return null;
     const { tenantName, ...key } = row;
     return { key, tenantName };
@@ -76,7 +70,7 @@ export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {
     if (uses.size === 0) return;
     const ids = [...uses.keys()];
     const times = ids.map((id) => uses.get(id)!.toISOString());
-    await this.repository.query(
+    await this.unscopedSql(
       `UPDATE api_keys k SET last_used_at = u.at
          FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)
         WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { unscopedSql } from '../../database/sql';
 
 /** The month-partitioned tables of the audit log; an entry's patients are dropped with their entry's month. */
 const TABLES = ['audit_log', 'audit_log_patients'] as const;
@@ -32,10 +33,10 @@ export class AuditPartitions {
 
   async maintain(now: Date, retentionMonths: number): Promise<PartitionPass> {
     return this.dataSource.transaction(async (tx) => {
-      const [{ locked }] = await tx.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [LOCK]);
+      const [{ locked }] = await unscopedSql<{ locked: boolean }[]>(tx, `SELECT pg_try_advisory_xact_lock($1) AS locked`, [LOCK]);
       if (!locked) return { created: [], dropped: [], deleted: 0 };
       // Creating and dropping partitions locks audit_log briefly; never hold up the audit writer for long.
-      await tx.query(`SET LOCAL lock_timeout = '5s'`);
+      await unscopedSql(tx, `SET LOCAL lock_timeout = '5s'`);
       const current = monthStart(now, 0);
       const oldestKept = monthStart(now, -retentionMonths);
       const pass: PartitionPass = { created: [], dropped: [], deleted: 0 };
@@ -50,10 +51,11 @@ export class AuditPartitions {
         }
         const expired = [...existing.entries()].filter(([, month]) => month < oldestKept).sort((a, b) => +a[1] - +b[1]);
         for (const [name] of expired.slice(0, MAX_DROPS)) {
-          await tx.query(`DROP TABLE ${name}`);
+          await unscopedSql(tx, `DROP TABLE ${name}`);
           pass.dropped.push(name);
         }
-        const [, deleted] = await tx.query<[unknown, number]>(
+        const [, deleted] = await unscopedSql<[unknown, number]>(
+          tx,
           `DELETE FROM ${table}_default WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table}_default WHERE at < $1 LIMIT $2))`,
           [oldestKept, MAX_DEFAULT_DELETES],
         );
@@ -66,7 +68,8 @@ export class AuditPartitions {
 
 /** The partitions of `table` this class names, by their month. */
 async function partitionsOf(tx: EntityManager, table: string): Promise<Map<string, Date>> {
-  const rows = await tx.query<{ name: string }[]>(
+  const rows = await unscopedSql<{ name: string }[]>(
+    tx,
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
     [table],
   );
@@ -85,13 +88,17 @@ async function partitionsOf(tx: EntityManager, table: string): Promise<Map<strin
  * default partition is locked first, so no entry lands there in between.
  */
 async function createPartition(tx: EntityManager, table: string, name: string, from: Date, to: Date): Promise<void> {
-  await tx.query(`LOCK TABLE ${table}_default IN ACCESS EXCLUSIVE MODE`);
-  await tx.query(`CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
-  await tx.query(
+  await unscopedSql(tx, `LOCK TABLE ${table}_default IN ACCESS EXCLUSIVE MODE`);
+  await unscopedSql(tx, `CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+  await unscopedSql(
+    tx,
     `WITH moved AS (DELETE FROM ${table}_default WHERE at >= $1 AND at < $2 RETURNING *) INSERT INTO ${name} SELECT * FROM moved`,
     [from, to],
   );
-  await tx.query(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`);
+  await unscopedSql(
+    tx,
+    `ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`,
+  );
 }
 
 /** The first instant (UTC) of the month `offset` months from `date`'s. */

@@ -38,7 +38,7 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
   async patientAccesses(scope: TenantScope, patientId: string, page: PageRequest): Promise<Page<AuditEntryEntity>> {
     // Two statements rather than one with an optional cursor, so that each plan seeks the key to its first row.
     const after = page.after ? `AND (p.at, p.audit_id) < ($5::timestamptz, $6::uuid)` : '';
-    const rows = await this.raw<AuditEntryEntity>(
+    const rows = await this.sql<AuditEntryEntity[]>(
       scope,
       `SELECT a.id, a.at, a.api_key_id AS "apiKeyId", a.action, a.request_id AS "requestId", a.ip
          FROM audit_log_patients p
@@ -47,7 +47,6 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
         ORDER BY p.at DESC, p.audit_id DESC
         LIMIT $4`,
       [patientId, page.limit + 1, ...(page.after ? [page.after.value, page.after.id] : [])],
-      { prepared: true },
     );
     return keysetPage(rows, page, (a) => a.at);
   }

@@ -57,7 +57,7 @@ export class BookingPagesRepository extends TenantEntityRepository<SchedulerEnti
    * Null when no active scheduler has this id.
    */
   async countPublicView(id: string): Promise<SchedulerEntity | null> {
-    const [rows] = await this.repository.manager.query<[SchedulerEntity[], number]>(
+    const [rows] = await this.unscopedSql<[SchedulerEntity[], number]>(
       `UPDATE schedulers SET views_count = views_count + 1 WHERE id = $1 AND is_active RETURNING ${COLUMNS}`,
       [id],
     );
@@ -66,9 +66,7 @@ export class BookingPagesRepository extends TenantEntityRepository<SchedulerEnti
 
   /** The active scheduler with this public id (see countPublicView), without counting anything. */
   async findPublic(id: string): Promise<SchedulerEntity | null> {
-    const rows = await this.repository.manager.query<SchedulerEntity[]>(`SELECT ${COLUMNS} FROM schedulers WHERE id = $1 AND is_active`, [
-      id,
-    ]);
+    const rows = await this.unscopedSql<SchedulerEntity[]>(`SELECT ${COLUMNS} FROM schedulers WHERE id = $1 AND is_active`, [id]);
     return rows[0] ?? null;
   }
 

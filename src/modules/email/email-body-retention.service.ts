@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { unscopedSql } from '../../database/sql';
 
 /**
  * Clears the stored bodies of messages sent before EMAIL_BODY_RETENTION_DAYS, across tenants, keeping
@@ -13,7 +14,8 @@ export class EmailBodyRetention {
 
   /** Clears up to `limit` messages sent before `cutoff`, recording `now`; answers how many. */
   async clearSentBefore(cutoff: Date, now: Date, limit: number): Promise<number> {
-    const [, cleared] = await this.dataSource.query<[unknown, number]>(
+    const [, cleared] = await unscopedSql<[unknown, number]>(
+      this.dataSource,
       `UPDATE email_messages SET html_body = NULL, text_body = NULL, body_cleared_at = $3
         WHERE id IN (SELECT id FROM email_messages
                       WHERE status = 'sent' AND body_cleared_at IS NULL AND sent_at < $1

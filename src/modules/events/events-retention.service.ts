@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { unscopedSql } from '../../database/sql';
 
 /**
  * Deletes events past EVENTS_RETENTION_DAYS, across tenants (a worker serves every tenant): their webhook
@@ -12,7 +13,8 @@ export class EventsRetention {
 
   /** Deletes up to `limit` events created before `cutoff`; answers how many. */
   async deleteCreatedBefore(cutoff: Date, limit: number): Promise<number> {
-    const [, deleted] = await this.dataSource.query<[unknown, number]>(
+    const [, deleted] = await unscopedSql<[unknown, number]>(
+      this.dataSource,
       `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [cutoff, limit],
     );

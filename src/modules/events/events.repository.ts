@@ -23,31 +23,30 @@ export class EventsRepository extends TenantScopedRepository<EventEntity> {
   /**
    * Runs `write` (a data-modifying statement: $1 tenant, $2 mode, then its own parameters) and records
    * `event` in the same statement: one round trip, atomic without a transaction, and the event is written
-   * only when the statement wrote a row. Prepared (every create runs it).
+   * only when the statement wrote a row.
    */
   async insertWith(scope: TenantScope, write: ScopedStatement, event: NewEvent, tx?: EntityManager): Promise<void> {
     const n = write.params.length + 2;
-    await this.raw(
+    await this.sql(
       scope,
       `WITH written AS (${write.statement} RETURNING 1)
        INSERT INTO events (id, tenant_id, mode, type, payload, created_at)
        SELECT $${n + 1}::uuid, $1, $2, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::timestamptz FROM written`,
       [...write.params, event.id, event.type, JSON.stringify(event.payload), event.createdAt],
-      { tx, prepared: true },
+      tx,
     );
   }
 
   /** Inserts events of one scope in one statement, inside the caller's transaction. */
   async insertMany(scope: TenantScope, events: NewEvent[], dispatched: boolean, tx: EntityManager): Promise<void> {
     if (!events.length) return;
-    // Prepared: every create and update of a patient (and of other modules' records) runs it.
-    await this.raw(
+    await this.sql(
       scope,
       `INSERT INTO events (id, tenant_id, mode, type, payload, created_at, dispatched_at)
        SELECT e.id, $1, $2, e.type, e.payload, e.created_at, CASE WHEN $4 THEN e.created_at END
          FROM jsonb_to_recordset($3::jsonb) AS e(id uuid, type text, payload jsonb, created_at timestamptz)`,
       [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, payload: e.payload, created_at: e.createdAt }))), dispatched],
-      { tx, prepared: true },
+      tx,
     );
   }
 

@@ -165,11 +165,10 @@ const SEARCH_KEYED = 200;
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * A list's statement, run prepared or planned each time; a search's first step also names the statement that
- * answers instead when the first one's rows say `complete` is false.
+ * A list's statement; a search's first step also names the statement that answers instead when the first
+ * one's rows say `complete` is false.
  */
 export interface PatientListStatement extends ScopedStatement {
-  prepared: boolean;
   fallback?: ScopedStatement;
 }
 
@@ -177,10 +176,7 @@ export interface PatientListStatement extends ScopedStatement {
  * The statement `PatientsRepository.list` runs for these filters and page ($1 tenant, $2 mode, then
  * `params`). Its WHERE holds only the filters present, so each combination is its own statement with its
  * own plan, and each filter is written the way its index is defined (docs/decisions/0001-indexes-for-lists-at-scale.md
- * says which index serves which filter). `prepared`: run as a named prepared statement, which PostgreSQL may
- * then plan generically (without the values) from the sixth run; only for the statements whose every
- * generic plan is the right one at any size (the unfiltered list and the exact email and externalId
- * lookups). The others are planned on each run: their best plan depends on the values (a common last name).
+ * says which index serves which filter).
  *
  * A `tags` filter walks each tag's entries in patient_tags newest first (each stops at the page's end,
  * filtering by the other conditions on the way), and the page is the newest of their union.
@@ -195,8 +191,8 @@ export interface PatientListStatement extends ScopedStatement {
  * key's last entry within SEARCH_KEYED. Short of that too, the fallback asks the trigram index for every
  * match (for the parts of the term `searchWindows` names, each row then checked against the whole term) and
  * sorts them (a rare term costs about its matches); a practice smaller than the sample has been read whole by
- * the walk and never needs it. Two statements rather than one, so that the first (whose plan is the same for
- * any term) can be prepared, and the fallback's planning is paid only by the rare terms that run it.
+ * the walk and never needs it. Two statements rather than one, so that the fallback's planning is paid only by
+ * the rare terms that run it.
  */
 export function patientListStatement(filters: PatientFilters, page: PageRequest): PatientListStatement {
   const params: unknown[] = [];
@@ -229,8 +225,6 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   if (filters.email !== undefined) where.push(`lower(email) = lower(${param(filters.email)})`);
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
   if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
-  const exact = where.length === 1 && (filters.email !== undefined || filters.externalId !== undefined);
-  const prepared = !tags.length && filters.search === undefined && (where.length === 0 || exact);
   // The cursor's bound, on the columns given (the key walk's are (created_at, patient_id)).
   const after = page.after && [param(page.after.value), param(page.after.id)];
   const before = (c: string, i: string): string => (after ? `(${c}, ${i}) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : '');
@@ -282,15 +276,12 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
     // and are then sorted: not the page-order index alone, filtered from end to end.
     const fallback = `WITH indexed AS MATERIALIZED (SELECT ${COLUMNS} ${scoped} AND ${asked} AND ${match})
       SELECT * FROM indexed ORDER BY "createdAt" DESC, id DESC LIMIT ${n}`;
-    // Its plan is the page-order walk whatever the term (the limit comes from the sample), so the first
-    // step is prepared when no other filter could make another index look better.
-    const alone = where.length === (page.after ? 1 : 0);
-    return { statement, params: firstParams, prepared: alone, fallback: { statement: fallback, params } };
+    return { statement, params: firstParams, fallback: { statement: fallback, params } };
   }
   if (!tags.length) {
     const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${and}
       ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-    return { statement, params, prepared };
+    return { statement, params };
   }
   // Only the cursor names t's columns alone; any other condition needs the patient's row.
   const join = where.length > (page.after ? 1 : 0) ? ' JOIN patients p ON p.id = t.patient_id AND p.tenant_id = $1 AND p.mode = $2' : '';
@@ -302,7 +293,7 @@ export function patientListStatement(filters: PatientFilters, page: PageRequest)
   const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id IN (
       SELECT patient_id FROM (${walks.join(' UNION ')}) m ORDER BY created_at DESC, patient_id DESC LIMIT ${limit})
     ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-  return { statement, params, prepared };
+  return { statement, params };
 }
 
 /**
@@ -316,13 +307,13 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   async get(scope: TenantScope, id: string, tx?: EntityManager): Promise<PatientEntity | null> {
-    const rows = await this.raw<PatientEntity>(scope, GET_PATIENT, [id], { tx, prepared: true });
+    const rows = await this.sql<PatientEntity[]>(scope, GET_PATIENT, [id], tx);
     return rows[0] ?? null;
   }
 
   /** The patient, its row locked until `tx` ends (the state a change is compared with). */
   async getLocked(scope: TenantScope, id: string, tx: EntityManager): Promise<PatientEntity | null> {
-    const rows = await this.raw<PatientEntity>(scope, `${GET_PATIENT} FOR UPDATE`, [id], { tx, prepared: true });
+    const rows = await this.sql<PatientEntity[]>(scope, `${GET_PATIENT} FOR UPDATE`, [id], tx);
     return rows[0] ?? null;
   }
 
@@ -332,7 +323,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * tenants that send from the number that received it, and changes each through its own scope.
    */
   async livePatientsByPhone(phone: string): Promise<{ tenantId: string; id: string }[]> {
-    return this.repository.query(
+    return this.unscopedSql(
       `SELECT tenant_id AS "tenantId", id FROM patients WHERE phone = $1 AND phone IS NOT NULL AND mode = 'live' ORDER BY tenant_id, created_at, id`,
       [phone],
     );
@@ -340,7 +331,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
 
   /** The patients of these ids in the scope (ids of none are left out): the patients a page of appointments embeds. */
   getMany(scope: TenantScope, ids: readonly string[], tx?: EntityManager): Promise<PatientEntity[]> {
-    return ids.length ? this.raw<PatientEntity>(scope, GET_PATIENTS_BY_ID, [ids], { tx, prepared: true }) : Promise.resolve([]);
+    return ids.length ? this.sql<PatientEntity[]>(scope, GET_PATIENTS_BY_ID, [ids], tx) : Promise.resolve([]);
   }
 
   async exists(scope: TenantScope, id: string, tx?: EntityManager): Promise<boolean> {
@@ -377,7 +368,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   /** Inserts a new patient (without an event); a unique violation (externalId, joining code) surfaces as a QueryFailedError. */
   async create(scope: TenantScope, values: PatientValues, joiningCode: string, tx?: EntityManager): Promise<PatientEntity> {
     const { row, insert } = this.insertion(scope, values, joiningCode);
-    await this.raw(scope, insert.statement, insert.params, { tx, prepared: true });
+    await this.sql(scope, insert.statement, insert.params, tx);
     return row;
   }
 
@@ -439,14 +430,14 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
    * patientListStatement). Raw statements, rows as they come (no entity hydration).
    */
   async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const { statement, params, prepared, fallback } = patientListStatement(filters, page);
-    let rows = await this.raw<PatientEntity>(scope, statement, params, { tx, prepared });
+    const { statement, params, fallback } = patientListStatement(filters, page);
+    let rows = await this.sql<PatientEntity[]>(scope, statement, params, tx);
     if (fallback) {
       // The first step answers one row at least, each with the verdict (a row of nulls when nothing matched).
       const first = rows as (PatientEntity & { complete: boolean })[];
       rows = first[0].complete
         ? first.filter((row) => row.id !== null).map(({ complete: _, ...row }) => row)
-        : await this.raw<PatientEntity>(scope, fallback.statement, fallback.params, { tx, prepared: false });
+        : await this.sql<PatientEntity[]>(scope, fallback.statement, fallback.params, tx);
     }
     return keysetPage(rows, page, (row) => row.createdAt);
   }
@@ -467,7 +458,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
 
   /** Refreshes the planner's statistics of the patients table (after a bulk import); best effort. */
   async refreshStatistics(): Promise<void> {
-    await this.repository.query('ANALYZE patients').catch(() => undefined);
+    await this.unscopedSql('ANALYZE patients').catch(() => undefined);
   }
 
   /** The ids of the scope's patients with these externalIds (a dry run's created/updated split). */

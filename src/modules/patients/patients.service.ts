@@ -95,16 +95,13 @@ export class PatientsService {
     const existing = await this.patients.oldestByEmail(scope, lead.email, tx);
     if (existing) return toDto(existing);
     const values = newPatientValues(normalizePatientInput({ ...lead, patientType: 'lead' }));
-    // A joining-code collision must not abort the booking's transaction: each attempt runs in a savepoint.
+    // A joining-code collision must not abort the booking's transaction: each attempt is a step of its own.
     for (let attempt = 1; ; attempt++) {
-      await tx.query('SAVEPOINT new_lead');
       try {
-        const created = toDto(await this.patients.create(scope, values, generateJoiningCode(), tx));
-        await tx.query('RELEASE SAVEPOINT new_lead');
+        const created = toDto(await this.transactions.step(tx, (step) => this.patients.create(scope, values, generateJoiningCode(), step)));
         await this.events.record(scope, 'patient.created', created, tx);
         return created;
       } catch (err) {
-        await tx.query('ROLLBACK TO SAVEPOINT new_lead');
         if (!violates(err, PatientConstraint.JoiningCode) || attempt >= JOINING_CODE_ATTEMPTS) throw err;
       }
     }

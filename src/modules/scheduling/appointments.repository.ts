@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { runStatement } from '../../database/prepared';
 import { keysetPage, Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { AppointmentEntity } from './entities/appointment.entity';
 import type { ManagedAppointment } from './manage-tokens';
@@ -60,8 +59,7 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
 
   /**
    * A page in datetime order: one raw statement, rows as they come (no entity hydration). Each filter is
-   * written as its index has it; only the unfiltered page is prepared, as the others' best plans depend on
-   * the values (a busy provider, a wide range).
+   * written as its index has it.
    */
   list(scope: TenantScope, filters: AppointmentFilters, page: PageRequest): Promise<Page<AppointmentEntity>> {
     const params: unknown[] = [];
@@ -72,11 +70,10 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     if (filters.patientId) where.push(`patient_id = ${param(filters.patientId)}`);
     if (filters.startsFrom) where.push(`starts_at >= ${param(filters.startsFrom)}`);
     if (filters.startsBefore) where.push(`starts_at < ${param(filters.startsBefore)}`);
-    const prepared = where.length === 0;
     if (page.after) where.push(`(starts_at, id) > (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
     const statement = `SELECT ${this.columns} FROM appointments WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
       ORDER BY starts_at, id LIMIT ${param(page.limit + 1)}`;
-    return this.raw<AppointmentEntity>(scope, statement, params, { prepared }).then((rows) => keysetPage(rows, page, (a) => a.startsAt));
+    return this.sql<AppointmentEntity[]>(scope, statement, params).then((rows) => keysetPage(rows, page, (a) => a.startsAt));
   }
 
   /**
@@ -85,11 +82,9 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
    * One probe of UQ_APPOINTMENTS_MANAGE_ID.
    */
   async findByManageId(manageId: string): Promise<ManagedAppointment | null> {
-    const rows = await runStatement<ManagedAppointment>(
-      this.repository.manager,
+    const rows = await this.unscopedSql<ManagedAppointment[]>(
       `SELECT tenant_id AS "tenantId", mode, id AS "appointmentId" FROM appointments WHERE manage_id = $1`,
       [manageId],
-      true,
     );
     return rows[0] ?? null;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import type { Mode } from '../../database/tenant-owned.entity';
+import { unscopedSql } from '../../database/sql';
 
 /** A reminder whose time has come, for whom. */
 export interface DueReminder {
@@ -25,7 +26,8 @@ export class ReminderDueRepository {
   async lease(limit: number, leaseMs: number, tx: EntityManager): Promise<DueReminder[]> {
     const now = clock.now();
     // An UPDATE answers [rows, count].
-    const [rows] = await tx.query<[DueReminder[], number]>(
+    const [rows] = await unscopedSql<[DueReminder[], number]>(
+      tx,
       `UPDATE appointment_reminders SET enqueued_until = $2
         WHERE id IN (SELECT id FROM appointment_reminders
                       WHERE status = 'scheduled' AND send_at <= $1 AND (enqueued_until IS NULL OR enqueued_until <= $1)

@@ -28,12 +28,12 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
   /** The reminders of these appointments, each appointment's in the order they go out. */
   forAppointments(scope: TenantScope, appointmentIds: string[], tx?: EntityManager): Promise<AppointmentReminderEntity[]> {
     if (!appointmentIds.length) return Promise.resolve([]);
-    return this.raw<AppointmentReminderEntity>(
+    return this.sql<AppointmentReminderEntity[]>(
       scope,
       `SELECT ${this.columns} FROM appointment_reminders
         WHERE tenant_id = $1 AND mode = $2 AND appointment_id = ANY($3::uuid[]) ORDER BY send_at, id`,
       [appointmentIds],
-      { tx, prepared: true },
+      tx,
     );
   }
 

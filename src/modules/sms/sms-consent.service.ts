@@ -71,11 +71,12 @@ export class SmsConsent {
       await this.optOuts.delete({ phone, sendingNumber: number });
       return;
     }
-    await this.optOuts.query(
-      `INSERT INTO sms_opt_outs (phone, sending_number, keyword, opted_out_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (phone, sending_number) DO NOTHING`,
-      [phone, number, keyword.slice(0, 16), clock.now()],
-    );
+    await this.optOuts
+      .createQueryBuilder()
+      .insert()
+      .values({ phone, sendingNumber: number, keyword: keyword.slice(0, 16), optedOutAt: clock.now() })
+      .orIgnore()
+      .execute();
   }
 
   /**

@@ -119,7 +119,7 @@ export class SmsMessagesRepository extends OutgoingMessagesRepository<SmsMessage
    * scope and id; everything after that goes through the scope.
    */
   async scopeOfProviderMessage(providerMessageId: string): Promise<(TenantScope & { id: string }) | null> {
-    const rows: (TenantScope & { id: string })[] = await this.repository.query(
+    const rows = await this.unscopedSql<(TenantScope & { id: string })[]>(
       `SELECT tenant_id AS "tenantId", mode, id FROM sms_messages WHERE provider_message_id = $1`,
       [providerMessageId],
     );

@@ -3,6 +3,7 @@ import { uuidv7 } from '../../common/ids';
 import { EntityManager } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import type { Mode } from '../../database/tenant-owned.entity';
+import { unscopedSql } from '../../database/sql';
 
 /** A delivery that needs a job: which one, for whom, and which attempt comes next. */
 export interface DueDelivery {
@@ -26,19 +27,21 @@ export class OutboxRelayRepository {
    * the unique (event, endpoint) index makes a second delivery impossible anyway.
    */
   async dispatch(limit: number, maxAttempts: number, tx: EntityManager): Promise<{ events: number; deliveries: DueDelivery[] }> {
-    const events = await tx.query<{ id: string }[]>(
+    const events = await unscopedSql<{ id: string }[]>(
+      tx,
       `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
     );
     if (!events.length) return { events: 0, deliveries: [] };
     const ids = events.map((e) => e.id);
     const deliveries = await this.createDeliveries(tx, ids, maxAttempts);
-    await tx.query(`UPDATE events SET dispatched_at = $2 WHERE id = ANY($1::uuid[])`, [ids, clock.now()]);
+    await unscopedSql(tx, `UPDATE events SET dispatched_at = $2 WHERE id = ANY($1::uuid[])`, [ids, clock.now()]);
     return { events: events.length, deliveries };
   }
 
   private async createDeliveries(tx: EntityManager, eventIds: string[], maxAttempts: number): Promise<DueDelivery[]> {
-    const targets = await tx.query<{ eventId: string; endpointId: string; type: string; tenantId: string; mode: Mode }[]>(
+    const targets = await unscopedSql<{ eventId: string; endpointId: string; type: string; tenantId: string; mode: Mode }[]>(
+      tx,
       `SELECT e.id AS "eventId", ep.id AS "endpointId", e.type, e.tenant_id AS "tenantId", e.mode
          FROM events e
          JOIN webhook_endpoints ep ON ep.tenant_id = e.tenant_id AND ep.mode = e.mode AND ep.enabled AND e.type = ANY(ep.events)
@@ -48,7 +51,8 @@ export class OutboxRelayRepository {
     );
     if (!targets.length) return [];
     const rows = targets.map((t) => ({ id: uuidv7(), ...t }));
-    return tx.query<DueDelivery[]>(
+    return unscopedSql<DueDelivery[]>(
+      tx,
       `INSERT INTO webhook_deliveries (id, tenant_id, mode, endpoint_id, event_id, event_type, status, attempt_count, max_attempts,
                                        next_attempt_at, created_at, updated_at)
        SELECT r.id, r.tenant_id, r.mode, r.endpoint_id, r.event_id, r.type, 'pending', 0, $2, $3, $3, $3
