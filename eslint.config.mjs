@@ -21,6 +21,22 @@ export default tseslint.config(
     rules: { 'borders/module-borders': 'error' },
   },
   {
+    // Raw SQL goes through the one dialect: a tenant-scoped repository's sql() or database/sql.ts's unscopedSql.
+    // The audit loader's COPYs run on a connection of their own, outside TypeORM.
+    files: ['src/**/*.ts'],
+    ignores: ['src/database/**', 'src/modules/audit/audit.loader.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name='query'][arguments.0.type=/^(Literal|TemplateLiteral)$/], CallExpression[callee.property.name='query'][arguments.0.name=/^[A-Z][A-Z0-9_]*$/]",
+          message: 'Run raw SQL through the repository base sql() or unscopedSql() (src/database/sql.ts), not .query().',
+        },
+      ],
+    },
+  },
+  {
     // Shared mechanisms depend on no domain module: a module plugs into them (AuthModule.forRoot(…)),
     // never the other way round.
     files: ['src/common/**/*.ts', 'src/database/**/*.ts', 'src/config/**/*.ts'],
