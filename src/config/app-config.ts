@@ -27,6 +27,18 @@ export type SmsProviderName = 'log' | 'twilio';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
+/**
+ * How a message's send, a reminder's send job and a webhook delivery are retried unless configured: tries,
+ * and the first retry's delay (each later one doubles). The variables' defaults and the groups' defaults
+ * both read these; the reasons are beside each variable.
+ */
+export const RETRY_DEFAULTS = {
+  email: { maxAttempts: 6, retryBaseMs: 5_000 },
+  sms: { maxAttempts: 6, retryBaseMs: 5_000 },
+  reminders: { maxAttempts: 7, retryBaseMs: 2_000 },
+  webhooks: { maxAttempts: 15, retryBaseMs: 30_000 },
+} as const;
+
 /** Fastify's `trustProxy`: false (the peer is the client), true (any peer), a hop count, or the trusted proxies' addresses. */
 export type TrustProxy = boolean | number | string[];
 
@@ -121,14 +133,14 @@ class EnvironmentVariables {
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(20)
-  EMAIL_MAX_ATTEMPTS = 6;
+  EMAIL_MAX_ATTEMPTS: number = RETRY_DEFAULTS.email.maxAttempts;
 
   /** The first retry's delay; each later one doubles (5 s, 10 s, … 80 s by default: about 2.5 minutes in all). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(10)
   @Max(3_600_000)
-  EMAIL_RETRY_BASE_MS = 5_000;
+  EMAIL_RETRY_BASE_MS: number = RETRY_DEFAULTS.email.retryBaseMs;
 
   /** `log`: messages are marked sent and logged by id; `twilio`: sent through Twilio's Messages API. */
   @IsIn(['log', 'twilio'], { message: 'must be log or twilio' })
@@ -156,14 +168,14 @@ class EnvironmentVariables {
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(20)
-  SMS_MAX_ATTEMPTS = 6;
+  SMS_MAX_ATTEMPTS: number = RETRY_DEFAULTS.sms.maxAttempts;
 
   /** The first retry's delay; each later one doubles (5 s, 10 s, … 80 s by default). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(10)
   @Max(3_600_000)
-  SMS_RETRY_BASE_MS = 5_000;
+  SMS_RETRY_BASE_MS: number = RETRY_DEFAULTS.sms.retryBaseMs;
 
   /** How long one request to the provider may take before the try counts as failed (and is retried). */
   @Transform(toInt)
@@ -177,14 +189,14 @@ class EnvironmentVariables {
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(20)
-  REMINDER_MAX_ATTEMPTS = 7;
+  REMINDER_MAX_ATTEMPTS: number = RETRY_DEFAULTS.reminders.maxAttempts;
 
   /** The first retry's delay; each later one doubles (2 s, 4 s, … 64 s by default: about 2 minutes in all). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(10)
   @Max(3_600_000)
-  REMINDER_RETRY_BASE_MS = 2_000;
+  REMINDER_RETRY_BASE_MS: number = RETRY_DEFAULTS.reminders.retryBaseMs;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
@@ -291,14 +303,14 @@ class EnvironmentVariables {
   @IsInt({ message: 'must be an integer' })
   @Min(10)
   @Max(3_600_000)
-  WEBHOOK_RETRY_BASE_MS = 30_000;
+  WEBHOOK_RETRY_BASE_MS: number = RETRY_DEFAULTS.webhooks.retryBaseMs;
 
   /** Attempts per delivery; with the default base, 15 attempts span 26 to 39 hours (jitter). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(50)
-  WEBHOOK_MAX_ATTEMPTS = 15;
+  WEBHOOK_MAX_ATTEMPTS: number = RETRY_DEFAULTS.webhooks.maxAttempts;
 
   /** How often a worker moves committed events from the outbox into delivery jobs. */
   @Transform(toInt)
@@ -534,8 +546,7 @@ export class AppConfig {
     this.webhooks = groups.webhooks ?? {
       allowPrivateUrls: false,
       timeoutMs: 10_000,
-      retryBaseMs: 30_000,
-      maxAttempts: 15,
+      ...RETRY_DEFAULTS.webhooks,
       relayIntervalMs: 500,
     };
     this.audit = groups.audit ?? { flushIntervalMs: 1_000, enabled: true, patientAccessLog: true };
@@ -544,8 +555,8 @@ export class AppConfig {
     this.sequences = groups.sequences ?? { minuteMs: 60_000 };
     this.runtime = groups.runtime ?? { heapGrowingPercent: 50 };
     this.clock = groups.clock ?? { offsetMs: 0 };
-    this.sms = groups.sms ?? { provider: 'log', maxAttempts: 6, retryBaseMs: 5_000, timeoutMs: 10_000 };
-    this.reminders = groups.reminders ?? { maxAttempts: 7, retryBaseMs: 2_000 };
+    this.sms = groups.sms ?? { provider: 'log', ...RETRY_DEFAULTS.sms, timeoutMs: 10_000 };
+    this.reminders = groups.reminders ?? { ...RETRY_DEFAULTS.reminders };
     this.retention = groups.retention ?? { auditMonths: 72, eventsDays: 30, emailBodyDays: 30 };
   }
 

@@ -1,6 +1,9 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import { DateTime } from 'luxon';
 import twilio from 'twilio';
 import { DEMO_REMINDER_TEMPLATE, DEMO_SMS_TEMPLATES } from '../../src/cli/demo-messaging';
+import { QueueName } from '../../src/common/queue/queues';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
@@ -36,8 +39,8 @@ const PUBLIC_URL = 'https://api.acmeclinic.com';
 const FROM = '+15005550006';
 
 /**
- * Appointment reminders through the real app, its real workers (the reminder sweep, the reminder, email
- * and SMS queues), a real SMTP receiver and the SMS test transport. "Now" is moved by the clock the app
+ * Appointment reminders through the real app, its real workers (the reminder, email and SMS queues, the
+ * job outbox's relay), a real SMTP receiver and the SMS test transport. "Now" is moved by the clock the app
  * reads, so reminders come due within the test without waiting for their day.
  */
 describe('Appointment reminders', () => {
@@ -544,6 +547,38 @@ describe('Appointment reminders', () => {
     );
     await expect(booking).rejects.toThrow('the rest of the booking failed');
     expect(await count()).toBe(before);
+  });
+
+  it("records each reminder's send job with its due time in the booking's transaction, and sends one moved there by the upgrade", async () => {
+    const type = await createType([emailRule(60)]);
+    const patient = await newPatient();
+    const start = nextAfternoon();
+    const booked = await book(patient, type, start);
+    const [reminder] = booked.reminders;
+    const db = dataSource(suite.app);
+    const jobId = `${reminder.id}_${Date.parse(reminder.sendAt)}`;
+    const jobs = async () =>
+      db.query<{ prefix: string; job_id: string; run_at: Date; payload: unknown }[]>(
+        `SELECT prefix, job_id, run_at, payload FROM job_outbox WHERE payload->>'reminderId' = $1`,
+        [reminder.id],
+      );
+    expect(await jobs()).toEqual([
+      {
+        prefix: expect.stringMatching(/\S/),
+        job_id: jobId,
+        run_at: new Date(reminder.sendAt),
+        payload: { reminderId: reminder.id, appointmentId: booked.id, sendAt: reminder.sendAt, tenantId: suite.tenant.id, mode: 'test' },
+      },
+    ]);
+    // As the upgrade leaves a reminder that was scheduled: its job only in the job outbox, of no prefix.
+    const queue = suite.app.get<Queue>(getQueueToken(QueueName.AppointmentReminders), { strict: false });
+    await eventually(async () => expect(await queue.getJobState(jobId)).toBe('delayed'));
+    await queue.remove(jobId);
+    await db.query(`UPDATE job_outbox SET prefix = '', added_at = NULL, available_at = now() WHERE job_id = $1`, [jobId]);
+    setNow(start.minus({ minutes: 60 }).toMillis() + 500);
+    expect((await settled(booked.id)).map((r) => r.status)).toEqual(['sent']);
+    await eventually(async () => expect(emailsTo(patient.email)).toHaveLength(1));
+    await eventually(async () => expect(await jobs()).toEqual([]));
   });
 
   it("never shows nor sends another tenant's or mode's reminders", async () => {

@@ -1,28 +1,28 @@
-import { Injectable } from '@nestjs/common';
-import { DependencyStatus } from '../observability/dependency-status';
+import { Injectable, Logger } from '@nestjs/common';
+import { OnJob } from './job-handler';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
-import { PeriodicSweep } from './periodic-task';
+import { JobName } from './queues';
 
-const INTERVAL_MS = 500;
 const BATCH = 500;
 
 /**
  * Adds the jobs of the job outbox that their own process did not add (it died right after the commit,
- * Redis was away, or the transaction was opened outside Transactions.run), in every worker process. Any
- * number of relays may run at once: each row is leased to one. While Redis is away a pass costs nothing.
+ * Redis was away, or the transaction was opened outside Transactions.run): a periodic job, so one relay
+ * runs per interval in the cluster. Any number may run at once all the same: each row is leased to one.
+ * While Redis is away it does not run at all (its scheduler lives in Redis), and nothing could be added.
  */
 @Injectable()
-export class JobOutboxRelay extends PeriodicSweep {
+export class JobOutboxRelay {
+  private readonly logger = new Logger(JobOutboxRelay.name);
+
   constructor(
     private readonly outbox: JobOutbox,
     private readonly queue: JobQueue,
-    dependencies: DependencyStatus,
-  ) {
-    super(JobOutboxRelay.name, INTERVAL_MS, dependencies);
-  }
+  ) {}
 
   /** One pass; answers how many jobs it added. */
+  @OnJob(JobName.JobOutboxRelay)
   async runOnce(): Promise<number> {
     if (this.queue.available && !(await this.queue.holdsOutboxMarker())) {
       // A Redis without the marker lost (or never had) the jobs added to it: they are added again, then it gets the marker.

@@ -17,6 +17,8 @@ const OWN_TRY_SECONDS = 2;
 const LEASE_SECONDS = 10;
 /** How soon rows a relay could not add are offered again. */
 const RETRY_SECONDS = 1;
+/** Delayed jobs timed again at once (Redis calls in flight). */
+const RETIME_CHUNK = 200;
 
 /** A job's BullMQ options: `jobId` always (a second add of an id is a no-op); `runAt` for a delayed job. */
 export interface OutboxJobOptions extends Pick<JobsOptions, 'attempts' | 'backoff'> {
@@ -46,8 +48,10 @@ interface OutboxRow {
  * once that transaction has committed:
  * - at once, by the process that committed it, after its connection is back in the pool and without the
  *   request waiting (Transactions.afterCommit); while Redis is away that add fails at once and the row stays;
- * - otherwise by JobOutboxRelay, which every worker process runs: rows older than OWN_TRY_SECONDS, in the
+ * - otherwise by JobOutboxRelay, a periodic job (once per cluster): rows older than OWN_TRY_SECONDS, in the
  *   order they were recorded, each taken by one relay (SKIP LOCKED and a lease).
+ * A job with `runAt` is due at that time by the clock; while it waits in Redis it is timed again whenever
+ * the clock moves (`retime`).
  * Once Redis has accepted its job a row is marked added, and it goes when the job has finished for good
  * (QueueWorkers calls `done`): a Redis that comes back without its data (restarted without persistence,
  * flushed, failed over to an empty replica) is told by a marker key it no longer holds, and the relay then
@@ -109,13 +113,14 @@ export class JobOutbox {
   /**
    * Takes up to `limit` rows of this app's queues (REDIS_PREFIX) that are due for a relay (their own
    * process did not add them in time, or a relay's lease lapsed) and leases them to the caller. Across
-   * tenants by design: each payload names its own.
+   * tenants by design: each payload names its own. Rows of no prefix, which a migration recorded without
+   * knowing the app's, become this app's.
    */
   async take(limit: number): Promise<OutboxRow[]> {
     const [rows] = await unscopedSql<[OutboxRow[], number]>(
       this.dataSource,
-      `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2)
-        WHERE id IN (SELECT id FROM job_outbox WHERE prefix = $3 AND added_at IS NULL AND available_at <= clock_timestamp()
+      `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2), prefix = $3
+        WHERE id IN (SELECT id FROM job_outbox WHERE prefix IN ($3, '') AND added_at IS NULL AND available_at <= clock_timestamp()
                       ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, name, payload, options, run_at AS "runAt"`,
       [limit, LEASE_SECONDS, this.config.redis.prefix],
@@ -131,12 +136,13 @@ export class JobOutbox {
     // Redis is away: the rows wait for the relay, which tries again once it is back.
     if (!this.queue.available) return rows.length;
     try {
+      const offset = clock.offsetMs();
       const now = clock.nowMs(); // runAt is a business time; BullMQ's delay a duration from here
       const outcomes = await Promise.allSettled(
         rows.map((r) =>
           this.queue.add(r.name, r.payload as JobPayloads[JobName], {
             ...r.options,
-            delay: r.runAt ? Math.max(0, new Date(r.runAt).getTime() - now) : undefined,
+            delay: r.runAt ? Math.max(0, new Date(r.runAt ?? now).getTime() - now) : undefined,
           }),
         ),
       );
@@ -144,6 +150,13 @@ export class JobOutbox {
       const failed = rows.filter((_, i) => outcomes[i].status === 'rejected').map((r) => r.id);
       if (added.length)
         await unscopedSql(this.dataSource, `UPDATE job_outbox SET added_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [added]);
+      // The clock moved meanwhile (a test): these were timed by the old one, and `retime` may have looked
+      // before they were marked added.
+      if (clock.offsetMs() !== offset) {
+        await this.retimeJobs(
+          rows.filter((r, i) => r.runAt && outcomes[i].status === 'fulfilled').map((r) => ({ ...r, jobId: r.options.jobId })),
+        );
+      }
       if (release && failed.length) {
         await unscopedSql(
           this.dataSource,
@@ -162,6 +175,35 @@ export class JobOutbox {
   /** The job `jobId` of this app's queues has finished for good (completed, failed for good, removed): its rows go. */
   async done(jobId: string): Promise<void> {
     await unscopedSql(this.dataSource, `DELETE FROM job_outbox WHERE prefix = $1 AND job_id = $2`, [this.config.redis.prefix, jobId]);
+  }
+
+  /**
+   * Times every delayed job of this app's queues again by the clock, from the due time its row keeps: the
+   * queue counts a delay in real milliseconds from its add, so a clock that moved (a test, a worker whose
+   * clock is ahead of the process that added the job) would otherwise run it by the old time. Answers how
+   * many jobs it moved.
+   */
+  async retime(): Promise<number> {
+    const rows = await unscopedSql<{ name: JobName; jobId: string; runAt: Date }[]>(
+      this.dataSource,
+      `SELECT name, job_id AS "jobId", run_at AS "runAt" FROM job_outbox WHERE prefix = $1 AND added_at IS NOT NULL AND run_at IS NOT NULL`,
+      [this.config.redis.prefix],
+    );
+    return this.retimeJobs(rows);
+  }
+
+  private async retimeJobs(rows: readonly { name: JobName; jobId: string; runAt: Date | string | null }[]): Promise<number> {
+    let moved = 0;
+    for (let i = 0; i < rows.length; i += RETIME_CHUNK) {
+      const now = clock.nowMs();
+      const outcomes = await Promise.all(
+        rows
+          .slice(i, i + RETIME_CHUNK)
+          .map((r) => this.queue.retime(r.name, r.jobId, Math.max(0, new Date(r.runAt ?? now).getTime() - now))),
+      );
+      moved += outcomes.filter(Boolean).length;
+    }
+    return moved;
   }
 
   /** Redis lost the jobs it had accepted: every unfinished job of this app's queues is offered to the relay again. Answers how many. */

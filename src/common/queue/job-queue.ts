@@ -4,7 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import { AppConfig } from '../../config/app-config';
-import { JobName, JobPayloads, QueueName, queueOf, QUEUES } from './queues';
+import { JobName, JobPayloads, PERIODIC_JOBS, PeriodicJobName, QueueName, queueOf, QUEUES, retryOptions } from './queues';
 
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
@@ -58,8 +58,9 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Adds a job (after `delay` ms if given); a `jobId` makes a second add of the same id a no-op.
-   * `attempts` and `backoff` override the queue's policy (for a policy read from the configuration).
+   * Adds a job (after `delay` ms if given) with its queue's policy, its retries read from the configuration
+   * where the policy says so; a `jobId` makes a second add of the same id a no-op. `attempts` and `backoff`
+   * override the policy.
    */
   async add<N extends JobName>(
     name: N,
@@ -67,7 +68,46 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
     options: Pick<JobsOptions, 'jobId' | 'delay' | 'attempts' | 'backoff'> = {},
   ): Promise<void> {
     const queue = queueOf(name);
-    await this.queue(queue).add(name, payload, { ...QUEUES[queue].jobOptions, ...options });
+    const { jobOptions, retriesFrom } = QUEUES[queue];
+    const retries = retriesFrom ? retryOptions(this.config[retriesFrom]) : {};
+    await this.queue(queue).add(name, payload, { ...jobOptions, ...retries, ...options });
+  }
+
+  /**
+   * Upserts the job scheduler of every periodic job (PERIODIC_JOBS): one per job in Redis, whoever upserts
+   * it, so its job runs once per interval in the cluster.
+   */
+  async schedulePeriodicJobs(): Promise<void> {
+    for (const [name, { everyMs }] of Object.entries(PERIODIC_JOBS) as [PeriodicJobName, (typeof PERIODIC_JOBS)[PeriodicJobName]][]) {
+      const queue = queueOf(name);
+      const { attempts, removeOnComplete, removeOnFail } = QUEUES[queue].jobOptions;
+      await this.queue(queue).upsertJobScheduler(
+        name,
+        { every: everyMs(this.config) },
+        { name, data: {}, opts: { attempts, removeOnComplete, removeOnFail } },
+      );
+    }
+  }
+
+  /** Calls `listener` each time the producer connection becomes ready (again): Redis may have come back empty. */
+  onReady(listener: () => void): void {
+    this.connection?.on('ready', listener);
+  }
+
+  /**
+   * Moves a delayed job to run `delayMs` from now (at once if 0). Answers false if it is not delayed (it ran,
+   * runs, or is unknown here): its time is no longer the queue's to keep.
+   */
+  async retime(name: JobName, jobId: string, delayMs: number): Promise<boolean> {
+    const job = await this.queue(queueOf(name)).getJob(jobId);
+    if (!job || !(await job.isDelayed())) return false;
+    try {
+      await (delayMs > 0 ? job.changeDelay(delayMs) : job.promote());
+      return true;
+    } catch {
+      // It left the delayed set meanwhile (a worker took it).
+      return false;
+    }
   }
 
   /** Whether this Redis still holds the job outbox's marker, set once it has been given every unfinished job (JobOutboxRelay). */

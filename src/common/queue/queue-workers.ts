@@ -9,7 +9,7 @@ import { checkJobHandlers, FoundHandler } from './job-handlers.check';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
 import { bullConnection } from './queue.module';
-import { JobName, QueueName, QUEUES } from './queues';
+import { JobName, PERIODIC_JOBS, QueueName, QUEUES } from './queues';
 
 type Handler = (job: Job, context: JobContext) => Promise<unknown>;
 type FailedHandler = (payload: unknown, jobId: string, reason: string) => Promise<void>;
@@ -107,6 +107,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
   private async dispatch(job: Job, token?: string): Promise<unknown> {
     const handler = this.handlers.get(job.name);
     if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    if (job.name in PERIODIC_JOBS) return this.runPeriodic(job, handler);
     const attempt = { queue: job.queueName, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 };
     try {
       const result = await handler(job, { signal: this.stopping.signal });
@@ -139,6 +140,19 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       // BullMQ stores the message with the job: only the description, never the original message.
       if (final) throw new UnrecoverableError(description);
       throw new JobFailure(description);
+    }
+  }
+
+  /**
+   * A periodic job's run: never retried, as the next run is its retry, and an outage that fails every run
+   * until it ends is told once by DependencyStatus rather than every interval.
+   */
+  private async runPeriodic(job: Job, handler: Handler): Promise<unknown> {
+    try {
+      return await handler(job, { signal: this.stopping.signal });
+    } catch (err) {
+      if (!this.dependencies.reportFailure(err)) this.logger.warn({ job: job.name, error: describeError(err) }, 'periodic job failed');
+      return undefined;
     }
   }
 

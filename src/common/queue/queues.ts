@@ -1,4 +1,5 @@
 import type { JobsOptions, WorkerOptions } from 'bullmq';
+import type { AppConfig } from '../../config/app-config';
 import type { Mode } from '../../database/tenant-owned.entity';
 
 /**
@@ -13,6 +14,7 @@ export enum QueueName {
   EmailSequences = 'email-sequences',
   SmsSends = 'sms-sends',
   AppointmentReminders = 'appointment-reminders',
+  Maintenance = 'maintenance',
 }
 
 /** Job names, unique across queues (a handler is found by its job's name). */
@@ -41,11 +43,18 @@ export enum JobName {
    */
   SmsSend = 'sms-send',
   /**
-   * Send one appointment reminder that has come due (recorded by ReminderSweep); jobId = the reminder's id.
-   * The reminder is claimed in PostgreSQL in the transaction that queues its message and settles it, so a
-   * duplicated or re-run job sends nothing more.
+   * Send one appointment reminder at its time; jobId = `<reminderId>_<sendAt in ms>`, recorded with its due
+   * time in the transaction that plans the reminder. The reminder is claimed in PostgreSQL in the
+   * transaction that queues its message and settles it, so a duplicated or re-run job sends nothing more,
+   * and a job whose reminder was cancelled or re-planned does nothing.
    */
   ReminderSend = 'reminder-send',
+  /** Periodic (PERIODIC_JOBS): add the job outbox's jobs that their own process did not add (JobOutboxRelay). */
+  JobOutboxRelay = 'job-outbox-relay',
+  /** Periodic: fan committed events out into webhook deliveries (EventRelay). */
+  EventRelay = 'event-relay',
+  /** Periodic: the retention sweeps (RetentionSweeper). */
+  RetentionSweep = 'retention-sweep',
 }
 
 /** Each job's payload carries the tenant and mode it works for. */
@@ -92,9 +101,14 @@ export type SmsSendPayload = MessageSendPayload;
 export interface ReminderSendPayload {
   reminderId: string;
   appointmentId: string;
+  /** The reminder's due time (ISO 8601, the clock's time): a job that runs early waits, one that no longer matches does nothing. */
+  sendAt: string;
   tenantId: string;
   mode: Mode;
 }
+
+/** A periodic job's payload: empty, as it works across tenants by design (each row it takes names its own). */
+export type PeriodicPayload = Record<string, never>;
 
 export interface JobPayloads {
   [JobName.PatientImport]: PatientImportPayload;
@@ -103,7 +117,27 @@ export interface JobPayloads {
   [JobName.EmailSequenceStep]: EmailSequenceStepPayload;
   [JobName.SmsSend]: SmsSendPayload;
   [JobName.ReminderSend]: ReminderSendPayload;
+  [JobName.JobOutboxRelay]: PeriodicPayload;
+  [JobName.EventRelay]: PeriodicPayload;
+  [JobName.RetentionSweep]: PeriodicPayload;
 }
+
+export type PeriodicJobName = JobName.JobOutboxRelay | JobName.EventRelay | JobName.RetentionSweep;
+
+/**
+ * The periodic work: each is a BullMQ job scheduler (its id is the job's name) that the workers upsert at
+ * start-up and whenever Redis comes back, so each runs once per interval in the whole cluster, on whichever
+ * worker takes it. A run that fails is not retried: the next run is its retry.
+ */
+export const PERIODIC_JOBS: Record<PeriodicJobName, { everyMs: (config: AppConfig) => number }> = {
+  // A job recorded by a process that died right after its commit, or while Redis was away, waits this long
+  // beyond the 2 s its own process has to add it.
+  [JobName.JobOutboxRelay]: { everyMs: () => 500 },
+  // The bound on a webhook's delay after its event commits (EVENTS_RELAY_INTERVAL_MS).
+  [JobName.EventRelay]: { everyMs: (config) => config.webhooks.relayIntervalMs },
+  // Retention is counted in days and months: a few minutes late costs nothing.
+  [JobName.RetentionSweep]: { everyMs: () => 10 * 60_000 },
+};
 
 /**
  * How a queue's workers run and how its jobs are retried.
@@ -117,25 +151,31 @@ export interface JobPayloads {
 export interface QueuePolicy {
   jobs: readonly JobName[];
   worker: Required<Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
-  jobOptions: Required<Pick<JobsOptions, 'attempts' | 'backoff' | 'removeOnComplete' | 'removeOnFail'>>;
+  /** Without `attempts` and `backoff` when `retriesFrom` names them. */
+  jobOptions: Required<Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'>> & Pick<JobsOptions, 'attempts' | 'backoff'>;
+  /** The configuration group whose `maxAttempts` and `retryBaseMs` retry this queue's jobs (JobQueue applies them). */
+  retriesFrom?: ConfiguredRetries;
 }
+
+/** The configuration groups that say how their queue's jobs are retried (EMAIL_, SMS_ and REMINDER_MAX_ATTEMPTS and _RETRY_BASE_MS). */
+export type ConfiguredRetries = 'email' | 'sms' | 'reminders';
 
 /**
  * One queue's policy, flat, as QUEUES states it; `policy` fills in what most queues share. Retries back off
  * exponentially from `retryDelay` (each wait doubles the one before).
  */
-interface QueueSettings {
+type QueueSettings = {
   concurrency: number;
   /** 30 s (BullMQ's default) unless stated. */
   lockDuration?: number;
   /** 15 s unless stated. */
   stalledInterval?: number;
   maxStalledCount: number;
-  attempts: number;
-  retryDelay: number;
   /** How many failed jobs Redis keeps for inspection; 1,000 unless stated. */
   keepFailed?: number;
-}
+  /** Completed jobs Redis keeps: KEEP_COMPLETED unless stated. */
+  keepCompleted?: JobsOptions['removeOnComplete'];
+} & ({ attempts: number; retryDelay: number } | { retriesFrom: ConfiguredRetries });
 
 /** A job's tries and the wait before each retry, doubling from `retryBaseMs`, as BullMQ takes them. */
 export function retryOptions(retry: { maxAttempts: number; retryBaseMs: number }): Required<Pick<JobsOptions, 'attempts' | 'backoff'>> {
@@ -159,10 +199,11 @@ function policy(jobs: readonly JobName[], settings: QueueSettings): QueuePolicy 
       maxStalledCount: settings.maxStalledCount,
     },
     jobOptions: {
-      ...retryOptions({ maxAttempts: settings.attempts, retryBaseMs: settings.retryDelay }),
-      removeOnComplete: KEEP_COMPLETED,
+      ...('retriesFrom' in settings ? {} : retryOptions({ maxAttempts: settings.attempts, retryBaseMs: settings.retryDelay })),
+      removeOnComplete: settings.keepCompleted ?? KEEP_COMPLETED,
       removeOnFail: { count: settings.keepFailed ?? 1_000 },
     },
+    ...('retriesFrom' in settings ? { retriesFrom: settings.retriesFrom } : {}),
   };
 }
 
@@ -203,10 +244,9 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
   // lock outlasts the SMTP timeouts (10 s to connect or greet, 20 s per reply) plus the database writes.
   // maxStalledCount 3: a re-run after a crash sends the message again (the server's acceptance was never
   // recorded); the count only stops a message whose sends keep killing their worker: it ends failed.
-  // 6 attempts, 5, 10, 20, 40, 80 s apart: six tries over 2.5 minutes ride out a relay's restart, then the
-  // message ends `failed` with the last error. EMAIL_MAX_ATTEMPTS and EMAIL_RETRY_BASE_MS override both
-  // (EmailMessagesService adds the jobs).
-  [QueueName.EmailSends]: policy([JobName.EmailSend], { concurrency: 16, maxStalledCount: 3, attempts: 6, retryDelay: 5_000 }),
+  // Retries as EMAIL_MAX_ATTEMPTS and EMAIL_RETRY_BASE_MS say (by default six tries over 2.5 minutes, which
+  // ride out a relay's restart), then the message ends `failed` with the last error.
+  [QueueName.EmailSends]: policy([JobName.EmailSend], { concurrency: 16, maxStalledCount: 3, retriesFrom: 'email' }),
   // Concurrency 10: a step is two or three short transactions (claim, render and queue its message); the
   // sending itself is the email-sends queue's work. A re-run is harmless: the step is claimed by number
   // under the enrolment's row lock. 5 attempts, 2, 4, 8, 16 s apart, for our own failures (database,
@@ -217,24 +257,33 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
   // default lock outlasts a provider request's timeout (SMS_TIMEOUT_MS, 10 s) plus the database writes.
   // maxStalledCount 3: a re-run after a crash sends the message again (the provider's answer was never
   // recorded); the count only stops a message whose sends keep killing their worker: it ends failed.
-  // 6 attempts, 5, 10, 20, 40, 80 s apart, for provider errors and timeouts (SMS_MAX_ATTEMPTS and
-  // SMS_RETRY_BASE_MS override both; SmsSendJobs adds the jobs), then the message ends `failed`.
-  [QueueName.SmsSends]: policy([JobName.SmsSend], { concurrency: 32, maxStalledCount: 3, attempts: 6, retryDelay: 5_000 }),
+  // Retries for provider errors and timeouts as SMS_MAX_ATTEMPTS and SMS_RETRY_BASE_MS say, then the message
+  // ends `failed`.
+  [QueueName.SmsSends]: policy([JobName.SmsSend], { concurrency: 32, maxStalledCount: 3, retriesFrom: 'sms' }),
   // Concurrency 16: a reminder is one short transaction (claim, render and queue its message, settle); the
   // sending is the email and SMS queues' work, and many fall due in the same minute (every 09:00
   // appointment's). The lock is far longer than that transaction and short, so that a crashed worker's
   // reminders go out within seconds (about lockDuration + stalledInterval) rather than a minute late; a
   // live worker that lost its lock on a stalled event loop costs nothing, as the row claim lets only one
-  // run send. 7 attempts, 2, 4, … 64 s apart, for our own failures (database, Redis); after that the
-  // reminder ends `failed` with the reason (ReminderSender.failed). REMINDER_MAX_ATTEMPTS and
-  // REMINDER_RETRY_BASE_MS override both (ReminderSweep records the jobs).
+  // run send. Retries for our own failures (database, Redis) as REMINDER_MAX_ATTEMPTS and
+  // REMINDER_RETRY_BASE_MS say; after that the reminder ends `failed` with the reason (ReminderSender.failed).
   [QueueName.AppointmentReminders]: policy([JobName.ReminderSend], {
     concurrency: 16,
     lockDuration: 10_000,
     stalledInterval: 5_000,
     maxStalledCount: 5,
-    attempts: 7,
-    retryDelay: 2_000,
+    retriesFrom: 'reminders',
+  }),
+  // The periodic jobs (PERIODIC_JOBS). Concurrency 3: a long retention pass must not hold back the relays.
+  // One attempt and one stall: the next run, an interval later, is the retry. Completed runs are not kept
+  // (two or more a second would crowd out the dashboard); the last failed ones are.
+  [QueueName.Maintenance]: policy([JobName.JobOutboxRelay, JobName.EventRelay, JobName.RetentionSweep], {
+    concurrency: 3,
+    maxStalledCount: 1,
+    attempts: 1,
+    retryDelay: 0,
+    keepCompleted: true,
+    keepFailed: 100,
   }),
 };
 

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import { DependencyStatus } from '../../common/observability/dependency-status';
-import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
+import { Injectable, Logger } from '@nestjs/common';
+import { inBatches } from '../../common/queue/in-batches';
+import { OnJob } from '../../common/queue/job-handler';
+import { JobName } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { AuditPartitions, PartitionPass } from '../audit';
@@ -8,8 +9,6 @@ import { EmailBodyRetention } from '../email';
 import { EventsRetention } from '../events';
 
 const DAY_MS = 86_400_000;
-/** How often each worker sweeps. Retention is counted in days and months: a few minutes late costs nothing. */
-const INTERVAL_MS = 10 * 60_000;
 /** Rows per statement, and per pass of each sweep: a backlog (a first run, a lowered retention) goes over several passes. */
 export const SWEEP_BATCH = 1_000;
 export const SWEEP_MAX_PER_PASS = 20_000;
@@ -21,22 +20,26 @@ export interface RetentionPass {
 }
 
 /**
- * The retention sweeps (docs/data-retention.md), in every worker process every INTERVAL_MS: the audit
- * log's monthly partitions (created ahead, dropped past AUDIT_RETENTION_MONTHS), events with their webhook
- * deliveries and attempts past EVENTS_RETENTION_DAYS, and the stored bodies of sent email past
- * EMAIL_BODY_RETENTION_DAYS. Each is bounded per pass and safe with any number of workers (an advisory lock
- * for the partitions, SKIP LOCKED batches for rows). Times come from the clock.
+ * The retention sweeps (docs/data-retention.md), a periodic job once in the cluster every ten minutes
+ * (PERIODIC_JOBS): the audit log's monthly partitions (created ahead, dropped past AUDIT_RETENTION_MONTHS),
+ * events with their webhook deliveries and attempts past EVENTS_RETENTION_DAYS, and the stored bodies of
+ * sent email past EMAIL_BODY_RETENTION_DAYS. Each is bounded per pass and safe if two passes meet (an
+ * advisory lock for the partitions, SKIP LOCKED batches for rows). Times come from the clock.
  */
 @Injectable()
-export class RetentionSweeper extends PeriodicSweep {
+export class RetentionSweeper {
+  private readonly logger = new Logger(RetentionSweeper.name);
+
   constructor(
     private readonly config: AppConfig,
     private readonly partitions: AuditPartitions,
     private readonly events: EventsRetention,
     private readonly emailBodies: EmailBodyRetention,
-    dependencies: DependencyStatus,
-  ) {
-    super(RetentionSweeper.name, INTERVAL_MS, dependencies);
+  ) {}
+
+  @OnJob(JobName.RetentionSweep)
+  async run(): Promise<RetentionPass> {
+    return this.runOnce();
   }
 
   /** One pass of every sweep; `maxPerPass` bounds the rows each row sweep touches. */

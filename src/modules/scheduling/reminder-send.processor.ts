@@ -3,9 +3,10 @@ import type { Job } from 'bullmq';
 import { DateTime } from 'luxon';
 import { EntityManager } from 'typeorm';
 import { ValidationFailedException } from '../../common/http/problem';
-import { OnJob, OnJobFailed } from '../../common/queue/job-handler';
+import { JobNotReadyError, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { JobName, ReminderSendPayload } from '../../common/queue/queues';
 import type { TemplateAppointment } from '../../common/templates/template-context';
+import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EmailMessagesService } from '../email';
@@ -29,7 +30,9 @@ interface Outcome {
 }
 
 /**
- * Sends a reminder whose job ReminderSweep recorded once it came due, exactly once: one transaction locks the
+ * Sends a reminder at its time, exactly once. Its job was recorded with its due time when the reminder was
+ * planned; a job that runs before that time by the clock goes back to wait, and one whose reminder no longer
+ * has that time, or is no longer scheduled, does nothing. One transaction locks the
  * appointment (shared, so a concurrent reschedule or cancel waits or is waited for, never crosses it), claims
  * the reminder row (still `scheduled`, FOR UPDATE: a second run waits, then finds it settled), queues its message through the email or SMS module's `queue(…, tx)`
  * and settles the reminder with the message's id. A crash anywhere rolls all of it back and the job runs
@@ -51,13 +54,16 @@ export class ReminderSender {
 
   @OnJob(JobName.ReminderSend)
   async run(job: Job<ReminderSendPayload>): Promise<ReminderStatus | 'settled'> {
-    const { reminderId, appointmentId, tenantId, mode } = job.data;
+    const { reminderId, appointmentId, sendAt, tenantId, mode } = job.data;
+    const dueAt = Date.parse(sendAt);
+    // Early by the clock (it moved back since the job was timed): the job waits for the rest, with no attempt used.
+    if (dueAt > clock.nowMs()) throw new JobNotReadyError(dueAt - clock.nowMs());
     const scope: TenantScope = { tenantId, mode };
     return this.transactions.run(async (tx) => {
       // The appointment first, as every change of it locks it before its reminders: no deadlock.
       const appointment = await this.appointments.findByIdLocked(scope, appointmentId, tx, 'FOR SHARE');
       const reminder = appointment && (await this.reminders.claim(scope, reminderId, tx));
-      if (!appointment || !reminder) return 'settled';
+      if (!appointment || !reminder || reminder.sendAt.getTime() !== dueAt) return 'settled';
       const outcome = await this.outcome(scope, reminder, appointment, tx);
       const settled = await this.reminders.settle(scope, reminder, outcome, tx);
       if (settled.status === 'sent') {

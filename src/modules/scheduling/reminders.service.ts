@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { JobOutbox } from '../../common/queue/job-outbox';
+import { JobName } from '../../common/queue/queues';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AppointmentReminderDto } from './dto/appointment.dto';
@@ -13,12 +15,21 @@ export type ReminderCancelReason = 'rescheduled' | 'appointment_cancelled' | 'ap
 
 /**
  * Plans and cancels an appointment's reminders inside the transaction that books, moves or ends it, so a
- * rolled-back change plans nothing. ReminderSweep finds each scheduled reminder once its time has come
- * and has ReminderSender send it.
+ * rolled-back change plans nothing. Each scheduled reminder's send job is recorded in that transaction
+ * with its due time (JobOutbox `runAt`); ReminderSender sends it then, or does nothing if the reminder was
+ * cancelled meanwhile.
  */
 @Injectable()
 export class RemindersService {
-  constructor(private readonly reminders: RemindersRepository) {}
+  constructor(
+    private readonly reminders: RemindersRepository,
+    private readonly outbox: JobOutbox,
+  ) {}
+
+  /** A reminder's send job: one per reminder and due time. */
+  static jobId(reminder: { id: string; sendAt: Date }): string {
+    return `${reminder.id}_${reminder.sendAt.getTime()}`;
+  }
 
   /**
    * One reminder per rule of the appointment's type, at start − offset (see planReminder), in the provider's
@@ -46,6 +57,22 @@ export class RemindersService {
           messageId: null,
         };
       }),
+      tx,
+    );
+    await this.outbox.addMany(
+      rows
+        .filter((r) => r.status === 'scheduled')
+        .map((r) => ({
+          name: JobName.ReminderSend,
+          payload: {
+            reminderId: r.id,
+            appointmentId: r.appointmentId,
+            sendAt: r.sendAt.toISOString(),
+            tenantId: scope.tenantId,
+            mode: scope.mode,
+          },
+          options: { jobId: RemindersService.jobId(r), runAt: r.sendAt },
+        })),
       tx,
     );
     return rows.sort((a, b) => a.sendAt.getTime() - b.sendAt.getTime() || (a.id < b.id ? -1 : 1)).map(reminderDto);

@@ -3,14 +3,12 @@ import { EmailModule } from '../email';
 import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
 import { SmsModule } from '../sms';
-import { ReminderDueRepository } from './reminder-due.repository';
 import { ReminderSender } from './reminder-send.processor';
-import { ReminderSweep } from './reminder.sweep';
 import { SchedulingModule } from './scheduling.module';
 
-/** The reminder sweep and the send job's handler; imported by WorkersModule. */
+/** The reminder send job's handler; imported by WorkersModule. */
 @Module({
   imports: [SchedulingModule, PatientsModule, EmailModule, SmsModule, EventsModule],
-  providers: [ReminderSender, ReminderSweep, ReminderDueRepository],
+  providers: [ReminderSender],
 })
 export class SchedulingWorkersModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DependencyStatus } from '../../common/observability/dependency-status';
-import { inBatches, PeriodicSweep } from '../../common/queue/periodic-task';
+import { inBatches } from '../../common/queue/in-batches';
+import { OnJob } from '../../common/queue/job-handler';
+import { JobName } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { OutboxRelayRepository } from './outbox-relay.repository';
@@ -10,24 +11,22 @@ import { WebhookDeliveryJobs } from './webhook-delivery-jobs.service';
 const BATCH = 200;
 
 /**
- * Fans committed events out into deliveries, every EVENTS_RELAY_INTERVAL_MS, in every worker process. Any
- * number of relays may run at once: each event is fanned out by exactly one (see
+ * Fans committed events out into deliveries: a periodic job, every EVENTS_RELAY_INTERVAL_MS once in the
+ * cluster. Any number of relays may run at once all the same: each event is fanned out by exactly one (see
  * OutboxRelayRepository.dispatch). Each delivery's first attempt is recorded in the same transaction
  * (JobOutbox), so nothing committed is lost.
  */
 @Injectable()
-export class EventRelay extends PeriodicSweep {
+export class EventRelay {
   constructor(
     private readonly config: AppConfig,
     private readonly transactions: Transactions,
     private readonly relay: OutboxRelayRepository,
     private readonly jobs: WebhookDeliveryJobs,
-    dependencies: DependencyStatus,
-  ) {
-    super(EventRelay.name, config.webhooks.relayIntervalMs, dependencies);
-  }
+  ) {}
 
   /** One pass: fans out every undispatched event. */
+  @OnJob(JobName.EventRelay)
   async runOnce(): Promise<void> {
     await inBatches(BATCH, (limit) =>
       this.transactions.run(async (tx) => {

@@ -11,7 +11,6 @@ export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
  */
 @Entity('appointment_reminders')
 @Index('IDX_APPOINTMENT_REMINDERS_TENANT_MODE_APPOINTMENT', ['tenantId', 'mode', 'appointmentId', 'sendAt', 'id'])
-@Index('IDX_APPOINTMENT_REMINDERS_DUE', ['sendAt'], { where: `status = 'scheduled'` })
 @Check(`"channel" IN ('email', 'sms')`)
 @Check(`"offset_minutes" BETWEEN 1 AND 43200`)
 @Check(`"status" IN ('scheduled', 'sent', 'skipped', 'suppressed', 'cancelled', 'failed')`)
@@ -44,8 +43,4 @@ export class AppointmentReminderEntity extends TenantOwnedEntity {
   /** The email or SMS message it queued. */
   @Column({ type: 'uuid', nullable: true })
   messageId!: string | null;
-
-  /** Until when the sweep leaves this due row alone, having recorded its send job (see ReminderSweep). */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
-  enqueuedUntil!: Date | null;
 }
