@@ -1,9 +1,14 @@
 export { OutgoingMessageEntity } from './outgoing-message.entity';
 export { lastError, OutgoingMessagesRepository } from './outgoing-messages.repository';
-export type { OutgoingMessageFilters } from './outgoing-messages.repository';
+export type { ClaimedMessage, OutgoingMessageFilters } from './outgoing-messages.repository';
 export { MessageSendJobs } from './message-send-jobs';
 export type { MessageSendJobName, SendRetryPolicy } from './message-send-jobs';
-export { errorOnGivingUp, isLastTry, recordAcceptance } from './message-sender';
+export { MessageSender } from './message-sender';
+export type { MessageChannel } from './message-sender';
+export { CAPTURE_TRANSPORT, logTransport, TransportError } from './message-transport';
+export type { MessageTransport } from './message-transport';
+export { refused } from './queue-outcome';
+export type { QueueOutcome, Refusal, RefusalReason } from './queue-outcome';
 export { recipientOf, requireExactlyOne } from './recipients';
 export type { Recipient } from './recipients';
 export { deliveryFor, MESSAGE_KINDS } from './delivery';

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
+import { MessageSender } from '../../common/messaging';
 import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
 import { EmailModule } from './email.module';
-import { EmailSender } from './email-send.processor';
+import { EmailChannel, EmailSendProcessor } from './email-send.processor';
 
 /** The send job's handler; imported by WorkersModule. */
 @Module({
   imports: [EmailModule, PatientsModule, EventsModule],
-  providers: [EmailSender],
+  providers: [MessageSender, EmailChannel, EmailSendProcessor],
 })
 export class EmailWorkersModule {}

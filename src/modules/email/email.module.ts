@@ -6,7 +6,6 @@ import { SettingsModule } from '../settings';
 import { TenantsModule } from '../tenants';
 import { TemplatesModule } from '../templates';
 import { EmailBodyRetention } from './email-body-retention.service';
-import { EmailContexts } from './email-contexts.service';
 import { EmailHeaders } from './email-headers.service';
 import { EmailMessagesController } from './email-messages.controller';
 import { EmailMessagesRepository } from './email-messages.repository';
@@ -40,7 +39,6 @@ import { UnsubscribeTokens } from './unsubscribe-tokens.service';
     EmailMessagesRepository,
     EmailTemplatesService,
     EmailMessagesService,
-    EmailContexts,
     EmailSendJobs,
     EmailHeaders,
     UnsubscribeTokens,

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
-import { EmailModule } from '../email';
 import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
-import { SmsModule } from '../sms';
+import { MessagingModule } from '../messaging';
 import { ReminderDueRepository } from './reminder-due.repository';
 import { ReminderSender } from './reminder-send.processor';
 import { ReminderSweep } from './reminder.sweep';
@@ -10,7 +9,7 @@ import { SchedulingModule } from './scheduling.module';
 
 /** The reminder sweep and the send job's handler; imported by WorkersModule. */
 @Module({
-  imports: [SchedulingModule, PatientsModule, EmailModule, SmsModule, EventsModule],
+  imports: [SchedulingModule, PatientsModule, MessagingModule, EventsModule],
   providers: [ReminderSender, ReminderSweep, ReminderDueRepository],
 })
 export class SchedulingWorkersModule {}

@@ -52,6 +52,7 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
     SmsConfirmations,
     SmsConsent,
     SmsMessagesRepository,
+    SmsSendJobs,
     PatientsModule,
     SettingsModule,
     EventsModule,

@@ -61,10 +61,6 @@ export class EmailMessageEntity extends OutgoingMessageEntity<EmailStatus, Email
   @Column({ type: 'varchar', length: 998, nullable: true })
   smtpMessageId!: string | null;
 
-  /** When the message is due (again): its send job's next try. */
-  @Column({ type: 'timestamptz', precision: 3 })
-  nextAttemptAt!: Date;
-
   /** When the final dot of DATA was let out: from here on the message is never sent again. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   handedOverAt!: Date | null;
