@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
-import type { TemplateAppointment } from '../../common/templates/template-context';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { Transactions } from '../../database/transactions';
 import { MessageKind, Recipient as MessageRecipient, QueueOutcome, Refusal, refused, requireExactlyOne } from '../../common/messaging';
 import { noSuchPatient, type PatientDto, PatientsService } from '../patients';
-import { TemplateContextService } from '../templates';
+import { TemplateAppointment, TemplateContextService } from '../templates';
 import { emailSuppression } from './email-consent';
 import { EmailMessageDetailDto, EmailMessageDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
 import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';

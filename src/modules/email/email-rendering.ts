@@ -1,6 +1,6 @@
 import { ValidationFailedException } from '../../common/http/problem';
 import { Refusal, refused } from '../../common/messaging';
-import type { TemplateContext } from '../../common/templates/template-context';
+import type { TemplateContext } from '../templates';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
 
 /** A template's parts, or a one-off message's. */

@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { EntityManager } from 'typeorm';
 import { OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { JobName, ReminderSendPayload } from '../../common/queue/queues';
-import type { TemplateAppointment } from '../../common/templates/template-context';
+import type { TemplateAppointment } from '../templates';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';

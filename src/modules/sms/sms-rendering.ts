@@ -1,6 +1,6 @@
 import { ValidationFailedException } from '../../common/http/problem';
 import { Refusal, refused } from '../../common/messaging';
-import type { TemplateContext } from '../../common/templates/template-context';
+import type { TemplateContext } from '../templates';
 import { renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
 import { SMS_BODY_MAX_LENGTH } from './dto/sms-template.dto';
 import { SmsSegments, smsSegments } from './sms-segments';
