@@ -4,12 +4,13 @@ export type { ClaimedMessage, OutgoingMessageFilters } from './outgoing-messages
 export { MessageSendJobs } from './message-send-jobs';
 export type { MessageSendJobName, SendRetryPolicy } from './message-send-jobs';
 export { MessageSender } from './message-sender';
+export type { MessageSendPayload } from '../queue/queues';
 export type { MessageChannel } from './message-sender';
-export { CAPTURE_TRANSPORT, logTransport, TransportError } from './message-transport';
+export { logTransport, TransportError } from './message-transport';
 export type { MessageTransport } from './message-transport';
 export { refused } from './queue-outcome';
 export type { QueueOutcome, Refusal, RefusalReason } from './queue-outcome';
-export { recipientOf, requireExactlyOne } from './recipients';
+export { requireExactlyOne } from './recipients';
 export type { Recipient } from './recipients';
 export { deliveryFor, MESSAGE_KINDS } from './delivery';
 export type { Delivery, MessageKind } from './delivery';

@@ -22,7 +22,7 @@ import { UnsubscribeTokens } from './unsubscribe-tokens.service';
 /**
  * Email templates, messages and sending. Other modules queue a message with EmailMessagesService.queue
  * (inside their own transaction) and check template ids with EmailTemplatesService. The send job's
- * handler runs in EmailWorkersModule.
+ * handler runs in MessagingWorkersModule (EmailChannel).
  */
 @Module({
   imports: [

@@ -17,12 +17,10 @@ export function renderSms(source: string, context: TemplateContext, field: strin
   return orThrow(smsOrRefusal(source, context, field, false));
 }
 
-/** As renderSms, and the text must be one a provider takes: not empty, at most SMS_BODY_MAX_LENGTH characters. */
-export function renderSendableSms(source: string, context: TemplateContext, field: string): RenderedSms {
-  return orThrow(smsOrRefusal(source, context, field, true));
-}
-
-/** As renderSms (`sendable`: renderSendableSms), answering why a text cannot be rendered instead of throwing. */
+/**
+ * As renderSms, answering why a text cannot be rendered instead of throwing; with `sendable`, the text must
+ * also be one a provider takes: not empty, at most SMS_BODY_MAX_LENGTH characters.
+ */
 export function smsOrRefusal(source: string, context: TemplateContext, field: string, sendable: boolean): RenderedSms | Refusal {
   let body: string;
   try {

@@ -10,7 +10,7 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 
 /**
  * One message, rendered when it was queued (what was previewed is what goes out). Its id is the BullMQ
- * job id. `sending` means a worker took it and has not recorded the SMTP server's answer (see EmailSender):
+ * job id. `sending` means a worker took it and has not recorded the SMTP server's answer (see MessageSender):
  * a row left in that state by a worker that died is sent again.
  */
 @Entity('email_messages')

@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Job } from 'bullmq';
 import { EntityManager } from 'typeorm';
-import { logTransport, MessageChannel, MessageSender, MessageTransport } from '../../common/messaging';
-import { OnJob, OnJobFailed } from '../../common/queue/job-handler';
-import { JobName, SmsSendPayload } from '../../common/queue/queues';
+import { logTransport, MessageChannel, MessageTransport } from '../../common/messaging';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { EventsService } from '../events';
@@ -63,25 +60,5 @@ export class SmsChannel implements MessageChannel<SmsMessageEntity> {
 
   async recordEvent(scope: TenantScope, event: 'sent' | 'failed', message: SmsMessageEntity, tx: EntityManager): Promise<void> {
     await this.events.record(scope, `sms.${event}`, toSmsMessageDto(message), tx);
-  }
-}
-
-/** The SMS send job: one message per job, through the one sender. */
-@Injectable()
-export class SmsSendProcessor {
-  constructor(
-    private readonly sender: MessageSender,
-    private readonly channel: SmsChannel,
-  ) {}
-
-  @OnJob(JobName.SmsSend)
-  run(job: Job<SmsSendPayload>): Promise<void> {
-    return this.sender.run(this.channel, job);
-  }
-
-  /** BullMQ gave up on the job (attempts used up, or it stalled too often): the message ends failed. */
-  @OnJobFailed(JobName.SmsSend)
-  failed(payload: SmsSendPayload, _jobId: string, reason: string): Promise<void> {
-    return this.sender.giveUp(this.channel, payload, reason);
   }
 }

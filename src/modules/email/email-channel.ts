@@ -1,11 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { Job } from 'bullmq';
 import { EntityManager } from 'typeorm';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { parseServerMessageId } from 'nodemailer/lib/smtp-connection/server-message-id';
-import { logTransport, MessageChannel, MessageSender, MessageTransport } from '../../common/messaging';
-import { OnJob, OnJobFailed } from '../../common/queue/job-handler';
-import { EmailSendPayload, JobName, QUEUES, QueueName } from '../../common/queue/queues';
+import { logTransport, MessageChannel, MessageTransport } from '../../common/messaging';
+import { QUEUES, QueueName } from '../../common/queue/queues';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { EventsService } from '../events';
@@ -99,26 +97,6 @@ export class EmailChannel implements MessageChannel<EmailMessageEntity>, OnAppli
     })
       .compile()
       .build();
-  }
-}
-
-/** The email send job: one message per job, through the one sender. */
-@Injectable()
-export class EmailSendProcessor {
-  constructor(
-    private readonly sender: MessageSender,
-    private readonly channel: EmailChannel,
-  ) {}
-
-  @OnJob(JobName.EmailSend)
-  run(job: Job<EmailSendPayload>): Promise<void> {
-    return this.sender.run(this.channel, job);
-  }
-
-  /** BullMQ gave up on the job (attempts used up, or it stalled too often): the message ends failed. */
-  @OnJobFailed(JobName.EmailSend)
-  failed(payload: EmailSendPayload, _jobId: string, reason: string): Promise<void> {
-    return this.sender.giveUp(this.channel, payload, reason);
   }
 }
 
