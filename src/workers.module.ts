@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
 import { QueueWorkersModule } from './common/queue/queue-workers.module';
-import { EmailWorkersModule } from './modules/email/email-workers.module';
 import { SequencesWorkersModule } from './modules/email/sequences/sequences-workers.module';
+import { MessagingWorkersModule } from './modules/messaging/messaging-workers.module';
 import { PatientsWorkersModule } from './modules/patients/patients-workers.module';
-import { SmsWorkersModule } from './modules/sms/sms-workers.module';
 import { SchedulingWorkersModule } from './modules/scheduling/scheduling-workers.module';
 import { RetentionWorkersModule } from './modules/retention/retention-workers.module';
 import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.module';
@@ -18,10 +17,9 @@ import { WebhooksWorkersModule } from './modules/webhooks/webhooks-workers.modul
     QueueWorkersModule,
     PatientsWorkersModule,
     WebhooksWorkersModule,
-    EmailWorkersModule,
+    MessagingWorkersModule,
     SequencesWorkersModule,
     RetentionWorkersModule,
-    SmsWorkersModule,
     SchedulingWorkersModule,
   ],
 })

@@ -42,4 +42,8 @@ export abstract class OutgoingMessageEntity<S extends string = string, T extends
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   sentAt!: Date | null;
+
+  /** When the message is due (again): its send job's next try. */
+  @Column({ type: 'timestamptz', precision: 3 })
+  nextAttemptAt!: Date;
 }

@@ -13,16 +13,3 @@ export function requireExactlyOne<T extends object>(values: T, first: keyof T & 
     throw new ValidationFailedException([{ field: first, message: `or ${second} is required, and only one of them` }]);
   }
 }
-
-/**
- * The recipient of a send request, which names a patient (`patientId`) or an address (`to`), one of them:
- * `ofPatient` loads the patient (400 naming `patientId` when it has no address) and answers its address.
- */
-export async function recipientOf<P>(
-  request: { patientId?: string | null; to?: string | null },
-  ofPatient: (patientId: string) => Promise<Recipient<P> & { patient: P }>,
-): Promise<Recipient<P>> {
-  requireExactlyOne(request, 'patientId', 'to');
-  if (request.to) return { to: request.to, patient: null };
-  return ofPatient(request.patientId!);
-}

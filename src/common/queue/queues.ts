@@ -28,7 +28,7 @@ export enum JobName {
   WebhookDelivery = 'webhook-delivery',
   /**
    * Send one email message; jobId = the message id, so a message is one job. Its row is claimed in
-   * PostgreSQL before each try (see EmailSender): a job that finds it settled sends nothing, and a re-run
+   * PostgreSQL before each try (see MessageSender): a job that finds it settled sends nothing, and a re-run
    * after its worker died sends it again (same Message-ID).
    */
   EmailSend = 'email-send',
@@ -39,7 +39,7 @@ export enum JobName {
   EmailSequenceStep = 'email-sequence-step',
   /**
    * Send one SMS; jobId = the message id, so a message is one job. Its row is claimed in PostgreSQL before
-   * each try (see SmsSender): a job that finds it settled sends nothing.
+   * each try (see MessageSender): a job that finds it settled sends nothing.
    */
   SmsSend = 'sms-send',
   /**

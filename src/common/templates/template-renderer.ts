@@ -4,7 +4,7 @@
  *   // at create/update time: a 400 validation_failed naming every field that does not compile
  *   assertTemplatesCompile({ subject: ['text', dto.subject], htmlContent: ['html', dto.htmlContent] });
  *
- *   // at send/preview time (context from buildTemplateContext, or TemplateContextService in modules/templates)
+ *   // at send/preview time (context from TemplateContextService in modules/templates)
  *   const html = renderTemplate(row.htmlContent, 'html', context); // {{x}} HTML-escaped
  *   const text = renderTemplate(row.body, 'text', context);        // no escaping: text parts and SMS
  *

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
-import type { TemplateAppointment } from '../../common/templates/template-context';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
 import { Transactions } from '../../database/transactions';
-import { MessageKind, Recipient as MessageRecipient, recipientOf } from '../../common/messaging';
-import type { PatientDto } from '../patients';
+import { MessageKind, Recipient as MessageRecipient, QueueOutcome, Refusal, refused, requireExactlyOne } from '../../common/messaging';
+import { noSuchPatient, type PatientDto, PatientsService } from '../patients';
+import { TemplateAppointment, TemplateContextService } from '../templates';
+import { emailSuppression } from './email-consent';
 import { EmailMessageDetailDto, EmailMessageDto, EmailMessageListDto, ListEmailMessagesQueryDto } from './dto/email-message.dto';
 import { EmailSendAcceptedDto, SendEmailDto } from './dto/send-email.dto';
-import { EmailContexts } from './email-contexts.service';
-import { assertEmailPartsCompile, EmailParts, renderEmailParts } from './email-rendering';
+import { assertEmailPartsCompile, EmailParts, emailPartsOrRefusal } from './email-rendering';
 import { EmailMessagesRepository } from './email-messages.repository';
 import { EmailSendJobs } from './email-send-jobs.service';
 import { EmailTemplatesService } from './email-templates.service';
@@ -35,10 +35,17 @@ export interface QueueEmailInput {
 
 type Recipient = MessageRecipient<PatientDto>;
 
+/** A message to write: its recipient, its rendered parts, and where it came from. */
+interface Prepared {
+  recipient: Recipient;
+  rendered: EmailParts;
+  templateId: string | null;
+}
+
 /**
  * Queues messages and reads them back. A message is rendered when it is queued and stored as rendered;
- * the message's job is recorded with its row and added once it commits (EmailSendJobs), and the worker (EmailSender)
- * takes it from there.
+ * the message's job is recorded with its row and added once it commits (EmailSendJobs), and the worker
+ * (MessageSender through EmailChannel) takes it from there.
  */
 @Injectable()
 export class EmailMessagesService {
@@ -46,53 +53,41 @@ export class EmailMessagesService {
     private readonly transactions: Transactions,
     private readonly messages: EmailMessagesRepository,
     private readonly templates: EmailTemplatesService,
-    private readonly contexts: EmailContexts,
+    private readonly patients: PatientsService,
+    private readonly contexts: TemplateContextService,
     private readonly jobs: EmailSendJobs,
   ) {}
 
   /** POST /emails/send: checks and renders the message, stores it queued, and has it sent. */
   async send(auth: AuthContext, dto: SendEmailDto): Promise<EmailSendAcceptedDto> {
-    const recipient = await this.recipient(auth, dto);
-    const { parts, templateId } = await this.content(auth, dto);
-    const rendered = renderEmailParts(
-      parts,
-      await this.contexts.build(auth, recipient.patient, dto.templateVariables),
+    const prepared = await this.prepare(
+      auth,
+      dto,
+      () => this.content(auth, dto),
+      { variables: dto.templateVariables },
       'templateVariables',
     );
-    return this.transactions.run(async (tx) => {
-      const { id } = await this.insert(auth, recipient, rendered, { kind: 'send', templateId }, tx);
-      return { messageId: id, status: 'queued' as const };
-    });
+    if ('status' in prepared) throw new ValidationFailedException([{ field: prepared.field, message: prepared.message }]);
+    const outcome = await this.transactions.run((tx) => this.write(auth, prepared, { kind: 'send' }, tx));
+    // A message to a patient who unsubscribed is accepted too: it is recorded `suppressed`.
+    return { messageId: outcome.messageId, status: 'queued' };
   }
 
   /**
    * Queues one message from a template to a patient of the scope inside the caller's transaction `tx`: the row is
    * written in it and its job is added once it commits (nothing is sent if it rolls back; the job outbox
-   * adds the job whenever Redis can take it). For sequence
-   * steps: with `enrollmentId` and `step`, queueing the same step again answers the same message id.
-   * The patient must have an email address and the template must exist in the caller's tenant and mode
-   * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who has opted out gets
-   * a message that ends `suppressed`, so every step leaves a record.
+   * adds the job whenever Redis can take it). For sequence steps: with `enrollmentId` and `step`, queueing the
+   * same step again answers the same message id. A patient who has unsubscribed gets a message that is
+   * `suppressed` at once, so every step leaves a record; a patient without an address, a template that is gone
+   * or one that cannot be rendered for this patient is `refused` and writes nothing.
    */
-  async queue(scope: TenantScope, input: QueueEmailInput, tx: EntityManager): Promise<{ messageId: string }> {
-    const patient = await this.contexts.patient(scope, input.patientId, 'patientId', true);
-    const template = await this.templates.named(scope, input.templateId, 'templateId');
-    const rendered = renderEmailParts(template, await this.contexts.build(scope, patient, input.variables, input.appointment), 'variables');
-    const { id } = await this.insert(
-      scope,
-      { to: patient.email!, patient },
-      rendered,
-      {
-        kind: input.kind,
-        appointmentId: input.appointmentId ?? null,
-        templateId: template.id,
-        sequenceId: input.sequenceId ?? null,
-        enrollmentId: input.enrollmentId ?? null,
-        step: input.step ?? null,
-      },
-      tx,
-    );
-    return { messageId: id };
+  async queue(scope: TenantScope, input: QueueEmailInput, tx: EntityManager): Promise<QueueOutcome> {
+    const content = async (): Promise<{ parts: EmailParts; templateId: string } | Refusal> => {
+      const template = await this.templates.find(scope, input.templateId);
+      return template ? { parts: template, templateId: template.id } : refused('template_missing', 'templateId', 'names no email template');
+    };
+    const prepared = await this.prepare(scope, input, content, input, 'variables');
+    return 'status' in prepared ? prepared : this.write(scope, prepared, input, tx);
   }
 
   async list(auth: AuthContext, query: ListEmailMessagesQueryDto, page: PageRequest): Promise<EmailMessageListDto> {
@@ -112,27 +107,45 @@ export class EmailMessagesService {
     };
   }
 
-  private async insert(
+  /**
+   * The recipient (a patient of the scope, or a bare address), the content and its rendering for them; refused
+   * when the patient has no address, the template is gone or it cannot be rendered with `variablesField`'s values.
+   */
+  private async prepare(
     scope: TenantScope,
-    recipient: Recipient,
-    rendered: EmailParts,
-    refs: {
-      kind: MessageKind;
-      appointmentId?: string | null;
-      templateId: string | null;
-      sequenceId?: string | null;
-      enrollmentId?: string | null;
-      step?: number | null;
-    },
+    request: { patientId?: string | null; to?: string | null },
+    content: () => Promise<{ parts: EmailParts; templateId: string | null } | Refusal>,
+    values: { variables?: Record<string, unknown> | null; appointment?: TemplateAppointment },
+    variablesField: string,
+  ): Promise<Prepared | Refusal> {
+    requireExactlyOne(request, 'patientId', 'to');
+    const patient = request.patientId ? await this.patients.find(scope, request.patientId) : null;
+    if (request.patientId && !patient) return refused('no_address', 'patientId', noSuchPatient('patientId').message);
+    if (patient && !patient.email) return refused('no_address', 'patientId', 'names a patient without an email address');
+    const recipient: Recipient = { to: patient ? patient.email! : request.to!, patient };
+    const source = await content();
+    if ('status' in source) return source;
+    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment });
+    const rendered = emailPartsOrRefusal(source.parts, context, variablesField);
+    if ('status' in rendered) return rendered;
+    return { recipient, rendered, templateId: source.templateId };
+  }
+
+  /** Writes the message in `tx`, `suppressed` at once for a patient who unsubscribed, else queued with its send job. */
+  private async write(
+    scope: TenantScope,
+    { recipient, rendered, templateId }: Prepared,
+    refs: { kind: MessageKind; appointmentId?: string; sequenceId?: string; enrollmentId?: string; step?: number },
     tx: EntityManager,
-  ): Promise<{ id: string }> {
+  ): Promise<Extract<QueueOutcome, { messageId: string }>> {
+    const suppressed = emailSuppression(recipient.patient);
     const { id, created } = await this.messages.insertQueued(
       scope,
       {
         kind: refs.kind,
         appointmentId: refs.appointmentId ?? null,
         patientId: recipient.patient?.id ?? null,
-        templateId: refs.templateId,
+        templateId,
         sequenceId: refs.sequenceId ?? null,
         enrollmentId: refs.enrollmentId ?? null,
         step: refs.step ?? null,
@@ -141,28 +154,24 @@ export class EmailMessagesService {
         subject: rendered.subject.replace(/[\r\n]+/g, ' ').slice(0, 998),
         htmlBody: rendered.htmlContent,
         textBody: rendered.textContent,
+        suppressed: suppressed ?? undefined,
       },
       tx,
     );
+    if (suppressed !== null) return { status: 'suppressed', messageId: id, reason: suppressed };
     if (created) await this.jobs.record(scope, id, tx);
-    return { id };
+    return { status: 'queued', messageId: id };
   }
 
-  private recipient(auth: AuthContext, dto: SendEmailDto): Promise<Recipient> {
-    return recipientOf(dto, async (id) => {
-      const patient = await this.contexts.patient(auth, id, 'patientId', true);
-      return { to: patient.email!, patient };
-    });
-  }
-
-  private async content(auth: AuthContext, dto: SendEmailDto): Promise<{ parts: EmailParts; templateId: string | null }> {
+  private async content(auth: AuthContext, dto: SendEmailDto): Promise<{ parts: EmailParts; templateId: string | null } | Refusal> {
     const inline = [dto.subject, dto.htmlContent, dto.textContent].some((v) => v !== undefined && v !== null);
     if (dto.templateId) {
       if (inline) {
         const field = dto.subject != null ? 'subject' : dto.htmlContent != null ? 'htmlContent' : 'textContent';
         throw new ValidationFailedException([{ field, message: 'must not be sent with templateId' }]);
       }
-      const template = await this.templates.named(auth, dto.templateId, 'templateId');
+      const template = await this.templates.find(auth, dto.templateId);
+      if (!template) return refused('template_missing', 'templateId', 'names no email template');
       return { parts: template, templateId: template.id };
     }
     if (!dto.subject) throw new ValidationFailedException([{ field: 'subject', message: 'is required without templateId' }]);

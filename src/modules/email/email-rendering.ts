@@ -1,5 +1,6 @@
 import { ValidationFailedException } from '../../common/http/problem';
-import type { TemplateContext } from '../../common/templates/template-context';
+import { Refusal, refused } from '../../common/messaging';
+import type { TemplateContext } from '../templates';
 import { assertTemplatesCompile, renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';
 
 /** A template's parts, or a one-off message's. */
@@ -24,6 +25,13 @@ export function assertEmailPartsCompile(parts: Partial<EmailParts>): void {
  * body member whose values made it fail.
  */
 export function renderEmailParts(parts: EmailParts, context: TemplateContext, variablesField: string): EmailParts {
+  const rendered = emailPartsOrRefusal(parts, context, variablesField);
+  if ('status' in rendered) throw new ValidationFailedException([{ field: rendered.field, message: rendered.message }]);
+  return rendered;
+}
+
+/** As renderEmailParts, answering why the parts cannot be rendered instead of throwing. */
+export function emailPartsOrRefusal(parts: EmailParts, context: TemplateContext, variablesField: string): EmailParts | Refusal {
   try {
     return {
       subject: renderTemplate(parts.subject, 'text', context),
@@ -31,8 +39,7 @@ export function renderEmailParts(parts: EmailParts, context: TemplateContext, va
       textContent: parts.textContent === null ? null : renderTemplate(parts.textContent, 'text', context),
     };
   } catch (err) {
-    if (err instanceof TemplateRenderError)
-      throw new ValidationFailedException([{ field: variablesField, message: `cannot be rendered: ${err.message}` }]);
+    if (err instanceof TemplateRenderError) return refused('render_failed', variablesField, `cannot be rendered: ${err.message}`);
     throw err;
   }
 }

@@ -14,7 +14,7 @@ import {
   PreviewEmailTemplateDto,
   UpdateEmailTemplateDto,
 } from './dto/email-template.dto';
-import { EmailContexts } from './email-contexts.service';
+import { TemplateContextService } from '../templates';
 import { assertEmailPartsCompile, renderEmailParts } from './email-rendering';
 import { EmailTemplatesRepository } from './email-templates.repository';
 import { EmailTemplateNotFoundException } from './email.exceptions';
@@ -28,7 +28,7 @@ export class EmailTemplatesService {
   constructor(
     private readonly transactions: Transactions,
     private readonly templates: EmailTemplatesRepository,
-    private readonly contexts: EmailContexts,
+    private readonly contexts: TemplateContextService,
   ) {}
 
   async create(auth: AuthContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateDto> {
@@ -54,11 +54,9 @@ export class EmailTemplatesService {
     return row;
   }
 
-  /** The template a body names (`field`), or 400 naming the field. */
-  async named(scope: TenantScope, id: string, field: string): Promise<EmailTemplateEntity> {
-    const row = await this.templates.findById(scope, id);
-    if (!row) throw new ValidationFailedException([{ field, message: 'names no email template' }]);
-    return row;
+  /** The template of the scope with this id, or null. */
+  find(scope: TenantScope, id: string): Promise<EmailTemplateEntity | null> {
+    return this.templates.findById(scope, id);
   }
 
   /** Whether every id names a template of this tenant and mode (for sequences, whose steps name templates). */
@@ -94,9 +92,8 @@ export class EmailTemplatesService {
   /** Renders the template for a patient (or none) and variables, sending nothing; naming the patient lists it in their access log. */
   async preview(auth: AuthContext, id: string, dto: PreviewEmailTemplateDto): Promise<EmailPreviewDto> {
     const template = await this.require(auth, id);
-    const patient = dto.patientId ? await this.contexts.patient(auth, dto.patientId, 'patientId', false) : null;
-    const context = await this.contexts.build(auth, patient, dto.variables);
-    return { ...renderEmailParts(template, context, 'variables'), patientId: patient?.id ?? null };
+    const context = await this.contexts.build(auth, { patient: dto.patientId, variables: dto.variables });
+    return { ...renderEmailParts(template, context, 'variables'), patientId: dto.patientId?.toLowerCase() ?? null };
   }
 }
 

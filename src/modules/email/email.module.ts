@@ -6,7 +6,6 @@ import { SettingsModule } from '../settings';
 import { TenantsModule } from '../tenants';
 import { TemplatesModule } from '../templates';
 import { EmailBodyRetention } from './email-body-retention.service';
-import { EmailContexts } from './email-contexts.service';
 import { EmailHeaders } from './email-headers.service';
 import { EmailMessagesController } from './email-messages.controller';
 import { EmailMessagesRepository } from './email-messages.repository';
@@ -23,7 +22,7 @@ import { UnsubscribeTokens } from './unsubscribe-tokens.service';
 /**
  * Email templates, messages and sending. Other modules queue a message with EmailMessagesService.queue
  * (inside their own transaction) and check template ids with EmailTemplatesService. The send job's
- * handler runs in EmailWorkersModule.
+ * handler runs in MessagingWorkersModule (EmailChannel).
  */
 @Module({
   imports: [
@@ -40,7 +39,6 @@ import { UnsubscribeTokens } from './unsubscribe-tokens.service';
     EmailMessagesRepository,
     EmailTemplatesService,
     EmailMessagesService,
-    EmailContexts,
     EmailSendJobs,
     EmailHeaders,
     UnsubscribeTokens,

@@ -1,6 +1,6 @@
 // What other modules may use of email: the Nest modules and the services that queue messages and check templates.
 export { EmailModule } from './email.module';
-export { EmailWorkersModule } from './email-workers.module';
+export { EmailChannel } from './email-channel';
 export { EmailMessagesService } from './email-messages.service';
 export type { QueueEmailInput } from './email-messages.service';
 export { EmailTemplatesService } from './email-templates.service';

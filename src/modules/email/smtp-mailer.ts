@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { TransportError } from '../../common/messaging';
 
 /** What one SMTP transaction ended with, when the server accepted the message. */
 export interface SmtpAccepted {
@@ -18,16 +19,16 @@ export interface SmtpAccepted {
  */
 export type SmtpFailureStage = 'before-data' | 'rejected' | 'unknown';
 
-export class SmtpSendError extends Error {
+export class SmtpSendError extends TransportError {
   constructor(
     message: string,
     readonly stage: SmtpFailureStage,
     /** The SMTP reply code, when the server answered with one. */
     readonly responseCode: number | null,
     /** True when retrying cannot help (a 5xx reply). */
-    readonly permanent: boolean,
+    permanent: boolean,
   ) {
-    super(message);
+    super(message, permanent, responseCode ? `SMTP ${responseCode}` : 'SMTP connection error');
     this.name = 'SmtpSendError';
   }
 }

@@ -2,18 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { DateTime } from 'luxon';
 import { EntityManager } from 'typeorm';
-import { ValidationFailedException } from '../../common/http/problem';
 import { JobNotReadyError, OnJob, OnJobFailed } from '../../common/queue/job-handler';
 import { JobName, ReminderSendPayload } from '../../common/queue/queues';
-import type { TemplateAppointment } from '../../common/templates/template-context';
 import { clock } from '../../common/time/clock';
+import type { TemplateAppointment } from '../templates';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { EmailMessagesService } from '../email';
 import { EventsService } from '../events';
-import type { PatientDto } from '../patients';
-import { PatientsService } from '../patients';
-import { SmsMessagesService } from '../sms';
+import { MessagingService, QueueOutcome, RefusalReason } from '../messaging';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentReminderEntity, ReminderStatus } from './entities/appointment-reminder.entity';
 import { AppointmentEntity } from './entities/appointment.entity';
@@ -34,7 +30,7 @@ interface Outcome {
  * planned; a job that runs before that time by the clock goes back to wait, and one whose reminder no longer
  * has that time, or is no longer scheduled, does nothing. One transaction locks the
  * appointment (shared, so a concurrent reschedule or cancel waits or is waited for, never crosses it), claims
- * the reminder row (still `scheduled`, FOR UPDATE: a second run waits, then finds it settled), queues its message through the email or SMS module's `queue(…, tx)`
+ * the reminder row (still `scheduled`, FOR UPDATE: a second run waits, then finds it settled), queues its message through MessagingService.queue(…, tx)
  * and settles the reminder with the message's id. A crash anywhere rolls all of it back and the job runs
  * again; a job that finds its reminder settled or cancelled does nothing. Logs nothing of the patient.
  */
@@ -45,9 +41,7 @@ export class ReminderSender {
     private readonly reminders: RemindersRepository,
     private readonly appointments: AppointmentsRepository,
     private readonly providers: ProvidersRepository,
-    private readonly patients: PatientsService,
-    private readonly email: EmailMessagesService,
-    private readonly sms: SmsMessagesService,
+    private readonly messaging: MessagingService,
     private readonly events: EventsService,
     private readonly tokens: ManageTokens,
   ) {}
@@ -87,40 +81,14 @@ export class ReminderSender {
   ): Promise<Outcome> {
     // Ending an appointment cancels its reminders in the same transaction; this only guards that rule.
     if (!isActive(appointment.status)) return { status: 'cancelled', reason: `appointment_${appointment.status}`, messageId: null };
-    const patient = (await this.patients.find(scope, appointment.patientId, tx))!;
-    const email = reminder.channel === 'email';
-    if (!(email ? patient.email : patient.phone)) return { status: 'suppressed', reason: email ? 'no_email' : 'no_phone', messageId: null };
     const input = {
       kind: 'reminder' as const,
-      patientId: patient.id,
+      patientId: appointment.patientId,
       appointmentId: appointment.id,
       templateId: reminder.templateId,
       appointment: await this.context(scope, appointment, tx),
     };
-    let messageId: string;
-    // A text is also suppressed when the phone replied STOP to the practice's number: its message says so.
-    let suppressed = optedOut(patient, reminder.channel);
-    try {
-      if (email) messageId = (await this.email.queue(scope, input, tx)).messageId;
-      else {
-        const message = await this.sms.queue(scope, input, tx);
-        messageId = message.id;
-        suppressed = message.status === 'suppressed';
-      }
-    } catch (err) {
-      // Refused before anything was written: the template is gone, it cannot be rendered for this patient, or
-      // the patient's phone is not one the practice may text (premium-rate and the like), like having none.
-      if (!(err instanceof ValidationFailedException)) throw err;
-      const errors = err.extensions.errors ?? [];
-      if (!email && errors.some((e) => e.field === 'patientId'))
-        return { status: 'suppressed', reason: 'phone_not_textable', messageId: null };
-      const reason = errors.some((e) => e.field === 'templateId')
-        ? 'template_missing'
-        : `render_failed: ${errors[0]?.message ?? err.message}`;
-      return { status: 'failed', reason, messageId: null };
-    }
-    // The message pipelines record an opted-out patient's message as suppressed; the reminder says so too.
-    return suppressed ? { status: 'suppressed', reason: 'opted_out', messageId } : { status: 'sent', reason: null, messageId };
+    return reminderOutcome(reminder.channel, await this.messaging.queue(scope, reminder.channel, input, tx));
   }
 
   /** `{{appointment.*}}`: local times in the provider's zone. */
@@ -140,6 +108,23 @@ export class ReminderSender {
   }
 }
 
-function optedOut(patient: PatientDto, channel: 'email' | 'sms'): boolean {
-  return channel === 'email' ? patient.emailOptOut : patient.smsOptOut;
+/**
+ * What a reminder records of its message: sent once queued; suppressed for an opt-out (the message says so
+ * too), for a patient without an address or with a phone the practice may not text; failed when the template
+ * is gone or cannot be rendered for this patient. Nothing is written for a refused message.
+ */
+function reminderOutcome(channel: 'email' | 'sms', queued: QueueOutcome): Outcome {
+  switch (queued.status) {
+    case 'queued':
+      return { status: 'sent', reason: null, messageId: queued.messageId };
+    case 'suppressed':
+      return { status: 'suppressed', reason: 'opted_out', messageId: queued.messageId };
+  }
+  const refusals: Record<RefusalReason, Omit<Outcome, 'messageId'>> = {
+    no_address: { status: 'suppressed', reason: channel === 'email' ? 'no_email' : 'no_phone' },
+    not_textable: { status: 'suppressed', reason: 'phone_not_textable' },
+    template_missing: { status: 'failed', reason: 'template_missing' },
+    render_failed: { status: 'failed', reason: `render_failed: ${queued.message}` },
+  };
+  return { ...refusals[queued.reason], messageId: null };
 }

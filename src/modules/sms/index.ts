@@ -1,7 +1,7 @@
 // What other modules may use of sms: the Nest modules, and the service that queues a text inside the
 // caller's transaction (SmsMessagesService.queue) with its input and the message it answers.
 export { SmsModule } from './sms.module';
-export { SmsWorkersModule } from './sms-workers.module';
+export { SmsChannel } from './sms-channel';
 export { SmsMessagesService } from './sms-messages.service';
 export type { QueueSmsInput } from './sms-messages.service';
 export { SmsMessageDto } from './dto/sms-message.dto';

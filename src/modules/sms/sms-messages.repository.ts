@@ -3,8 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { lastError, MessageKind, OutgoingMessagesRepository } from '../../common/messaging';
-import { SmsMessageEntity, SmsStatus, SmsTransportName } from './entities/sms-message.entity';
+import { ClaimedMessage, lastError, MessageKind, OutgoingMessagesRepository } from '../../common/messaging';
+import { SmsMessageEntity, SmsStatus } from './entities/sms-message.entity';
 import type { SmsEncoding } from './sms-segments';
 
 /** A message as queued: rendered and addressed. `suppressed` carries the reason it will not be sent. */
@@ -32,65 +32,15 @@ export class SmsMessagesRepository extends OutgoingMessagesRepository<SmsMessage
 
   async insertQueued(scope: TenantScope, values: NewSmsMessage, tx: EntityManager): Promise<SmsMessageEntity> {
     const { suppressed, ...rest } = values;
-    return this.insert(scope, { ...rest, status: suppressed ? 'suppressed' : 'queued', lastError: suppressed ?? null, attempts: 0 }, tx);
+    const status = suppressed ? 'suppressed' : 'queued';
+    return this.insert(scope, { ...rest, status, lastError: suppressed ?? null, attempts: 0, nextAttemptAt: clock.now() }, tx);
   }
 
-  /**
-   * Takes a message for one try: queued → sending, or sending again for the re-run of a job whose worker
-   * died mid-try (BullMQ's job lock keeps a live worker's message from being taken over), in one committed
-   * statement before the provider is called, so that a row left `sending` names a message whose outcome
-   * was never recorded. Answers the row and the status it was claimed from; null when it is settled (or gone).
-   */
-  async claim(
-    scope: TenantScope,
-    id: string,
-    fromNumber: string | null,
-  ): Promise<{ row: SmsMessageEntity; from: 'queued' | 'sending' } | null> {
-    const [rows] = await this.sql<[Record<string, unknown>[], number]>(
-      scope,
-      // The row is found by its primary key alone, the scope and status checked after: with the statistics of
-      // a table that grew from empty (a first burst of sends), a lookup naming tenant, mode and status chose
-      // the status index and read every queued row per claim (bench/README.md, SMS sending).
-      `UPDATE sms_messages m SET status = 'sending', attempts = m.attempts + 1, from_number = $4, updated_at = $5
-         FROM (SELECT id, tenant_id, mode, status FROM sms_messages WHERE id = $3 FOR UPDATE) old
-        WHERE m.id = old.id AND old.tenant_id = $1 AND old.mode = $2 AND old.status IN ('queued', 'sending')
-        RETURNING m.*, old.status AS claimed_from`,
-      [id, fromNumber, clock.now()],
-    );
-    const raw = rows[0];
-    return raw ? { row: this.fromRow(raw), from: raw.claimed_from as 'queued' | 'sending' } : null;
-  }
+  protected readonly relayIdColumn = 'provider_message_id';
 
-  /** Settles a claimed message as sent (the provider, the log or the test transport took it); the row when this call settled it. */
-  markSent(
-    scope: TenantScope,
-    id: string,
-    values: { transport: SmsTransportName; providerMessageId: string | null },
-    tx: EntityManager,
-  ): Promise<SmsMessageEntity | null> {
-    return this.updateFromStatus(
-      scope,
-      id,
-      ['sending'],
-      `status = 'sent', transport = $5, provider_message_id = $6, last_error = NULL, sent_at = $7`,
-      [values.transport, values.providerMessageId, clock.now()],
-      tx,
-    );
-  }
-
-  /** The patient opted out before the message went: it is not sent (again). */
-  markSuppressed(scope: TenantScope, id: string, reason: string, tx: EntityManager): Promise<SmsMessageEntity | null> {
-    return this.updateFromStatus(scope, id, ['queued', 'sending'], `status = 'suppressed', last_error = $5`, [reason], tx);
-  }
-
-  /** A try that did not reach the provider, or that it refused for now: back to `queued`, the error kept. */
-  async markRetry(scope: TenantScope, id: string, error: string): Promise<void> {
-    await this.sql(
-      scope,
-      `UPDATE sms_messages SET status = 'queued', last_error = $4, updated_at = $5
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND status = 'sending'`,
-      [id, lastError(error), clock.now()],
-    );
+  /** Takes a message for one try (see OutgoingMessagesRepository.claimRow), with the number a relay try sends from. */
+  claim(scope: TenantScope, id: string, fromNumber: string | null): Promise<ClaimedMessage<SmsMessageEntity> | null> {
+    return this.claimRow(scope, id, 'from_number = $5', [fromNumber]);
   }
 
   /**

@@ -3,18 +3,16 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
 import { ValidationFailedException } from '../../common/http/problem';
-import type { TemplateAppointment } from '../../common/templates/template-context';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
-import { MessageKind, Recipient as MessageRecipient, recipientOf, requireExactlyOne } from '../../common/messaging';
-import type { PatientDto } from '../patients';
-import { PatientsService } from '../patients';
-import { TemplateContextService } from '../templates';
+import { MessageKind, QueueOutcome, Recipient as MessageRecipient, Refusal, refused, requireExactlyOne } from '../../common/messaging';
+import { noSuchPatient, type PatientDto, PatientsService } from '../patients';
+import { TemplateAppointment, TemplateContextService } from '../templates';
 import { ListSmsMessagesQueryDto, SendSmsDto, SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from './dto/sms-message.dto';
 import { SmsMessageEntity } from './entities/sms-message.entity';
 import { SmsConsent } from './sms-consent.service';
-import { RenderedSms, renderSendableSms } from './sms-rendering';
+import { RenderedSms, smsOrRefusal } from './sms-rendering';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesService } from './sms-templates.service';
@@ -39,10 +37,17 @@ export interface QueueSmsInput {
 
 type Recipient = MessageRecipient<PatientDto>;
 
+/** A message to write: its recipient, its rendered text, and the template it came from. */
+interface Prepared {
+  recipient: Recipient;
+  rendered: RenderedSms;
+  templateId: string | null;
+}
+
 /**
  * Queues text messages and reads them back. A message is rendered when it is queued and stored as
  * rendered, with its segments; its job is recorded with its row and added once it commits (SmsSendJobs),
- * and the worker (SmsSender) takes it from there.
+ * and the worker (MessageSender through SmsChannel) takes it from there.
  */
 @Injectable()
 export class SmsMessagesService {
@@ -58,35 +63,24 @@ export class SmsMessagesService {
 
   /** POST /sms/send: checks and renders the message, stores it queued, and has it sent. */
   async send(auth: AuthContext, dto: SendSmsDto): Promise<SmsSendAcceptedDto> {
-    const recipient = await this.recipient(auth, dto);
-    // A bare `to` is of a kind the practice may text (the DTO checks that); here, of one of its countries.
-    if (dto.to) await this.requireTextable(auth, dto.to, 'to');
-    const { source, templateId } = await this.content(auth, dto);
-    const context = await this.contexts.build(auth, { patient: recipient.patient, variables: dto.templateVariables });
-    const rendered = renderSendableSms(source, context, 'templateVariables');
-    return this.transactions.run(async (tx) => {
-      const row = await this.insert(auth, recipient, rendered, { kind: 'send', templateId }, tx);
-      return { messageId: row.id, status: 'queued' as const };
-    });
+    const prepared = await this.prepare(auth, dto, { variables: dto.templateVariables }, 'templateVariables');
+    if ('status' in prepared) throw new ValidationFailedException([{ field: prepared.field, message: prepared.message }]);
+    const outcome = await this.transactions.run((tx) => this.write(auth, prepared, { kind: 'send' }, tx));
+    // A text to a patient or phone that opted out is accepted too: it is recorded `suppressed`.
+    return { messageId: outcome.messageId, status: 'queued' };
   }
 
   /**
    * Queues one SMS to a patient inside the caller's transaction `tx` (an appointment reminder, say): the
    * row is written in it and its send job is added once it commits, so a rolled-back caller sends
-   * nothing. The patient needs a phone number and the template must be an SMS template of the scope
-   * (400 validation_failed naming `patientId` / `templateId` otherwise). A patient who opted out of SMS (or
-   * whose phone replied STOP to the practice's number) gets a message that is `suppressed` at once
-   * (lastError says why), so every attempt leaves a record.
-   * Answers the message as GET /sms/messages/{id} shows it.
+   * nothing. A patient who opted out of SMS (or whose phone replied STOP to the practice's number) gets a
+   * message that is `suppressed` at once (lastError says why), so every attempt leaves a record; a patient
+   * without a phone, or with one the practice may not text, a template that is gone or a text that cannot be
+   * rendered is `refused` and writes nothing.
    */
-  async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<SmsMessageDto> {
-    const patient = await this.patient(scope, input.patientId, 'patientId', tx);
-    const { source, templateId } = await this.content(scope, { templateId: input.templateId, body: input.body });
-    const context = await this.contexts.build(scope, { patient, variables: input.variables, appointment: input.appointment });
-    const rendered = renderSendableSms(source, context, 'variables');
-    const refs = { kind: input.kind, appointmentId: input.appointmentId ?? null, templateId };
-    const row = await this.insert(scope, { to: patient.phone!, patient }, rendered, refs, tx);
-    return toSmsMessageDto(row);
+  async queue(scope: TenantScope, input: QueueSmsInput, tx: EntityManager): Promise<QueueOutcome> {
+    const prepared = await this.prepare(scope, input, input, 'variables', tx);
+    return 'status' in prepared ? prepared : this.write(scope, prepared, input, tx);
   }
 
   async list(auth: AuthContext, query: ListSmsMessagesQueryDto, page: PageRequest): Promise<SmsMessageListDto> {
@@ -101,72 +95,73 @@ export class SmsMessagesService {
     return toSmsMessageDto(row);
   }
 
-  private async insert(
+  /**
+   * The recipient (a patient of the scope, or a bare number), the content and its rendering for them; refused
+   * when the patient has no phone the practice may text, a bare number is not one, the template is gone, or the
+   * text cannot be rendered with `variablesField`'s values. A patient's phone may be any valid number (a
+   * clinic's shared-cost line, say); it is checked here, when texted.
+   */
+  private async prepare(
     scope: TenantScope,
-    recipient: Recipient,
-    rendered: RenderedSms,
-    refs: { kind: MessageKind; appointmentId?: string | null; templateId: string | null },
+    request: { patientId?: string | null; to?: string | null; templateId?: string; body?: string },
+    values: { variables?: Record<string, unknown> | null; appointment?: TemplateAppointment },
+    variablesField: string,
+    tx?: EntityManager,
+  ): Promise<Prepared | Refusal> {
+    requireExactlyOne(request, 'patientId', 'to');
+    const patient = request.patientId ? await this.patients.find(scope, request.patientId) : null;
+    if (request.patientId && !patient) return refused('no_address', 'patientId', noSuchPatient('patientId').message);
+    if (patient && !patient.phone) return refused('no_address', 'patientId', 'names a patient without a phone number');
+    const to = patient ? patient.phone! : request.to!;
+    // A bare `to` is of a kind the practice may text (the DTO checks that); here, of one of its countries.
+    const untextable = await this.consent.untextable(scope, to, tx);
+    if (untextable !== null) {
+      const reason = untextable ?? 'cannot be texted';
+      return refused('not_textable', patient ? 'patientId' : 'to', patient ? `names a patient whose phone ${reason}` : reason);
+    }
+    requireExactlyOne(request, 'templateId', 'body');
+    let source = request.body!;
+    let templateId: string | null = null;
+    if (request.templateId) {
+      const template = await this.templates.find(scope, request.templateId);
+      if (!template) return refused('template_missing', 'templateId', 'names no SMS template of this tenant and mode');
+      ({ body: source, id: templateId } = template);
+    } else {
+      assertTemplatesCompile({ body: ['text', request.body] });
+    }
+    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment });
+    const rendered = smsOrRefusal(source, context, variablesField, true);
+    if ('status' in rendered) return rendered;
+    return { recipient: { to, patient }, rendered, templateId };
+  }
+
+  /** Writes the message in `tx`: `suppressed` at once when its recipient opted out, else queued with its send job. */
+  private async write(
+    scope: TenantScope,
+    { recipient, rendered, templateId }: Prepared,
+    refs: { kind: MessageKind; appointmentId?: string },
     tx: EntityManager,
-  ): Promise<SmsMessageEntity> {
+  ): Promise<Extract<QueueOutcome, { messageId: string }>> {
+    // Known now: no job. The worker checks again before each try, for an opt-out that comes later.
+    const suppressed = await this.consent.suppression(recipient.to, recipient.patient, await this.consent.fromNumber(scope, tx), tx);
     const row = await this.messages.insertQueued(
       scope,
       {
         kind: refs.kind,
         appointmentId: refs.appointmentId ?? null,
         patientId: recipient.patient?.id ?? null,
-        templateId: refs.templateId,
+        templateId,
         toNumber: recipient.to,
         body: rendered.body,
         segments: rendered.segments,
         encoding: rendered.encoding,
-        // Known now: no job. The worker checks again before each try, for an opt-out that comes later.
-        suppressed:
-          (await this.consent.suppression(recipient.to, recipient.patient ?? null, await this.consent.fromNumber(scope, tx), tx)) ??
-          undefined,
+        suppressed: suppressed ?? undefined,
       },
       tx,
     );
-    if (row.status === 'queued') await this.jobs.record(scope, row.id, tx);
-    return row;
-  }
-
-  private recipient(scope: TenantScope, dto: SendSmsDto): Promise<Recipient> {
-    return recipientOf(dto, async (id) => {
-      const patient = await this.patient(scope, id, 'patientId');
-      return { to: patient.phone!, patient };
-    });
-  }
-
-  /**
-   * The patient a body names (`field`), with a phone number the practice may text, or 400 naming the field.
-   * A patient's phone may be any valid number (a clinic's shared-cost line, say); it is checked when texted.
-   */
-  private async patient(scope: TenantScope, id: string, field: string, tx?: EntityManager): Promise<PatientDto> {
-    const patient = await this.patients.requireReference(scope, id, field);
-    if (!patient.phone) throw new ValidationFailedException([{ field, message: 'names a patient without a phone number' }]);
-    await this.requireTextable(scope, patient.phone, field, 'names a patient whose phone', tx);
-    return patient;
-  }
-
-  /** 400 naming `field` when the scope may not text `number` (its kind or its country; SmsConsent.untextable). */
-  private async requireTextable(scope: TenantScope, number: string, field: string, subject?: string, tx?: EntityManager): Promise<void> {
-    const refused = await this.consent.untextable(scope, number, tx);
-    if (refused === null) return;
-    const reason = refused ?? 'cannot be texted';
-    throw new ValidationFailedException([{ field, message: subject ? `${subject} ${reason}` : reason }]);
-  }
-
-  private async content(
-    scope: TenantScope,
-    dto: { templateId?: string; body?: string },
-  ): Promise<{ source: string; templateId: string | null }> {
-    requireExactlyOne(dto, 'templateId', 'body');
-    if (dto.templateId) {
-      const template = await this.templates.named(scope, dto.templateId, 'templateId');
-      return { source: template.body, templateId: template.id };
-    }
-    assertTemplatesCompile({ body: ['text', dto.body] });
-    return { source: dto.body!, templateId: null };
+    if (suppressed !== null) return { status: 'suppressed', messageId: row.id, reason: suppressed };
+    await this.jobs.record(scope, row.id, tx);
+    return { status: 'queued', messageId: row.id };
   }
 }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/pagination';
-import { ValidationFailedException } from '../../common/http/problem';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TemplateContextService } from '../templates';
@@ -59,11 +58,9 @@ export class SmsTemplatesService {
     return { ...renderSms(template.body, context, 'variables'), patientId: dto.patientId?.toLowerCase() ?? null };
   }
 
-  /** A template of the caller's tenant and mode, or 400 naming `field` (an id in a body, not in the path). */
-  async named(scope: TenantScope, id: string, field: string): Promise<SmsTemplateEntity> {
-    const row = await this.templates.get(scope, id);
-    if (!row) throw new ValidationFailedException([{ field, message: 'names no SMS template of this tenant and mode' }]);
-    return row;
+  /** The template of the scope with this id, or null. */
+  find(scope: TenantScope, id: string): Promise<SmsTemplateEntity | null> {
+    return this.templates.get(scope, id);
   }
 
   /** Those of the ids that name an SMS template of this tenant and mode. */

@@ -23,7 +23,7 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
 
 /**
  * SMS templates, messages and sending, and Twilio's callbacks. Other modules queue a message with
- * SmsMessagesService.queue (inside their own transaction). The send worker runs in SmsWorkersModule.
+ * SmsMessagesService.queue (inside their own transaction). Its send job runs in MessagingWorkersModule (SmsChannel).
  */
 @Module({
   imports: [
@@ -52,6 +52,7 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
     SmsConfirmations,
     SmsConsent,
     SmsMessagesRepository,
+    SmsSendJobs,
     PatientsModule,
     SettingsModule,
     EventsModule,

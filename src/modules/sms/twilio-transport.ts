@@ -3,6 +3,7 @@ import type { Twilio } from 'twilio';
 import type Response from 'twilio/lib/http/response';
 import type RequestClient from 'twilio/lib/base/RequestClient';
 import type { SmsSettings } from '../../config/app-config';
+import { TransportError } from '../../common/messaging';
 
 type RequestOptions<TData> = RequestClient.RequestOptions<TData>;
 
@@ -20,12 +21,9 @@ export interface OutgoingSms {
  * a bad number, a blocked recipient), so trying again cannot help; anything else (5xx, 429, a timeout, a
  * lost connection) is worth a retry. The message holds no number or text: it is stored and logged.
  */
-export class SmsProviderError extends Error {
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-  ) {
-    super(message);
+export class SmsProviderError extends TransportError {
+  constructor(message: string, permanent: boolean) {
+    super(message, permanent);
     this.name = 'SmsProviderError';
   }
 }

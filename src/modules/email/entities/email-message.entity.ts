@@ -10,7 +10,7 @@ export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 
 /**
  * One message, rendered when it was queued (what was previewed is what goes out). Its id is the BullMQ
- * job id. `sending` means a worker took it and has not recorded the SMTP server's answer (see EmailSender):
+ * job id. `sending` means a worker took it and has not recorded the SMTP server's answer (see MessageSender):
  * a row left in that state by a worker that died is sent again.
  */
 @Entity('email_messages')
@@ -60,10 +60,6 @@ export class EmailMessageEntity extends OutgoingMessageEntity<EmailStatus, Email
 
   @Column({ type: 'varchar', length: 998, nullable: true })
   smtpMessageId!: string | null;
-
-  /** When the message is due (again): its send job's next try. */
-  @Column({ type: 'timestamptz', precision: 3 })
-  nextAttemptAt!: Date;
 
   /** When the final dot of DATA was let out: from here on the message is never sent again. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })

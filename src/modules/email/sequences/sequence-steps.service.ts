@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ValidationFailedException } from '../../../common/http/problem';
 import { JobNotReadyError } from '../../../common/queue/job-handler';
 import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
@@ -67,28 +66,26 @@ export class SequenceSteps {
         await this.events.record(scope, 'sequence.enrollment.completed', toEnrollmentDto(ended), tx);
         return { outcome: 'completed' as const };
       }
-      let messageId: string;
-      try {
-        ({ messageId } = await this.messages.queue(
-          scope,
-          {
-            kind: 'sequence',
-            patientId: enrollment.patientId,
-            templateId: sequence.steps[step].templateId,
-            sequenceId: sequence.id,
-            enrollmentId,
-            step,
-          },
-          tx,
-        ));
-      } catch (err) {
+      const queued = await this.messages.queue(
+        scope,
+        {
+          kind: 'sequence',
+          patientId: enrollment.patientId,
+          templateId: sequence.steps[step].templateId,
+          sequenceId: sequence.id,
+          enrollmentId,
+          step,
+        },
+        tx,
+      );
+      if (queued.status === 'refused') {
         // The patient lost their email address since enrolling (an opted-out patient still gets a
         // `suppressed` message per step): nothing more can be sent, so the enrolment ends here.
-        if (!(err instanceof ValidationFailedException)) throw err;
-        const why = err.extensions.errors?.map((e) => `${e.field} ${e.message}`).join('; ') ?? err.message;
+        const why = `${queued.field} ${queued.message}`;
         await this.enrollments.end(scope, enrollmentId, 'cancelled', { reason: `step ${step} could not be queued: ${why}` }, tx);
         return { outcome: 'cancelled' as const };
       }
+      const { messageId } = queued;
       const nextStep = step + 1;
       if (nextStep >= sequence.steps.length) {
         const ended = await this.enrollments.end(scope, enrollmentId, 'completed', { currentStep: nextStep, messageId }, tx);

@@ -14,7 +14,7 @@ export type SmsTransportName = (typeof SMS_TRANSPORTS)[number];
 
 /**
  * One text message, rendered when it was queued. Its id is the BullMQ job id. `sending` means a worker
- * started a try and has not recorded the provider's answer (see SmsSender): a row left so by a worker
+ * started a try and has not recorded the provider's answer (see MessageSender): a row left so by a worker
  * that died is sent again.
  */
 @Entity('sms_messages')

@@ -1,4 +1,4 @@
-import { ValidationFailedException } from '../http/problem';
+import { ValidationFailedException } from '../../common/http/problem';
 import { buildTemplateContext } from './template-context';
 import {
   assertTemplatesCompile,
@@ -8,7 +8,7 @@ import {
   renderTemplate,
   TemplateRenderError,
   TemplateSyntaxError,
-} from './template-renderer';
+} from '../../common/templates/template-renderer';
 
 const patient = {
   firstName: 'Ada <script>',
