@@ -5,7 +5,6 @@ import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
 import { SettingsModule } from '../settings';
 import { SmsModule } from '../sms';
-import { TenantsModule } from '../tenants';
 import { AppointmentTypesController } from './appointment-types.controller';
 import { AppointmentTypesRepository } from './appointment-types.repository';
 import { AppointmentTypesService } from './appointment-types.service';
@@ -37,7 +36,6 @@ import { TimeOffRepository } from './time-off.repository';
     EmailModule,
     SmsModule,
     SettingsModule,
-    TenantsModule,
   ],
   controllers: [
     ProvidersController,

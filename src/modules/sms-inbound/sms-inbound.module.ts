@@ -4,7 +4,6 @@ import { PatientsModule } from '../patients';
 import { SchedulingModule } from '../scheduling';
 import { SettingsModule } from '../settings';
 import { SmsModule } from '../sms';
-import { TenantsModule } from '../tenants';
 import { SmsInboundService } from './sms-inbound.service';
 import { TwilioInboundController } from './twilio-inbound.controller';
 
@@ -13,7 +12,7 @@ import { TwilioInboundController } from './twilio-inbound.controller';
  * above them: consent through Patients and SMS, a "C" reply through Scheduling's AppointmentsService.
  */
 @Module({
-  imports: [SmsModule, SchedulingModule, PatientsModule, SettingsModule, TenantsModule, EventsModule],
+  imports: [SmsModule, SchedulingModule, PatientsModule, SettingsModule, EventsModule],
   controllers: [TwilioInboundController],
   providers: [SmsInboundService],
 })

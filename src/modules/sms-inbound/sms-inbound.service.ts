@@ -6,7 +6,6 @@ import { PatientsService } from '../patients';
 import { AppointmentsService } from '../scheduling';
 import { SettingsService } from '../settings';
 import { E164_PATTERN, SmsConsent } from '../sms';
-import { TenantsService } from '../tenants';
 
 /** The carrier-mandated keywords (CTIA; Twilio's defaults). */
 const OPT_OUT = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT']);
@@ -45,7 +44,6 @@ export class SmsInboundService {
     private readonly transactions: Transactions,
     private readonly patients: PatientsService,
     private readonly settings: SettingsService,
-    private readonly tenants: TenantsService,
     private readonly events: EventsService,
     private readonly appointments: AppointmentsService,
   ) {}
@@ -112,7 +110,8 @@ export class SmsInboundService {
 
   /** HELP: who is texting, and how to stop it. */
   private async help(senders: Sender[]): Promise<string> {
-    const names = [...new Set(await Promise.all(senders.map((s) => this.practiceName(s.scope))))];
+    const names = [...new Set(await Promise.all(senders.map((s) => this.settings.practiceName(s.scope))))];
+    // A phone no practice here knows still learns what kind of messages these are.
     const who = names.length ? names.join(', ') : 'your healthcare practice';
     return `${who}: appointment messages. Reply STOP to opt out, START to opt back in. Msg & data rates may apply.`;
   }
@@ -124,9 +123,5 @@ export class SmsInboundService {
       if (await this.appointments.confirmNext(scope, patientId, CONFIRM_WINDOW_MS)) confirmed++;
     }
     return confirmed ? 'Thank you: your appointment is confirmed.' : 'We found no appointment to confirm in the next 48 hours.';
-  }
-
-  private async practiceName(scope: TenantScope): Promise<string> {
-    return (await this.settings.practiceName(scope)) ?? (await this.tenants.find(scope.tenantId))?.name ?? 'your healthcare practice';
   }
 }
