@@ -8,6 +8,7 @@ import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { EmailModule } from './modules/email/email.module';
+import { EncountersModule } from './modules/encounters/encounters.module';
 import { SequencesModule } from './modules/email/sequences/sequences.module';
 import { FormsModule } from './modules/forms/forms.module';
 import { AuditModule } from './modules/audit/audit.module';
@@ -18,6 +19,7 @@ import { BookingPagesModule } from './modules/booking-pages/booking-pages.module
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { SmsModule } from './modules/sms/sms.module';
+import { SmsInboundModule } from './modules/sms-inbound/sms-inbound.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { WorkersModule } from './workers.module';
@@ -38,9 +40,11 @@ export class AppModule {
         SettingsModule,
         PatientsModule,
         SchedulingModule,
+        EncountersModule,
         BookingPagesModule,
         FormsModule,
         SmsModule,
+        SmsInboundModule,
         EventsModule,
         AuditModule,
         WebhooksModule,

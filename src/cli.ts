@@ -17,6 +17,7 @@ import { PatientsModule } from './modules/patients/patients.module';
 import { FormsModule } from './modules/forms/forms.module';
 import { BookingPagesModule } from './modules/booking-pages/booking-pages.module';
 import { SchedulingModule } from './modules/scheduling/scheduling.module';
+import { EncountersModule } from './modules/encounters/encounters.module';
 import { EmailModule } from './modules/email/email.module';
 import { SequencesModule } from './modules/email/sequences/sequences.module';
 import { SmsModule } from './modules/sms/sms.module';
@@ -34,6 +35,7 @@ class CliModule {
         PatientsModule,
         FormsModule,
         SchedulingModule,
+        EncountersModule,
         BookingPagesModule,
         EmailModule,
         SequencesModule,

@@ -9,6 +9,7 @@ import { EmailTemplatesService } from '../modules/email/email-templates.service'
 import { SequencesService } from '../modules/email/sequences/sequences.service';
 import { FormsService } from '../modules/forms/forms.service';
 import { ClinicalService } from '../modules/patients/clinical.service';
+import { EncountersService } from '../modules/encounters/encounters.service';
 import { CustomFieldsService } from '../modules/patients/custom-fields.service';
 import type { CreateCustomFieldDto } from '../modules/patients/dto/custom-field.dto';
 import { PatientImportsService } from '../modules/patients/patient-imports.service';
@@ -181,6 +182,7 @@ export class DemoSeeder {
     private readonly imports: PatientImportsService,
     private readonly patients: PatientsService,
     private readonly clinical: ClinicalService,
+    private readonly encounters: EncountersService,
     private readonly forms: FormsService,
     private readonly formSubmissions: FormSubmissionsService,
     private readonly providers: ProvidersService,
@@ -383,7 +385,7 @@ export class DemoSeeder {
       status: 'active',
       startDate: `${year}-0${1 + (i % 9)}-2${i % 8}`,
     });
-    await this.clinical.addEncounter(auth, patientId, {
+    await this.encounters.add(auth, patientId, {
       // Past visits spread over the year before the clock's today, each on the hour.
       datetime: new Date((Math.floor(clock.nowMs() / DAY) - 7 - ((i * 37) % 358)) * DAY + (9 + (i % 8)) * HOUR).toISOString(),
       type: pick(['consultation', 'follow-up', 'telephone', 'review'], i, 5),

@@ -5,6 +5,7 @@ import twilio from 'twilio';
 import { DEMO_REMINDER_TEMPLATE, DEMO_SMS_TEMPLATES } from '../../src/cli/demo-messaging';
 import { QueueName } from '../../src/common/queue/queues';
 import { clock } from '../../src/common/time/clock';
+import { Transactions } from '../../src/database/transactions';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { AppointmentsService, durationPolicy, ProvidersService } from '../../src/modules/scheduling';
 import { smsSegments } from '../../src/modules/sms/sms-segments';
@@ -528,23 +529,19 @@ describe('Appointment reminders', () => {
         )[0].count,
       );
     const before = await count();
-    const booking = suite.app.get(AppointmentsService).insert(
-      scope,
-      entity,
-      {
-        start: nextAfternoon().toMillis(),
-        policy: { ...durationPolicy(30), typeId: type.id, reminders: type.reminders },
-        type: 'Check-up',
-        notes: null,
-      },
-      {
-        patientOf: () => Promise.resolve(patient),
-        afterInsert: (appointment) => {
-          expect(appointment.reminders).toHaveLength(1);
-          return Promise.reject(new Error('the rest of the booking failed'));
-        },
-      },
-    );
+    const appointments = suite.app.get(AppointmentsService);
+    const request = {
+      start: nextAfternoon().toMillis(),
+      policy: { ...durationPolicy(30), typeId: type.id, reminders: type.reminders },
+      type: 'Check-up',
+      notes: null,
+    };
+    const booking = suite.app.get(Transactions).run(async (tx) => {
+      await appointments.claimSlot(scope, entity, request, tx);
+      const appointment = await appointments.recordBooking(scope, entity, request, patient, tx);
+      expect(appointment.reminders).toHaveLength(1);
+      throw new Error('the rest of the booking failed');
+    });
     await expect(booking).rejects.toThrow('the rest of the booking failed');
     expect(await count()).toBe(before);
   });

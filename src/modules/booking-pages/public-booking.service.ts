@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { problemOf, ValidationFailedException } from '../../common/http/problem';
 import type { ApiException } from '../../common/http/problem';
+import { retryOnDeadlock } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { Transactions } from '../../database/transactions';
 import { PatientsService } from '../patients';
 import {
   AppointmentsService,
@@ -14,7 +16,6 @@ import {
   publicSlots,
   ProviderEntity,
   ProvidersService,
-  SlotUnavailableException,
   typePolicy,
 } from '../scheduling';
 import { SmsConsent } from '../sms';
@@ -47,6 +48,7 @@ export class PublicBookingService {
     private readonly appointments: AppointmentsService,
     private readonly patients: PatientsService,
     private readonly sms: SmsConsent,
+    private readonly transactions: Transactions,
   ) {}
 
   /** GET /public/schedulers/{id}: the page, counting the view in the same statement that reads it. */
@@ -81,10 +83,11 @@ export class PublicBookingService {
 
   /**
    * Books `datetime` with the first of the page's providers that availability shows free then (under the
-   * page's policies). The patient is found by email in the scheduler's tenant and mode or created as a lead,
-   * inside the booking's transaction (so a refused booking leaves no lead behind), and the booking is
-   * counted in it too. A race for the slot is settled as for POST /scheduling/book: the provider's lock and
-   * the exclusion constraint let one booking through, and the others get the page's alternatives.
+   * page's policies), in one transaction: Scheduling claims the slot, the patient is found by email in the
+   * scheduler's tenant and mode or created as a lead (so a refused booking leaves no lead behind), Scheduling
+   * records the appointment, and the page counts the booking. A race for the slot is settled as for POST
+   * /scheduling/book: the provider's lock and the exclusion constraint let one booking through, and the
+   * others get the page's alternatives, computed once.
    */
   async book(scheduler: SchedulerEntity, dto: PublicBookingDto): Promise<PublicBookingResultDto> {
     const scope: TenantScope = { tenantId: scheduler.tenantId, mode: scheduler.mode };
@@ -104,13 +107,16 @@ export class PublicBookingService {
     const request = { start, policy: page.policy, type: page.typeName, notes: null };
     const lead = { firstName: dto.firstName, lastName: dto.lastName, email: dto.email, phone: dto.phone };
     try {
-      const appointment = await this.appointments.insert(scope, provider, request, {
-        patientOf: (tx) => this.patients.findOrCreateLead(scope, lead, tx),
-        afterInsert: async (_booked, tx) => {
+      const appointment = await retryOnDeadlock(() =>
+        this.transactions.run(async (tx) => {
+          await this.appointments.claimSlot(scope, provider, request, tx);
+          const patient = await this.patients.findOrCreateLead(scope, lead, tx);
+          const booked = await this.appointments.recordBooking(scope, provider, request, patient, tx);
           // Deactivated since it was read: the booking rolls back with the count.
           if (!(await this.schedulers.countBooking(scope, scheduler.id, tx))) throw new SchedulerNotFoundException();
-        },
-      });
+          return booked;
+        }),
+      );
       return {
         id: appointment.id,
         schedulerId: scheduler.id,
@@ -122,7 +128,8 @@ export class PublicBookingService {
         provider: { name: provider.name, timezone: provider.timezone },
       };
     } catch (err) {
-      if (err instanceof SlotUnavailableException) throw await this.unavailable(scope, page, start, err.detail);
+      const refused = this.appointments.refusedBecause(err);
+      if (refused) throw await this.unavailable(scope, page, start, refused);
       throw err;
     }
   }

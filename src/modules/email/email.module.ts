@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
 import { SettingsModule } from '../settings';
-import { TenantsModule } from '../tenants';
 import { TemplatesModule } from '../templates';
 import { EmailBodyRetention } from './email-body-retention.service';
 import { EmailHeaders } from './email-headers.service';
@@ -31,7 +30,6 @@ import { UnsubscribeTokens } from './unsubscribe-tokens.service';
     TemplatesModule,
     EventsModule,
     SettingsModule,
-    TenantsModule,
   ],
   controllers: [EmailTemplatesController, EmailMessagesController, UnsubscribeController],
   providers: [

@@ -9,7 +9,6 @@ import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { apiPath } from '../../common/http/response-headers';
 import { PatientsService } from '../patients';
 import { SettingsService } from '../settings';
-import { TenantsService } from '../tenants';
 import { UnsubscribedDto } from './dto/unsubscribe.dto';
 import { UnsubscribeSubject, UnsubscribeTokens } from './unsubscribe-tokens.service';
 
@@ -23,7 +22,6 @@ export class UnsubscribeController {
     private readonly tokens: UnsubscribeTokens,
     private readonly patients: PatientsService,
     private readonly settings: SettingsService,
-    private readonly tenants: TenantsService,
   ) {}
 
   @Get(':token')
@@ -44,7 +42,7 @@ export class UnsubscribeController {
   ): Promise<string> {
     const subject = await this.subject(token);
     if (!subject) return this.invalid(request, reply);
-    const practice = await this.practiceName(subject);
+    const practice = await this.settings.practiceName(subject);
     void reply.type(HTML).header('cache-control', 'no-store');
     return htmlPage(
       `Unsubscribe from ${practice}`,
@@ -82,7 +80,7 @@ export class UnsubscribeController {
     // A consent change is audited whatever made it: here in the patient's tenant and mode, with no key.
     auditAs(request, subject, subject.patientId);
     if (!acceptsHtml(request.headers.accept)) return { message: UNSUBSCRIBED };
-    const practice = await this.practiceName(subject);
+    const practice = await this.settings.practiceName(subject);
     void reply.type(HTML).header('cache-control', 'no-store');
     return htmlPage(
       'Unsubscribed',
@@ -95,11 +93,6 @@ export class UnsubscribeController {
   private async subject(token: string): Promise<UnsubscribeSubject | null> {
     const subject = this.tokens.verify(token);
     return subject && (await this.patients.find(subject, subject.patientId)) ? subject : null;
-  }
-
-  /** The practice as its settings name it, else as its tenant is named. */
-  private async practiceName(subject: UnsubscribeSubject): Promise<string> {
-    return (await this.settings.practiceName(subject)) ?? (await this.tenants.find(subject.tenantId))?.name ?? 'the practice';
   }
 
   /** 404: a page saying the link is invalid for a browser, the problem+json every other client gets. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { uuidv7 } from '../../common/ids';
 import { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth.types';
+import { eventDataFor } from '../../common/auth/patient-visibility';
 import { PageRequest } from '../../common/http/pagination';
 import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { timeRange } from '../../common/http/time-range';
@@ -25,8 +26,6 @@ import { EventsRepository } from './events.repository';
  */
 @Injectable()
 export class EventsService {
-  private readonly views = new Map<string, EventView>();
-
   constructor(private readonly events: EventsRepository) {}
 
   /** Records one event in `tx`; answers its id. `payload` is the resource as the API returns it. */
@@ -62,7 +61,7 @@ export class EventsService {
     return id;
   }
 
-  /** GET /events: each event's data as the key may see it (showAs). */
+  /** GET /events: each event's data as the key may see it (eventDataFor). */
   async list(auth: AuthContext, query: ListEventsQueryDto, page: PageRequest): Promise<EventListDto> {
     const result = await this.events.list(auth, { type: query.type, ...timeRange(query) }, page);
     return { events: result.items.map((event) => this.eventFor(auth, toEventDto(event))), nextCursor: result.nextCursor };
@@ -74,18 +73,8 @@ export class EventsService {
     return this.eventFor(auth, toEventDto(event));
   }
 
-  /**
-   * How GET /events shows the data of these types to a key: the module that records them says (Patients
-   * and Scheduling show a key without `patients:read` only a patient's summary). Webhook deliveries, to
-   * endpoints an OWNER or ADMIN registered, carry the data as recorded.
-   */
-  showAs(types: readonly EventType[], view: EventView): void {
-    for (const type of types) this.views.set(type, view);
-  }
-
   private eventFor(auth: AuthContext, event: EventDto): EventDto {
-    const view = this.views.get(event.type);
-    return view && event.data && typeof event.data === 'object' ? { ...event, data: view(auth, event.data) } : event;
+    return event.data && typeof event.data === 'object' ? { ...event, data: eventDataFor(auth, event.type, event.data) } : event;
   }
 
   async find(scope: TenantScope, id: string): Promise<EventEntity | null> {
@@ -99,9 +88,6 @@ export class EventsService {
     return rows.map((r) => r.id);
   }
 }
-
-/** What a key sees of an event's data through GET /events. */
-export type EventView = (auth: AuthContext, data: Record<string, unknown>) => Record<string, unknown>;
 
 export function toEventDto(event: EventEntity): EventDto {
   return { id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.payload };

@@ -2,7 +2,6 @@
 // transaction, and the event types.
 export { EventsModule } from './events.module';
 export { EventsService } from './events.service';
-export type { EventView } from './events.service';
 export { EVENT_TYPES, TEST_EVENT_TYPE } from './event-types';
 export type { AnyEventType, EventType } from './event-types';
 export { EventsRetention } from './events-retention.service';

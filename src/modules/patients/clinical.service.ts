@@ -5,6 +5,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
 import { violates } from '../../database/database-errors';
+import { Unscoped } from '../../database/tenant-scoped.repository';
 import { Transactions } from '../../database/transactions';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
 import {
@@ -17,7 +18,6 @@ import {
   MedicationDto,
 } from './dto/clinical.dto';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
-import { EncounterReferenceChecks } from './encounter-references';
 import { EncounterExistsException, PatientNotFoundException } from './patients.exceptions';
 import { PatientConstraint, PatientsRepository } from './patients.repository';
 
@@ -30,7 +30,6 @@ export class ClinicalService {
     private readonly medications: MedicationsRepository,
     private readonly encounters: EncountersRepository,
     private readonly transactions: Transactions,
-    private readonly references: EncounterReferenceChecks,
   ) {}
 
   async get(auth: AuthContext, patientId: string): Promise<ClinicalDataDto> {
@@ -86,11 +85,12 @@ export class ClinicalService {
   }
 
   /**
-   * Records an encounter. A providerId must name a provider of the caller's tenant and mode, an appointmentId
-   * an appointment of this patient (and then providerId, if sent, its provider); Scheduling, which owns
-   * them, checks both (EncounterReferenceChecks), in this transaction. Otherwise: 400 naming the field.
+   * Records an encounter inside the caller's transaction. Its providerId and appointmentId name records of
+   * Scheduling, so the caller (the encounters workflow, above both modules) has checked them in that
+   * transaction, after requirePatient; ids are stored lower-cased. A second encounter for one appointment is
+   * 409 encounter_exists.
    */
-  async addEncounter(auth: AuthContext, patientId: string, dto: CreateEncounterDto): Promise<EncounterDto> {
+  async addEncounter(scope: TenantScope, patientId: string, dto: CreateEncounterDto, tx: EntityManager): Promise<EncounterDto> {
     const values = {
       patientId,
       appointmentId: dto.appointmentId?.toLowerCase() ?? null,
@@ -100,17 +100,7 @@ export class ClinicalService {
       reason: dto.reason ?? null,
       notes: dto.notes ?? null,
     };
-    try {
-      return await this.transactions.run(async (tx) => {
-        await this.requirePatient(auth, patientId, tx);
-        const problems = await this.references.problems(auth, patientId, values, tx);
-        if (problems.length) throw new ValidationFailedException(problems);
-        return encounterDto(await this.encounters.insert(auth, values, tx));
-      });
-    } catch (err) {
-      if (violates(err, PatientConstraint.EncounterAppointment)) throw new EncounterExistsException();
-      throw err;
-    }
+    return this.insertEncounter(scope, values, tx);
   }
 
   /**
@@ -123,16 +113,21 @@ export class ClinicalService {
     values: { patientId: string; appointmentId: string; providerId: string; datetime: Date; type: string | null; notes: string | null },
     tx: EntityManager,
   ): Promise<EncounterDto> {
+    return this.insertEncounter(scope, { ...values, reason: null }, tx);
+  }
+
+  /** 404 patient_not_found unless the patient exists in the scope (inside a transaction, pass it). */
+  async requirePatient(scope: TenantScope, patientId: string, tx?: EntityManager): Promise<void> {
+    if (!(await this.patients.exists(scope, patientId, tx))) throw new PatientNotFoundException();
+  }
+
+  private async insertEncounter(scope: TenantScope, values: Unscoped<EncounterEntity>, tx: EntityManager): Promise<EncounterDto> {
     try {
-      return encounterDto(await this.encounters.insert(scope, { ...values, reason: null }, tx));
+      return encounterDto(await this.encounters.insert(scope, values, tx));
     } catch (err) {
       if (violates(err, PatientConstraint.EncounterAppointment)) throw new EncounterExistsException();
       throw err;
     }
-  }
-
-  private async requirePatient(auth: TenantScope, patientId: string, tx?: EntityManager): Promise<void> {
-    if (!(await this.patients.exists(auth, patientId, tx))) throw new PatientNotFoundException();
   }
 }
 

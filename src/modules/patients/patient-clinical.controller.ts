@@ -1,22 +1,13 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Audited } from '../../common/audit/audited.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { IdParam } from '../../common/http/id-param';
-import { ApiErrors } from '../../common/http/openapi';
 import { Created, LocationOf, NoStore } from '../../common/http/response-headers';
 import { ClinicalService } from './clinical.service';
-import {
-  ClinicalDataDto,
-  ConditionDto,
-  CreateConditionDto,
-  CreateEncounterDto,
-  CreateMedicationDto,
-  EncounterDto,
-  MedicationDto,
-} from './dto/clinical.dto';
+import { ClinicalDataDto, ConditionDto, CreateConditionDto, CreateMedicationDto, MedicationDto } from './dto/clinical.dto';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 
 /** Clinical items are read as part of the patient's clinical record, which is where Location points. */
@@ -61,32 +52,5 @@ export class PatientClinicalController {
   @ApiCreatedResponse({ type: MedicationDto })
   addMedication(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateMedicationDto): Promise<MedicationDto> {
     return this.clinical.addMedication(auth, id, body);
-  }
-
-  @Post('encounters')
-  @Idempotent()
-  @Created(CLINICAL_RECORD)
-  @Authenticated({ scope: 'patients:write' })
-  @Audited('patient.encounter.create')
-  @ApiOperation({
-    operationId: 'createPatientEncounter',
-    summary: 'Record an encounter',
-    description:
-      "providerId must name a provider of your tenant and mode, and appointmentId an appointment of this patient (of your tenant and mode); with both, providerId must be the appointment's provider. Otherwise 400 `validation_failed` naming the field. At most one encounter per appointmentId (409 encounter_exists).",
-  })
-  @ApiCreatedResponse({ type: EncounterDto })
-  @ApiErrors('encounter_exists')
-  @ApiBody({
-    type: CreateEncounterDto,
-    // Written out so that the optional providerId and appointmentId are not pre-filled with ids that name nothing.
-    examples: {
-      visit: {
-        summary: 'A visit',
-        value: { datetime: '2026-11-21T09:30:00.000Z', type: 'consultation', reason: 'Annual review', notes: 'Blood pressure 128/82.' },
-      },
-    },
-  })
-  addEncounter(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CreateEncounterDto): Promise<EncounterDto> {
-    return this.clinical.addEncounter(auth, id, body);
   }
 }

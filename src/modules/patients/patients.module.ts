@@ -1,15 +1,12 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule, EventsService } from '../events';
+import { EventsModule } from '../events';
 import { ConditionsRepository, EncountersRepository, MedicationsRepository } from './clinical.repository';
 import { ClinicalService } from './clinical.service';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CustomFieldsService } from './custom-fields.service';
 import { ConditionEntity, EncounterEntity, MedicationEntity } from './entities/clinical.entity';
-import { EncounterReferenceChecks } from './encounter-references';
 import { CustomFieldEntity } from './entities/custom-field.entity';
-import type { PatientDto } from './dto/patient.dto';
-import { patientFor } from './patient-summary';
 import { PatientImportJobEntity } from './entities/patient-import-job.entity';
 import { PatientEntity } from './entities/patient.entity';
 import { PatientClinicalController } from './patient-clinical.controller';
@@ -47,15 +44,7 @@ import { PatientsService } from './patients.service';
     CustomFieldsService,
     ClinicalService,
     PatientImportsService,
-    EncounterReferenceChecks,
   ],
-  exports: [PatientsService, CustomFieldsService, ClinicalService, PatientImportsService, EncounterReferenceChecks],
+  exports: [PatientsService, CustomFieldsService, ClinicalService, PatientImportsService],
 })
-export class PatientsModule implements OnModuleInit {
-  constructor(private readonly events: EventsService) {}
-
-  /** GET /events shows a patient event's patient whole only to a key with patients:read. */
-  onModuleInit(): void {
-    this.events.showAs(['patient.created', 'patient.updated'], (auth, data) => ({ ...patientFor(auth, data as unknown as PatientDto) }));
-  }
-}
+export class PatientsModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import { patientFor } from '../../common/auth/patient-visibility';
 import { PageRequest } from '../../common/http/pagination';
 import { FieldError, ValidationFailedException } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
@@ -9,8 +10,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import type { EventType } from '../events';
-import { ClinicalService, noSuchPatient, PatientDto, patientFor, PatientsService } from '../patients';
-import type { EncounterReferences } from '../patients';
+import { ClinicalService, noSuchPatient, PatientDto, PatientsService } from '../patients';
 import { BookingPolicy, changeDeadline, durationPolicy, overridden, typePolicy } from './appointment-policies';
 import { AppointmentTypesService } from './appointment-types.service';
 import { AppointmentsRepository, SchedulingConstraint } from './appointments.repository';
@@ -68,12 +68,10 @@ export interface BookingRequest {
   notes: string | null;
 }
 
-/** What runs inside a booking's transaction besides the insert and its event. */
-export interface BookingSteps {
-  /** The appointment's patient (a public booking finds or creates its lead here). */
-  patientOf: (tx: EntityManager) => Promise<PatientDto>;
-  /** After the insert (a public booking counts itself here). */
-  afterInsert?: (appointment: AppointmentDto, tx: EntityManager) => Promise<void>;
+/** The provider and appointment an encounter names (either may be absent): ids lower-cased. */
+export interface EncounterReferences {
+  providerId: string | null;
+  appointmentId: string | null;
 }
 
 /** A change of an appointment: status, time, length, notes, type (the members of PATCH). */
@@ -91,6 +89,12 @@ class Refused extends Error {
   constructor(readonly reason: Unbookable) {
     super(reason);
   }
+}
+
+/** Why a booking's transaction failed, if a rule or the overlap constraint refused it. */
+function refusalOf(err: unknown): Unbookable | undefined {
+  if (err instanceof Refused) return err.reason;
+  return violates(err, SchedulingConstraint.ProviderActiveTime) ? 'overlap' : undefined;
 }
 
 const STATUS_EVENTS: Partial<Record<AppointmentStatus, EventType>> = {
@@ -148,60 +152,74 @@ export class AppointmentsService {
       type: type ? type.name : dto.type?.trim() || null,
       notes: dto.notes ?? null,
     };
-    return appointmentFor(auth, await this.insert(auth, provider!, request, { patientOf: () => Promise.resolve(patient!) }));
-  }
-
-  /**
-   * Books a checked request. Inside the transaction, after the provider's lock (so that every committed
-   * booking is seen): refused unless inside working hours, outside time off, in the future and within the
-   * policy (a type's slot grid, notice, horizon, buffers, daily cap; overridePolicies lifts those five). The exclusion
-   * constraint refuses an overlap with another active appointment, race-free. Every refusal is 409
-   * slot_unavailable with the next free slots under the full policy. The patient is resolved inside the
-   * booking's transaction (a public booking finds or creates its lead there), `appointment.booked` is
-   * recorded in it, and `afterInsert` runs in it too (a public booking counts itself there).
-   */
-  async insert(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, steps: BookingSteps): Promise<AppointmentDto> {
     try {
-      return await retryOnDeadlock(() => this.bookIn(scope, provider, request, steps));
+      const appointment = await retryOnDeadlock(() =>
+        this.transactions.run(async (tx) => {
+          await this.claimSlot(auth, provider!, request, tx);
+          return this.recordBooking(auth, provider!, request, patient!, tx);
+        }),
+      );
+      return appointmentFor(auth, appointment);
     } catch (err) {
-      const reason = err instanceof Refused ? err.reason : violates(err, SchedulingConstraint.ProviderActiveTime) ? 'overlap' : undefined;
-      if (reason) throw await this.unavailable(scope, provider, request.start, request.policy, reason);
+      const reason = refusalOf(err);
+      if (reason) throw await this.unavailable(auth, provider!, request.start, request.policy, reason);
       throw err;
     }
   }
 
-  /** The booking's transaction: the checks, the patient, the appointment, its event and `afterInsert`. */
-  private bookIn(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, steps: BookingSteps): Promise<AppointmentDto> {
-    return this.transactions.run(async (tx) => {
-      await this.appointments.lockProviderSchedule(scope, provider.id, tx);
-      const policy = request.overridePolicies ? overridden(request.policy) : request.policy;
-      const refused = await this.availability.unbookable(scope, provider, request.start, policy, { tx });
-      if (refused) throw new Refused(refused);
-      const patient = await steps.patientOf(tx);
-      const row = await this.appointments.insert(
-        scope,
-        {
-          patientId: patient.id,
-          providerId: provider.id,
-          startsAt: new Date(request.start),
-          endsAt: new Date(request.start + policy.duration * MINUTE),
-          duration: policy.duration,
-          status: 'scheduled',
-          type: request.type,
-          notes: request.notes,
-          appointmentTypeId: policy.typeId,
-          confirmedAt: null,
-          cancelledAt: null,
-          manageId: newManageId(),
-        },
-        tx,
-      );
-      const reminders = await this.reminders.plan(scope, row, policy.reminders, provider.timezone, tx);
-      const appointment = this.dto(row, patient, reminders);
-      await this.events.record(scope, 'appointment.booked', appointment, tx);
-      await steps.afterInsert?.(appointment, tx);
-      return appointment;
-    });
+  /**
+   * The first step of a booking, inside the caller's transaction (which then resolves the patient and calls
+   * recordBooking): takes the provider's turn, so that every committed booking is seen, and refuses the
+   * request unless inside working hours, outside time off, in the future and within the policy (a type's
+   * slot grid, notice, horizon, buffers, daily cap; overridePolicies lifts those five). A refusal, here or by
+   * the exclusion constraint at the insert (an overlap, race-free), fails the transaction: after its
+   * rollback, refusedBecause names it and the caller answers 409 slot_unavailable with its alternatives.
+   * Deadlocks are the caller's to retry (retryOnDeadlock around the whole transaction).
+   */
+  async claimSlot(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, tx: EntityManager): Promise<void> {
+    await this.appointments.lockProviderSchedule(scope, provider.id, tx);
+    const policy = request.overridePolicies ? overridden(request.policy) : request.policy;
+    const refused = await this.availability.unbookable(scope, provider, request.start, policy, { tx });
+    if (refused) throw new Refused(refused);
+  }
+
+  /** The second step of a booking (after claimSlot, in its transaction): the appointment, its reminders and `appointment.booked`. */
+  async recordBooking(
+    scope: TenantScope,
+    provider: ProviderEntity,
+    request: BookingRequest,
+    patient: PatientDto,
+    tx: EntityManager,
+  ): Promise<AppointmentDto> {
+    const policy = request.policy;
+    const row = await this.appointments.insert(
+      scope,
+      {
+        patientId: patient.id,
+        providerId: provider.id,
+        startsAt: new Date(request.start),
+        endsAt: new Date(request.start + policy.duration * MINUTE),
+        duration: policy.duration,
+        status: 'scheduled',
+        type: request.type,
+        notes: request.notes,
+        appointmentTypeId: policy.typeId,
+        confirmedAt: null,
+        cancelledAt: null,
+        manageId: newManageId(),
+      },
+      tx,
+    );
+    const reminders = await this.reminders.plan(scope, row, policy.reminders, provider.timezone, tx);
+    const appointment = this.dto(row, patient, reminders);
+    await this.events.record(scope, 'appointment.booked', appointment, tx);
+    return appointment;
+  }
+
+  /** Why a booking's transaction failed (the text of its 409 slot_unavailable), or null for any other failure. */
+  refusedBecause(err: unknown): string | null {
+    const reason = refusalOf(err);
+    return reason ? REASONS[reason] : null;
   }
 
   async list(auth: AuthContext, query: ListAppointmentsQueryDto, page: PageRequest): Promise<AppointmentListDto> {
@@ -393,7 +411,7 @@ export class AppointmentsService {
         }),
       );
     } catch (err) {
-      const reason = err instanceof Refused ? err.reason : violates(err, SchedulingConstraint.ProviderActiveTime) ? 'overlap' : undefined;
+      const reason = refusalOf(err);
       if (moved && reason) throw await this.unavailable(scope, moved.provider, moved.start, moved.policy, reason, id);
       throw err;
     }

@@ -1,12 +1,10 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmailModule } from '../email';
-import { EVENT_TYPES, EventsModule, EventsService } from '../events';
-import { EncounterReferenceChecks, PatientsModule, patientFor } from '../patients';
-import type { PatientDto } from '../patients';
+import { EventsModule } from '../events';
+import { PatientsModule } from '../patients';
 import { SettingsModule } from '../settings';
-import { SmsConfirmations, SmsModule } from '../sms';
-import { TenantsModule } from '../tenants';
+import { SmsModule } from '../sms';
 import { AppointmentTypesController } from './appointment-types.controller';
 import { AppointmentTypesRepository } from './appointment-types.repository';
 import { AppointmentTypesService } from './appointment-types.service';
@@ -38,7 +36,6 @@ import { TimeOffRepository } from './time-off.repository';
     EmailModule,
     SmsModule,
     SettingsModule,
-    TenantsModule,
   ],
   controllers: [
     ProvidersController,
@@ -73,32 +70,4 @@ import { TimeOffRepository } from './time-off.repository';
     RemindersRepository,
   ],
 })
-export class SchedulingModule implements OnModuleInit {
-  constructor(
-    private readonly encounterReferences: EncounterReferenceChecks,
-    private readonly appointments: AppointmentsService,
-    private readonly events: EventsService,
-    private readonly smsConfirmations: SmsConfirmations,
-  ) {}
-
-  /**
-   * Patients checks an encounter's providerId and appointmentId, and SMS confirms on a "C" reply, through this
-   * module's service without importing it; GET /events shows an appointment's patient whole only to a key
-   * with patients:read, in every appointment event (each embeds the appointment's patient).
-   */
-  onModuleInit(): void {
-    this.events.showAs(
-      EVENT_TYPES.filter((type) => type.startsWith('appointment.')),
-      (auth, data) => {
-        const patient = data.patient as PatientDto | null | undefined;
-        return patient && typeof patient === 'object' ? { ...data, patient: patientFor(auth, patient) } : data;
-      },
-    );
-    this.smsConfirmations.provide(
-      async (scope, patientId, withinMs) => (await this.appointments.confirmNext(scope, patientId, withinMs)) !== null,
-    );
-    this.encounterReferences.provide((auth, patientId, references, tx) =>
-      this.appointments.encounterReferenceProblems(auth, patientId, references, tx),
-    );
-  }
-}
+export class SchedulingModule {}

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ResourceNotFoundProblem } from '../../common/http/problem';
 import { clock } from '../../common/time/clock';
-import { TenantScope } from '../../database/tenant-owned.entity';
 import { SettingsService } from '../settings';
-import { TenantsService } from '../tenants';
 import { changeDeadline } from './appointment-policies';
 import { AppointmentsService } from './appointments.service';
 import { AvailabilityService } from './availability.service';
@@ -42,7 +40,6 @@ export class SelfServiceService {
     private readonly appointments: AppointmentsService,
     private readonly availability: AvailabilityService,
     private readonly settings: SettingsService,
-    private readonly tenants: TenantsService,
   ) {}
 
   /**
@@ -73,7 +70,7 @@ export class SelfServiceService {
       timezone: provider.timezone,
       providerName: provider.name,
       appointmentTypeName: type?.name ?? appointment.type,
-      practiceName: await this.practiceName(subject),
+      practiceName: await this.settings.practiceName(subject),
       canConfirm: appointment.status === 'scheduled',
       canCancel: changeable,
       canReschedule: changeable,
@@ -116,10 +113,5 @@ export class SelfServiceService {
 
   private after(managed: Managed, appointment: AppointmentDto): Promise<PublicAppointmentDto> {
     return this.view({ ...managed, appointment });
-  }
-
-  /** The practice as its settings name it, else as its tenant is named. */
-  async practiceName(scope: TenantScope): Promise<string> {
-    return (await this.settings.practiceName(scope)) ?? (await this.tenants.find(scope.tenantId))?.name ?? 'the practice';
   }
 }

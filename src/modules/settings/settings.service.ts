@@ -9,12 +9,17 @@ import { parseSettingsPatch } from './settings-payload';
 import { practiceSettingsErrors, smsCountriesOf } from './practice-settings';
 import { SettingsRepository } from './settings.repository';
 import { SmsNumbersService } from '../sms-numbers';
+import { TenantsService } from '../tenants';
+
+/** What a patient-facing text calls a practice that neither its settings nor its tenant name. */
+const UNNAMED_PRACTICE = 'the practice';
 
 @Injectable()
 export class SettingsService {
   constructor(
     private readonly settings: SettingsRepository,
     private readonly smsNumbers: SmsNumbersService,
+    private readonly tenants: TenantsService,
   ) {}
 
   async get(scope: TenantScope, section: SettingsSection): Promise<SettingsDto> {
@@ -22,10 +27,14 @@ export class SettingsService {
     return { settings: await this.shown(scope, section, doc.data), updatedAt: doc.updatedAt ? doc.updatedAt.toISOString() : null };
   }
 
-  /** The practice's name as its settings give it (`name` of the practice section), or null when they give none. */
-  async practiceName(scope: TenantScope): Promise<string | null> {
+  /**
+   * The practice's name as patients read it (the manage page and its calendar file, the unsubscribe page, an
+   * SMS HELP reply): `name` of the practice settings, else the tenant's name.
+   */
+  async practiceName(scope: TenantScope): Promise<string> {
     const value = (await this.settings.get(scope, 'practice')).data.name;
-    return typeof value === 'string' && value.trim() ? value.trim() : null;
+    if (typeof value === 'string' && value.trim()) return value.trim();
+    return (await this.tenants.find(scope.tenantId))?.name ?? UNNAMED_PRACTICE;
   }
 
   /**

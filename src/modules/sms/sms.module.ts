@@ -9,9 +9,7 @@ import { SmsNumbersModule } from '../sms-numbers';
 import { SmsMessageEntity } from './entities/sms-message.entity';
 import { SmsOptOutEntity } from './entities/sms-opt-out.entity';
 import { SmsTemplateEntity } from './entities/sms-template.entity';
-import { SmsConfirmations } from './sms-confirmations';
 import { SmsConsent } from './sms-consent.service';
-import { SmsInboundService } from './sms-inbound.service';
 import { SmsMessagesController } from './sms-messages.controller';
 import { SmsMessagesRepository } from './sms-messages.repository';
 import { SmsMessagesService } from './sms-messages.service';
@@ -19,11 +17,13 @@ import { SmsSendJobs } from './sms-send-jobs.service';
 import { SmsTemplatesController } from './sms-templates.controller';
 import { SmsTemplatesRepository } from './sms-templates.repository';
 import { SmsTemplatesService } from './sms-templates.service';
-import { TwilioWebhooksController } from './twilio-webhooks.controller';
+import { SmsStatusService } from './sms-status.service';
+import { TwilioSignature } from './twilio-signature';
+import { TwilioStatusController } from './twilio-webhooks.controller';
 
 /**
- * SMS templates, messages and sending, and Twilio's callbacks. Other modules queue a message with
- * SmsMessagesService.queue (inside their own transaction). Its send job runs in MessagingWorkersModule (SmsChannel).
+ * SMS templates, messages and Twilio's status callbacks. Its send job runs in MessagingWorkersModule (SmsChannel);
+ * texts patients send in are read by SmsInboundModule, above this module and Scheduling.
  */
 @Module({
   imports: [
@@ -35,22 +35,22 @@ import { TwilioWebhooksController } from './twilio-webhooks.controller';
     TenantsModule,
     EventsModule,
   ],
-  controllers: [SmsTemplatesController, SmsMessagesController, TwilioWebhooksController],
+  controllers: [SmsTemplatesController, SmsMessagesController, TwilioStatusController],
   providers: [
     SmsTemplatesRepository,
     SmsTemplatesService,
     SmsMessagesRepository,
     SmsMessagesService,
     SmsSendJobs,
-    SmsInboundService,
-    SmsConfirmations,
+    SmsStatusService,
     SmsConsent,
+    TwilioSignature,
   ],
   exports: [
     SmsTemplatesService,
     SmsMessagesService,
-    SmsConfirmations,
     SmsConsent,
+    TwilioSignature,
     SmsMessagesRepository,
     SmsSendJobs,
     PatientsModule,

@@ -3,13 +3,9 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { PatientsService } from '../patients';
+import { AppointmentsService } from '../scheduling';
 import { SettingsService } from '../settings';
-import { TenantsService } from '../tenants';
-import { E164_PATTERN } from './dto/sms-message.dto';
-import { SmsConfirmations } from './sms-confirmations';
-import { SmsConsent } from './sms-consent.service';
-import { toSmsMessageDto } from './sms-messages.service';
-import { ProviderOutcome, SmsMessagesRepository } from './sms-messages.repository';
+import { E164_PATTERN, SmsConsent } from '../sms';
 
 /** The carrier-mandated keywords (CTIA; Twilio's defaults). */
 const OPT_OUT = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT']);
@@ -18,9 +14,7 @@ const HELP = new Set(['HELP', 'INFO']);
 const CONFIRM = new Set(['C', 'CONFIRM']);
 
 /** How far ahead a "C" reply looks for the appointment it confirms. */
-export const CONFIRM_WINDOW_MS = 48 * 3600_000;
-
-const OUTCOMES: Record<string, ProviderOutcome> = { delivered: 'delivered', undelivered: 'undelivered', failed: 'failed' };
+const CONFIRM_WINDOW_MS = 48 * 3600_000;
 
 /** A live patient an inbound text concerns. */
 interface Sender {
@@ -36,9 +30,10 @@ export interface InboundOutcome {
 }
 
 /**
- * What Twilio tells us: a message's later status, and texts patients send to a practice number. Twilio
- * names numbers, never tenants: a number answers for the tenant an operator assigned it to in live mode
- * (TWILIO_FROM for every tenant without one), and each change is then made through that tenant's scope.
+ * Texts patients send to a practice number: consent keywords change the patient records of SMS, a "C" asks
+ * Scheduling to confirm the next appointment. Twilio names numbers, never tenants: a number answers for the
+ * tenant an operator assigned it to in live mode (TWILIO_FROM for every tenant without one), and each change
+ * is then made through that tenant's scope.
  */
 @Injectable()
 export class SmsInboundService {
@@ -47,28 +42,11 @@ export class SmsInboundService {
   constructor(
     private readonly consent: SmsConsent,
     private readonly transactions: Transactions,
-    private readonly messages: SmsMessagesRepository,
     private readonly patients: PatientsService,
     private readonly settings: SettingsService,
-    private readonly tenants: TenantsService,
     private readonly events: EventsService,
-    private readonly confirmations: SmsConfirmations,
+    private readonly appointments: AppointmentsService,
   ) {}
-
-  /** A status callback: delivered, undelivered or failed settle the message (never moving back from one). */
-  async status(fields: Record<string, string>): Promise<void> {
-    const outcome = OUTCOMES[fields.MessageStatus?.toLowerCase() ?? ''];
-    const sid = fields.MessageSid ?? fields.SmsSid;
-    if (!outcome || !sid) return;
-    const message = await this.messages.scopeOfProviderMessage(sid.slice(0, 64));
-    if (!message) return; // not ours, or its tenant is gone
-    const error =
-      outcome === 'delivered' ? null : `Twilio reported ${outcome}${fields.ErrorCode ? ` (error ${fields.ErrorCode.slice(0, 16)})` : ''}`;
-    await this.transactions.run(async (tx) => {
-      const row = await this.messages.applyOutcome(message, message.id, outcome, error, tx);
-      if (row) await this.events.record(message, outcome === 'delivered' ? 'sms.delivered' : 'sms.failed', toSmsMessageDto(row), tx);
-    });
-  }
 
   /** A text from a phone to one of the practices' numbers. */
   async receive(fields: Record<string, string>): Promise<InboundOutcome> {
@@ -132,7 +110,8 @@ export class SmsInboundService {
 
   /** HELP: who is texting, and how to stop it. */
   private async help(senders: Sender[]): Promise<string> {
-    const names = [...new Set(await Promise.all(senders.map((s) => this.practiceName(s.scope))))];
+    const names = [...new Set(await Promise.all(senders.map((s) => this.settings.practiceName(s.scope))))];
+    // A phone no practice here knows still learns what kind of messages these are.
     const who = names.length ? names.join(', ') : 'your healthcare practice';
     return `${who}: appointment messages. Reply STOP to opt out, START to opt back in. Msg & data rates may apply.`;
   }
@@ -141,12 +120,8 @@ export class SmsInboundService {
   private async confirm(senders: Sender[]): Promise<string> {
     let confirmed = 0;
     for (const { scope, patientId } of senders) {
-      if (await this.confirmations.confirm(scope, patientId, CONFIRM_WINDOW_MS)) confirmed++;
+      if (await this.appointments.confirmNext(scope, patientId, CONFIRM_WINDOW_MS)) confirmed++;
     }
     return confirmed ? 'Thank you: your appointment is confirmed.' : 'We found no appointment to confirm in the next 48 hours.';
-  }
-
-  private async practiceName(scope: TenantScope): Promise<string> {
-    return (await this.settings.practiceName(scope)) ?? (await this.tenants.find(scope.tenantId))?.name ?? 'your healthcare practice';
   }
 }
