@@ -305,6 +305,7 @@ function routes(meta, s, anchor) {
     ['auditResource', 'GET /settings/audit-log?resourceId=<patient>', () => `/settings/audit-log?resourceId=${p().id}`],
     ['auditAction', 'GET /settings/audit-log?action=patient.update', () => '/settings/audit-log?action=patient.update'],
     ['auditKey', 'GET /settings/audit-log?apiKeyId=…', () => `/settings/audit-log?apiKeyId=${big.keyId}`],
+    ['accessLog', 'GET /patients/{id}/access-log', () => `/patients/${p().id}/access-log`],
     ['deliveries', 'GET /webhooks/{id}/deliveries', () => `/webhooks/${big.endpointId}/deliveries`],
   ].map(([key, name, path]) => ({ key, name, path }));
 }

@@ -3,8 +3,6 @@ import { runMigrations } from '../../src/database/database-options';
 import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
 import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
-
-import { SEARCH_JOINERS, walksJoinKey } from '../../src/modules/patients/search-windows';
 import { call } from '../helpers/app';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';
@@ -232,7 +230,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
   });
 
-  it("tags: each tag's entries of patient_tags read in page order, never every holder sorted", async () => {
+  it('tags: the newest holders of any of the tags, from an index, never a scan of the table', async () => {
     const { config, body } = await statementOf('tags=cohort-3,cohort-7&limit=50');
     // Patient i carries cohort-(i % 20) and was created i minutes ago; i % 100 = 0 is in test mode.
     const expected = Array.from({ length: 1000 }, (_, k) => k + 1)
@@ -240,13 +238,22 @@ describe('Query plans: filters use their index under a generic plan', () => {
       .slice(0, 50)
       .map((i) => `crm-${i}`);
     expect(body.patients.map((p) => p.externalId)).toEqual(expected);
-    for (const plan of [await genericPlan(config), await customPlan(config)]) {
-      const walks = plan.filter((n) => n['Index Name'] === 'patient_tags_pkey');
-      expect(walks).toHaveLength(2);
-      for (const walk of walks) expect(walk['Node Type']).toMatch(/^Index (Only )?Scan$/);
-      expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
-      expect(plan.map((n) => n['Node Type'])).not.toContain('Bitmap Heap Scan');
-    }
+    // A tenth of the patients hold one of them: the page-order walk finds the page within a few hundred.
+    const plan = await customPlan(config);
+    expect(plan.find((n) => n['Index Name'] === 'IDX_PATIENTS_TENANT_MODE_CREATED')?.['Node Type']).toBe('Index Scan');
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
+    // A tag of a few patients: its holders from IDX_PATIENTS_TAGS, sorted.
+    await db.query(
+      `UPDATE patients SET tags = tags || ARRAY['plans-rare'] WHERE tenant_id = $1 AND external_id IN ('crm-7', 'crm-20007')`,
+      [suite.tenant.id],
+    );
+    await db.query('ANALYZE patients');
+    const rare = await statementOf('tags=plans-rare,plans-none');
+    expect(rare.body.patients.map((p) => p.externalId)).toEqual(['crm-7', 'crm-20007']);
+    const rarePlan = await customPlan(rare.config);
+    expect(rarePlan.map((n) => n['Index Name'])).toContain('IDX_PATIENTS_TAGS');
+    expect(rarePlan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
   });
 
   /**
@@ -292,16 +299,10 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(scans(common.executed)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED', 'patients_pkey']);
     expect(types(common.executed)).toContain('Index Only Scan');
     expect(types(common.executed)).not.toContain('Bitmap Heap Scan');
-    // Unnamed, as every statement the app sends (named prepared statements break PgBouncer's transaction
-    // mode); its generic plan would still be the same walk for any term.
+    // Planned on each run, never a named prepared statement.
     expect(common.configs[0].name).toBeUndefined();
-    const generic = await genericPlan(common.configs[0], true);
-    expect(scans(generic)).toEqual(['IDX_PATIENTS_TENANT_MODE_CREATED', 'patient_search_keys_pkey', 'patients_pkey']);
-    expect(types(generic)).not.toContain('Seq Scan');
-    // A term without a join key never starts the key walk.
-    expect(generic.filter((n) => n['Index Name'] === 'patient_search_keys_pkey' && n['Actual Loops'])).toEqual([]);
     // Whatever it sorts is the page or the walk's ids, at most a page: never the matches found along the way.
-    const sorts = generic.filter((n) => n['Node Type'] === 'Sort' && (n['Actual Loops'] ?? 0) > 0);
+    const sorts = common.executed.filter((n) => n['Node Type'] === 'Sort');
     expect(sorts.length).toBeGreaterThan(0);
     for (const sort of sorts) expect(sort['Actual Rows']).toBeLessThanOrEqual(51);
     // One patient's email: nothing in the sample, so the fallback asks the index, and sorts its matches.
@@ -311,9 +312,9 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(rare.configs[0].text).toBe(common.configs[0].text);
     expect(scans(rare.executed)).toContain('IDX_PATIENTS_SEARCH');
     expect(types(rare.executed)).not.toContain('Seq Scan');
-    // The index is asked for the term's parts around its join and its last four digits, not its words.
+    // The index is asked for the whole term, lowered as search_text is.
     const asked = rare.executed.filter((n) => n['Index Name'] === 'IDX_PATIENTS_SEARCH').map((n) => n['Index Cond']);
-    expect(asked).toEqual([expect.stringMatching(/translate\(search_text, .*~~ '%son290%'.*~~ '%9001%'/)]);
+    expect(asked).toEqual([expect.stringMatching(/search_text ~~ '%person\.29001@%'/)]);
     // The test mode's 300 patients fit in the sample: the walk read them all, so the index is not asked.
     const small = await searched(`search=${encodeURIComponent('person.29000@')}`, suite.tenant.testKey);
     expect(small.ids).toEqual(['crm-29000']);
@@ -331,7 +332,7 @@ describe('Query plans: filters use their index under a generic plan', () => {
     expect(configs[0].name).toBeUndefined();
   });
 
-  it("search: the index's answer is exactly the patients whose text holds the term, for terms with and without joins", async () => {
+  describe('search: the answer is exactly the patients whose text holds the term, newest first', () => {
     // Patients older than the newest 2,000, so that every term below is rare there and the index answers.
     const rows: [string, string, string | null, string | null][] = [
       ['Gus', 'White', 'gus.white1987@mail.org', '+14155550199'],
@@ -344,30 +345,49 @@ describe('Query plans: filters use their index under a generic plan', () => {
       ['Ann', 'Smithers', 'ann@smithers.org', null],
       ['White', 'Gus', null, '+14155552024'],
       ['Gus', 'White', 'gus%white@mail.org', null],
+      ['Amir', 'Larsen', 'amir.larsen636847@mail.org', '+14155551234'],
+      ['Noor', 'Nagy', 'noor.nagy71108@mail.org', null],
+      ['O', 'Kim', 'o.kim2024@mail.org', null],
+      ['Jo Ann', 'Smith', null, null],
+      ['Kira', 'Li', 'kira@li.example', null],
+      ['Mateo', 'Haddad-Lee', null, null],
     ];
-    await db.query(
-      `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name,
-          patient_type, patient_status, tags, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, 'live', 'joined-' || k, 'JJJJJJ' || chr(64 + k::int) || 'J', r->>2, r->>3, r->>0, r->>1,
-          'patient', 'active', '{}', now() - interval '40 days' - k * interval '1 hour', now()
-         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS a(r, k)`,
-      [suite.tenant.id, JSON.stringify(rows)],
-    );
-    // The meaning, independently of the statement: a case-insensitive substring of search_text, or for a
-    // phone-like term its digits; newest first.
-    const all = await db.query<{ external_id: string; search_text: string }>(
-      `SELECT external_id, search_text FROM patients WHERE tenant_id = $1 AND mode = 'live' ORDER BY created_at DESC, id DESC`,
-      [suite.tenant.id],
-    );
-    const expected = (term: string): string[] => {
+    let all: { external_id: string; search_text: string }[] = [];
+    /**
+     * The meaning, independently of the statement: a case-insensitive substring of search_text (the term
+     * trimmed, as the API does), or for a phone-like term its digits; newest first.
+     */
+    const expected = (raw: string): string[] => {
+      const term = raw.trim();
       const digits = /^[\d\s()+.-]+$/.test(term) ? term.replace(/\D/g, '') : '';
       const byDigits = digits.length >= 3 && digits !== term;
-      return all.rows
+      return all
         .filter((r) => r.search_text.includes(term.toLowerCase()) || (byDigits && r.search_text.includes(digits)))
         .slice(0, 50)
         .map((r) => r.external_id);
     };
-    const terms = [
+    const reload = async (): Promise<void> => {
+      all = (
+        await db.query<{ external_id: string; search_text: string }>(
+          `SELECT external_id, search_text FROM patients WHERE tenant_id = $1 AND mode = 'live' ORDER BY created_at DESC, id DESC`,
+          [suite.tenant.id],
+        )
+      ).rows;
+    };
+    beforeAll(async () => {
+      await db.query(
+        `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name,
+            patient_type, patient_status, tags, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'live', 'joined-' || k, 'JJJJJJ' || chr(64 + k::int) || 'J', r->>2, r->>3, r->>0, r->>1,
+            'patient', 'active', '{}', now() - interval '40 days' - k * interval '1 hour', now()
+           FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS a(r, k)`,
+        [suite.tenant.id, JSON.stringify(rows)],
+      );
+      await reload();
+    });
+
+    let found = 0;
+    it.each([
       'gus white',
       'Gus White',
       'us whi',
@@ -393,31 +413,89 @@ describe('Query plans: filters use their index under a generic plan', () => {
       '555-2024',
       '2024@mail',
       'smithers.org',
-    ];
-    let found = 0;
-    let keyed = 0;
-    for (const term of terms) {
+    ])('%j: from the trigram index', async (term) => {
       const { executed, ids } = await searched(`search=${encodeURIComponent(term)}`);
-      expect({ term, ids }).toEqual({ term, ids: expected(term) });
-      // A full name's few patients are all under its join key: its walk reads the key's last entry and answers.
-      // Any other term is answered by the trigram index.
-      const index = walksJoinKey(term.toLowerCase()) ? 'patient_search_keys_pkey' : 'IDX_PATIENTS_SEARCH';
-      expect({ term, scans: scans(executed) }).toEqual({ term, scans: expect.arrayContaining([index]) });
-      if (index !== 'IDX_PATIENTS_SEARCH')
-        expect({ term, asked: scans(executed).includes('IDX_PATIENTS_SEARCH') }).toEqual({ term, asked: false });
+      expect(ids).toEqual(expected(term));
+      // Rare among the newest patients, so the trigram index answers.
+      expect(scans(executed)).toContain('IDX_PATIENTS_SEARCH');
       found += ids.length;
-      if (index !== 'IDX_PATIENTS_SEARCH') keyed++;
-    }
-    // Not an empty comparison: most terms find someone, and both ways answer some of them.
-    expect(found).toBeGreaterThan(30);
-    expect(keyed).toBeGreaterThanOrEqual(5);
-    expect(keyed).toBeLessThan(terms.length - 5);
+    });
+
+    // Terms of every shape of joins, short parts and digits: once the cases of the search's own rules of word
+    // joins (which parts of a term the index was asked for, and which terms walked a join key).
+    it.each([
+      'gus white',
+      'jo smith',
+      'mary ann smith',
+      'gus  white',
+      'amir.larsen636847',
+      'noor.nagy71108@',
+      'o.kim2024',
+      '5551234',
+      'garcia',
+      ' gus.',
+      'a b',
+      '100%_x',
+      'gus. white',
+      ' gus white ',
+      'angus whi',
+      'jo ann smith',
+      'kira li',
+      'mateo haddad-lee',
+      'gus.white1987',
+      'gus white 1987',
+      'ab1 cde',
+    ])('%j', async (term) => {
+      const { ids } = await searched(`search=${encodeURIComponent(term)}`);
+      expect(ids).toEqual(expected(term));
+      found += ids.length;
+    });
+
+    it('not an empty comparison: most terms find someone', () => {
+      expect(found).toBeGreaterThan(40);
+    });
+
+    it('generated texts and terms cut from them: nothing is missed, nothing else is found', async () => {
+      // A fixed-seed generator: names over a few letters and digits joined by every joining character, and
+      // terms cut from their search text; patients of their own, older than every one above.
+      let seed = 7;
+      const next = (n: number): number => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const pick = (chars: string, length: number): string => Array.from({ length }, () => chars[next(chars.length)]).join('');
+      const joiners = " .@+-_'";
+      const names = Array.from({ length: 120 }, () => [
+        `Qz${pick('ab01', 1 + next(3))}${pick(joiners, 1)}${pick('ab01', 1 + next(3))}`,
+        `${pick('ab01', 1 + next(4))}${pick(joiners, 1)}${pick('ab', 1 + next(3))}`,
+      ]);
+      await db.query(
+        `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, first_name, last_name,
+            patient_type, patient_status, tags, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'live', 'generated-' || k, 'G' || translate(lpad(k::text, 7, '0'), '0123456789', 'QXZVJKWYPU'), r->>0, r->>1,
+            'patient', 'active', '{}', now() - interval '60 days' - k * interval '1 minute', now()
+           FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS a(r, k)`,
+        [suite.tenant.id, JSON.stringify(names)],
+      );
+      await reload();
+      const texts = all.filter((r) => r.external_id.startsWith('generated-')).map((r) => r.search_text);
+      let matched = 0;
+      for (let k = 0; k < 80; k++) {
+        const text = texts[next(texts.length)];
+        const from = next(text.length - 2);
+        const term = text.slice(from, from + 3 + next(8)).trim();
+        if (term.length < 3) continue;
+        const { ids } = await searched(`search=${encodeURIComponent(term)}`);
+        expect({ term, ids }).toEqual({ term, ids: expected(term) });
+        matched += ids.length;
+      }
+      expect(matched).toBeGreaterThan(80);
+    });
   });
 
-  it('search: a full name walks its join key newest first and stops at the page, however many patients hold it', async () => {
+  it('search: a full name held by hundreds of patients answers its pages newest first, and follows renames and deletes', async () => {
     // Older than every patient above, newest first: 52 Zed Quartz and a Zed Quartzman (A), 2,100 others, then
-    // 200 Zed Quartz (B) with 6 Ozed Quartz and 2 more Zed Quartzman among them, the last past the walk's first
-    // 200 entries; all of them under the key "zedqua". And 5 Yan Plover.
+    // 200 Zed Quartz (B) with 6 Ozed Quartz and 2 more Zed Quartzman among them. And 5 Yan Plover.
     await db.query(
       `INSERT INTO patients (id, tenant_id, mode, external_id, joining_code, email, phone, first_name, last_name,
           patient_type, patient_status, tags, created_at, updated_at)
@@ -439,99 +517,33 @@ describe('Query plans: filters use their index under a generic plan', () => {
           [suite.tenant.id, term],
         )
       ).rows.map((r) => r.external_id);
-    const keyWalks = (plan: PlanNode[]): PlanNode[] =>
-      plan.filter((n) => n['Index Name'] === 'patient_search_keys_pkey' && n['Actual Loops']);
 
     const all = await holders('zed quartz');
     expect(all).toHaveLength(261);
     const first = await searched('search=zed%20quartz&limit=50');
     expect(first.ids).toEqual(all.slice(0, 50));
-    // One statement; the key's entries read are a page (51 with the next page's probe), not 261.
-    expect(first.configs).toHaveLength(1);
-    expect(first.configs[0].name).toBeUndefined();
-    expect(scans(first.executed)).not.toContain('IDX_PATIENTS_SEARCH');
-    expect(keyWalks(first.executed).map((n) => n['Actual Rows'])).toEqual([51]);
-    // The next page: the newest 2,000 patients past the cursor hold the term 3 times (A's last), so it walks
-    // the key again, from the cursor.
+    // Rare among the newest patients: the trigram index finds its holders and the page is the newest of them.
+    expect(scans(first.executed)).toContain('IDX_PATIENTS_SEARCH');
+    expect(types(first.executed)).not.toContain('Seq Scan');
     const second = await searched(`search=zed%20quartz&limit=50&cursor=${first.next}`);
     expect(second.ids).toEqual(all.slice(50, 100));
-    expect(second.configs).toHaveLength(1);
-    expect(keyWalks(second.executed).map((n) => n['Actual Rows'])).toEqual([51]);
-    // Its generic plan walks the key the same way.
-    const generic = await genericPlan(first.configs[0], true);
-    expect(types(generic)).not.toContain('Seq Scan');
-    expect(keyWalks(generic).map((n) => [n['Node Type'], n['Actual Rows']])).toEqual([['Index Only Scan', 51]]);
 
-    // Rarer than its key: the walk reads 200 entries, finds two, and the index answers all three.
     const rare = await searched('search=zed%20quartzman');
     expect(rare.ids).toEqual(await holders('zed quartzman'));
     expect(rare.ids).toHaveLength(3);
-    expect(rare.configs).toHaveLength(2);
-    expect(keyWalks(rare.executed).map((n) => n['Actual Rows'])).toEqual([200, 200]);
-    expect(scans(rare.executed)).toContain('IDX_PATIENTS_SEARCH');
-    // A key of five entries is read to its end, and that answers without the index.
     const few = await searched('search=yan%20plover');
     expect(few.ids).toEqual(await holders('yan plover'));
     expect(few.ids).toHaveLength(5);
-    expect(few.configs).toHaveLength(1);
 
-    // The keys follow the patient: renamed through the API, deleted by SQL.
+    // The search follows the patient: renamed through the API, deleted by SQL.
     const idOf = async (ext: string): Promise<string> =>
       (await db.query<{ id: string }>(`SELECT id FROM patients WHERE external_id = $1`, [ext])).rows[0].id;
-    const keysOf = async (id: string): Promise<string[]> =>
-      (await db.query<{ key: string }>(`SELECT key FROM patient_search_keys WHERE patient_id = $1 ORDER BY key`, [id])).rows.map(
-        (r) => r.key,
-      );
     const renamed = await idOf('zq-1');
-    expect(await keysOf(renamed)).toContain('zedqua');
     expect((await suite.api(suite.tenant.liveKey).put(`${PATIENTS}/${renamed}`, { lastName: 'Plover' })).status).toBe(200);
-    expect(await keysOf(renamed)).toEqual(expect.arrayContaining(['zedplo']));
-    expect(await keysOf(renamed)).not.toContain('zedqua');
-    const deleted = await idOf('zq-2');
-    await db.query(`DELETE FROM patients WHERE id = $1`, [deleted]);
-    expect(await keysOf(deleted)).toEqual([]);
+    await db.query(`DELETE FROM patients WHERE id = $1`, [await idOf('zq-2')]);
     expect((await searched('search=zed%20quartz&limit=50')).ids).toEqual((await holders('zed quartz')).slice(0, 50));
     expect((await searched('search=zed%20quartz&limit=50')).ids.slice(0, 1)).toEqual(['zq-3']);
     expect((await searched('search=zed%20plover')).ids).toEqual(['zq-1']);
-    // And the table holds exactly every patient's keys, no more.
-    const drift = await db.query<{ n: string }>(
-      `WITH want AS (SELECT p.tenant_id, p.mode, k, p.created_at, p.id FROM patients p, unnest(patient_search_join_keys(p.search_text)) k),
-            have AS (SELECT tenant_id, mode, key, created_at, patient_id FROM patient_search_keys)
-       SELECT count(*) AS n FROM ((SELECT * FROM want EXCEPT SELECT * FROM have) UNION ALL (SELECT * FROM have EXCEPT SELECT * FROM want)) d`,
-    );
-    expect(drift.rows[0].n).toBe('0');
-  });
-
-  it("join keys: a text that holds a term holds each of the term's keys, and a term that walks its key has one", async () => {
-    // A fixed-seed generator (mulberry32): texts of short words (letters and a digit) joined by runs of joiners,
-    // spaces most, and terms cut from them.
-    let seed = 11;
-    const next = (n: number): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
-    const pick = (chars: string, length: number): string => Array.from({ length }, () => chars[next(chars.length)]).join('');
-    const texts: string[] = [];
-    const terms: string[] = [];
-    for (let k = 0; k < 4000; k++) {
-      const words = Array.from({ length: 1 + next(5) }, () => pick('aabbcc1', 1 + next(7)));
-      const text = words.reduce((t, word) => `${t}${next(2) ? ' ' : pick(`  ${SEARCH_JOINERS}`, 1 + next(2))}${word}`);
-      const from = next(text.length);
-      texts.push(text);
-      terms.push(text.slice(from, from + 1 + next(text.length - from)));
-    }
-    const { rows } = await db.query<{ term: string; covered: boolean; keys: number }>(
-      `SELECT term, patient_search_join_keys(term) <@ patient_search_join_keys(text) AS covered, cardinality(patient_search_join_keys(term)) AS keys
-         FROM unnest($1::text[], $2::text[]) AS t(text, term)`,
-      [texts, terms],
-    );
-    expect(rows.filter((r) => !r.covered)).toEqual([]);
-    expect(rows.filter((r) => walksJoinKey(r.term) && r.keys === 0)).toEqual([]);
-    // Not vacuous: many terms have keys, and many of those walk them.
-    expect(rows.filter((r) => r.keys > 0).length).toBeGreaterThan(100);
-    expect(rows.filter((r) => walksJoinKey(r.term)).length).toBeGreaterThan(40);
   });
 
   it('the unfiltered page: a backward scan of IDX_PATIENTS_TENANT_MODE_CREATED, first page and the next', async () => {

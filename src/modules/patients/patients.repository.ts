@@ -7,7 +7,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { keysetPage, Page, ScopedStatement, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
 import type { PatientStatus, PatientType } from './patient-rules';
-import { SEARCH_INDEX_TEXT, searchWindows, walksJoinKey } from './search-windows';
+import { PatientFilters, patientListStatement } from './search/patient-search';
 
 /** The writable columns of a patient, normalised (E.164 phone, trimmed tags …). */
 export interface PatientValues {
@@ -49,25 +49,6 @@ export interface ImportRow {
   provided: (keyof PatientValues)[];
   customFieldsRemove: string[];
   customFieldsClear: boolean;
-}
-
-export interface PatientFilters {
-  search?: string;
-  /** Digits of a phone-like search term, matched against the E.164 number. */
-  searchDigits?: string;
-  tags?: string[];
-  patientType?: PatientType;
-  patientStatus?: PatientStatus;
-  gender?: string;
-  createdFrom?: Date;
-  createdTo?: Date;
-  bornOnOrBefore?: string;
-  bornAfter?: string;
-  hasEmail?: boolean;
-  hasPhone?: boolean;
-  email?: string;
-  externalId?: string;
-  updatedSince?: Date;
 }
 
 /** The constraints whose violations the patients module answers with its own exceptions. */
@@ -155,146 +136,6 @@ const UPSERT_PATIENTS = (() => {
 const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`;
 const GET_PATIENTS_BY_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::uuid[])`;
 const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`;
-
-/** The newest patients a search checks first: a term on at least SEARCH_COMMON of them is common. */
-const SEARCH_SAMPLE = 2000;
-const SEARCH_COMMON = 4;
-/** The most entries of a term's join key a search reads, newest first, before it asks the trigram index. */
-const SEARCH_KEYED = 200;
-
-const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * A list's statement; a search's first step also names the statement that answers instead when the first
- * one's rows say `complete` is false.
- */
-export interface PatientListStatement extends ScopedStatement {
-  fallback?: ScopedStatement;
-}
-
-/**
- * The statement `PatientsRepository.list` runs for these filters and page ($1 tenant, $2 mode, then
- * `params`). Its WHERE holds only the filters present, so each combination is its own statement with its
- * own plan, and each filter is written the way its index is defined (docs/decisions/0001-indexes-for-lists-at-scale.md
- * says which index serves which filter).
- *
- * A `tags` filter walks each tag's entries in patient_tags newest first (each stops at the page's end,
- * filtering by the other conditions on the way), and the page is the newest of their union.
- *
- * A `search` (without tags) decides its own way, because the planner cannot tell a common term from a rare
- * one and a wrong guess costs hundreds of milliseconds at a million patients. The first statement counts the
- * term among the newest SEARCH_SAMPLE patients (`sample`); a term found SEARCH_COMMON times or more walks the
- * page order for three times the rows its share says a page needs (`walk`, from the page-order index alone,
- * which carries search_text), stopping at a full page, and answers it (`complete`). Short of a page, a term
- * with a join key (a full name: migration 1764140000000) walks that key's entries in patient_search_keys
- * newest first (`keyed`), checking each against the term, and answers when it fills the page or reads the
- * key's last entry within SEARCH_KEYED. Short of that too, the fallback asks the trigram index for every
- * match (for the parts of the term `searchWindows` names, each row then checked against the whole term) and
- * sorts them (a rare term costs about its matches); a practice smaller than the sample has been read whole by
- * the walk and never needs it. Two statements rather than one, so that the fallback's planning is paid only by
- * the rare terms that run it.
- */
-export function patientListStatement(filters: PatientFilters, page: PageRequest): PatientListStatement {
-  const params: unknown[] = [];
-  const param = (value: unknown): string => {
-    params.push(value);
-    return `$${params.length + 2}`; // the scope is $1 and $2
-  };
-  const tags = filters.tags?.length ? [...new Set(filters.tags)] : [];
-  // In the tag walk the page order (created_at, id) is patient_tags' (created_at, patient_id).
-  const created = tags.length ? 't.created_at' : 'created_at';
-  const id = tags.length ? 't.patient_id' : 'id';
-  const where: string[] = [];
-  let search: ((text: string) => string) | undefined;
-  if (filters.search !== undefined) {
-    const term = param(`%${likeEscape(filters.search.toLowerCase())}%`);
-    const digits = filters.searchDigits ? param(`%${filters.searchDigits}%`) : undefined;
-    search = (text) => (digits ? `(${text} LIKE ${term} OR ${text} LIKE ${digits})` : `${text} LIKE ${term}`);
-    // In the tag walk the search is one more filter; otherwise the step below places it.
-    if (tags.length) where.push(search('search_text'));
-  }
-  if (filters.patientType) where.push(`patient_type = ${param(filters.patientType)}`);
-  if (filters.patientStatus) where.push(`patient_status = ${param(filters.patientStatus)}`);
-  if (filters.gender !== undefined) where.push(`lower(gender) = lower(${param(filters.gender)})`);
-  if (filters.createdFrom) where.push(`${created} >= ${param(filters.createdFrom)}`);
-  if (filters.createdTo) where.push(`${created} <= ${param(filters.createdTo)}`);
-  if (filters.bornOnOrBefore) where.push(`date_of_birth <= ${param(filters.bornOnOrBefore)}::date`);
-  if (filters.bornAfter) where.push(`date_of_birth > ${param(filters.bornAfter)}::date`);
-  if (filters.hasEmail !== undefined) where.push(filters.hasEmail ? 'email IS NOT NULL' : 'email IS NULL');
-  if (filters.hasPhone !== undefined) where.push(filters.hasPhone ? 'phone IS NOT NULL' : 'phone IS NULL');
-  if (filters.email !== undefined) where.push(`lower(email) = lower(${param(filters.email)})`);
-  if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
-  if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}`);
-  // The cursor's bound, on the columns given (the key walk's are (created_at, patient_id)).
-  const after = page.after && [param(page.after.value), param(page.after.id)];
-  const before = (c: string, i: string): string => (after ? `(${c}, ${i}) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : '');
-  if (after) where.push(before(created, id));
-  const limit = param(page.limit + 1);
-  const and = where.map((w) => ` AND ${w}`).join('');
-  if (search && !tags.length) {
-    const scoped = `FROM patients WHERE tenant_id = $1 AND mode = $2${and}`;
-    const order = 'ORDER BY created_at DESC, id DESC';
-    const match = search('search_text');
-    const n = `${limit}::int`;
-    // A phone-like term also matches by its digits alone, which its join keys do not cover.
-    const lower = filters.search!.toLowerCase();
-    const key = `(patient_search_join_keys(${param(!filters.searchDigits && walksJoinKey(lower) ? lower : null)}::text))[1]`;
-    const keyed = `FROM patient_search_keys WHERE tenant_id = $1 AND mode = $2 AND key = ${key}${after ? ` AND ${before('created_at', 'patient_id')}` : ''}`;
-    // The first step's parameters end here, with the term for its key, which the fallback does not take:
-    // the index's windows follow in its place, for the fallback alone.
-    const firstParams = [...params];
-    params.pop();
-    const statement = `WITH sample AS (
-        SELECT count(*) AS seen, count(*) FILTER (WHERE ${match}) AS hits
-          FROM (SELECT search_text ${scoped} ${order} LIMIT ${SEARCH_SAMPLE}) s),
-      walk AS MATERIALIZED (
-        SELECT id FROM (SELECT id, created_at, search_text ${scoped} ${order}
-            LIMIT (SELECT CASE WHEN seen < ${SEARCH_SAMPLE} THEN seen
-                    WHEN hits >= ${SEARCH_COMMON} THEN ceil(3.0 * seen * ${n} / hits)::bigint ELSE 0 END FROM sample)) w
-          WHERE ${match} LIMIT ${n}),
-      walked AS (SELECT (SELECT count(*) FROM walk) >= ${n} OR seen < ${SEARCH_SAMPLE} AS complete FROM sample),
-      keyed AS MATERIALIZED (
-        SELECT k.patient_id AS id FROM (SELECT created_at, patient_id ${keyed} AND NOT (SELECT complete FROM walked)
-            ORDER BY created_at DESC, patient_id DESC LIMIT ${SEARCH_KEYED}) k
-          CROSS JOIN LATERAL (SELECT 1 FROM patients WHERE tenant_id = $1 AND mode = $2
-            AND created_at = k.created_at AND id = k.patient_id${and} AND ${match} LIMIT 1) m
-          LIMIT ${n}),
-      verdict AS MATERIALIZED (SELECT complete OR (SELECT count(*) FROM keyed) >= ${n}
-          OR (${key} IS NOT NULL AND (SELECT count(*) FROM (SELECT 1 ${keyed} LIMIT ${SEARCH_KEYED}) e) < ${SEARCH_KEYED}) AS complete
-        FROM walked)
-      SELECT p.*, v.complete FROM verdict v LEFT JOIN LATERAL (
-        SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND v.complete
-          AND id IN (SELECT id FROM walk UNION ALL SELECT id FROM keyed)) p ON true
-      ORDER BY p."createdAt" DESC, p.id DESC`;
-    // What the trigram index is asked for: the parts of the term (and of its digits) searchWindows names.
-    const windows = (t: string): string =>
-      searchWindows(t)
-        .map((w) => `${SEARCH_INDEX_TEXT} LIKE ${param(`%${likeEscape(w)}%`)}`)
-        .join(' AND ');
-    const asked = filters.searchDigits ? `((${windows(lower)}) OR ${windows(filters.searchDigits)})` : windows(lower);
-    // Materialised without an order and with whole rows, so that its matches come from the trigram index
-    // and are then sorted: not the page-order index alone, filtered from end to end.
-    const fallback = `WITH indexed AS MATERIALIZED (SELECT ${COLUMNS} ${scoped} AND ${asked} AND ${match})
-      SELECT * FROM indexed ORDER BY "createdAt" DESC, id DESC LIMIT ${n}`;
-    return { statement, params: firstParams, fallback: { statement: fallback, params } };
-  }
-  if (!tags.length) {
-    const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2${and}
-      ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-    return { statement, params };
-  }
-  // Only the cursor names t's columns alone; any other condition needs the patient's row.
-  const join = where.length > (page.after ? 1 : 0) ? ' JOIN patients p ON p.id = t.patient_id AND p.tenant_id = $1 AND p.mode = $2' : '';
-  const walks = tags.map(
-    (tag) => `(SELECT t.created_at, t.patient_id FROM patient_tags t${join}
-        WHERE t.tenant_id = $1 AND t.mode = $2 AND t.tag = ${param(tag)}${and}
-        ORDER BY t.created_at DESC, t.patient_id DESC LIMIT ${limit})`,
-  );
-  const statement = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id IN (
-      SELECT patient_id FROM (${walks.join(' UNION ')}) m ORDER BY created_at DESC, patient_id DESC LIMIT ${limit})
-    ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-  return { statement, params };
-}
 
 /**
  * Patients of one tenant and mode. The hot paths (one patient, create, update) are single hand-written
@@ -426,11 +267,11 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
   }
 
   /**
-   * One page of patients, newest first, narrowed by the filters (each served by an index: see
-   * patientListStatement). Raw statements, rows as they come (no entity hydration).
+   * One page of patients, newest first, narrowed by the filters (see patientListStatement in
+   * search/patient-search.ts). Raw statements, rows as they come (no entity hydration).
    */
   async list(scope: TenantScope, filters: PatientFilters, page: PageRequest, tx?: EntityManager): Promise<Page<PatientEntity>> {
-    const { statement, params, fallback } = patientListStatement(filters, page);
+    const { statement, params, fallback } = patientListStatement(filters, page, COLUMNS);
     let rows = await this.sql<PatientEntity[]>(scope, statement, params, tx);
     if (fallback) {
       // The first step answers one row at least, each with the verdict (a row of nulls when nothing matched).

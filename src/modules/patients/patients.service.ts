@@ -23,7 +23,8 @@ import {
   PatientNotFoundException,
   PatientPreconditionFailedException,
 } from './patients.exceptions';
-import { PatientConstraint, PatientFilters, PatientPatch, PatientsRepository } from './patients.repository';
+import { PatientConstraint, PatientPatch, PatientsRepository } from './patients.repository';
+import { PatientFilters } from './search/patient-search';
 
 /** The consent flags; each decides every send of its channel. */
 export interface PatientConsent {

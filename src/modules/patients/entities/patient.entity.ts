@@ -17,7 +17,8 @@ export const PATIENT_SEARCH_TEXT =
 @Index('IDX_PATIENTS_TENANT_MODE_BIRTH', ['tenantId', 'mode', 'dateOfBirth'], { where: 'date_of_birth IS NOT NULL' })
 @Index('UQ_PATIENTS_TENANT_MODE_EXTERNAL_ID', ['tenantId', 'mode', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
 @Index('UQ_PATIENTS_TENANT_JOINING_CODE', ['tenantId', 'joiningCode'], { unique: true })
-@Index('IDX_PATIENTS_SEARCH', { synchronize: false }) // GIN trigram on search_text without its joiners (search-windows.ts)
+@Index('IDX_PATIENTS_SEARCH', { synchronize: false }) // GIN trigram on search_text: what `search` matches
+@Index('IDX_PATIENTS_TAGS', { synchronize: false }) // GIN on tags: the `tags` filter
 @Index('IDX_PATIENTS_TENANT_MODE_EMAIL', { synchronize: false })
 @Index('IDX_PATIENTS_LIVE_PHONE', ['phone'], { where: `phone IS NOT NULL AND mode = 'live'` })
 @Check(`"patient_type" IN ('prospect', 'patient', 'lead')`)
