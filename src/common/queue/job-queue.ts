@@ -75,15 +75,17 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Upserts the job scheduler of every periodic job (PERIODIC_JOBS): one per job in Redis, whoever upserts
-   * it, so its job runs once per interval in the cluster.
+   * it, so its job runs once per interval in the cluster. A new scheduler first runs one interval after it
+   * is made, as a pass at start-up would race the start; upserting one that exists keeps its next run.
    */
   async schedulePeriodicJobs(): Promise<void> {
     for (const [name, { everyMs }] of Object.entries(PERIODIC_JOBS) as [PeriodicJobName, (typeof PERIODIC_JOBS)[PeriodicJobName]][]) {
       const queue = queueOf(name);
       const { attempts, removeOnComplete, removeOnFail } = QUEUES[queue].jobOptions;
+      const every = everyMs(this.config);
       await this.queue(queue).upsertJobScheduler(
         name,
-        { every: everyMs(this.config) },
+        { every, startDate: Date.now() + every },
         { name, data: {}, opts: { attempts, removeOnComplete, removeOnFail } },
       );
     }
