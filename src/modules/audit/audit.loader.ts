@@ -57,7 +57,7 @@ export class AuditLoader {
 
   private connection(): Pool {
     if (!this.pool) {
-      const appName = process.env.PGAPPNAME; // the name the pg driver gives the request pool's connections
+      const appName = this.config.database.appName;
       this.pool = new Pool({
         connectionString: this.config.databaseUrl,
         max: 1,

@@ -1,0 +1,47 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { toBool, toInt } from './env';
+
+/** PostgreSQL: the server (or the embedded one under DATA_DIR) and whether start-up migrates it. */
+export class DatabaseEnv {
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
+  DATABASE_URL?: string = undefined;
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  MIGRATIONS_RUN = true;
+
+  @IsString() DATA_DIR = '.data';
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(65535)
+  EMBEDDED_POSTGRES_PORT = 54329;
+
+  /** The pg driver's own variable, which names the request pool's connections; other pools add a suffix to it. */
+  @IsOptional()
+  @IsString()
+  PGAPPNAME?: string = undefined;
+}
+
+export interface DatabaseSettings {
+  /** Unset: start-up runs the embedded PostgreSQL and fills it in. */
+  url?: string;
+  migrationsRun: boolean;
+  dataDir: string;
+  embeddedPort: number;
+  /** PGAPPNAME, as the server shows the request pool's connections. */
+  appName?: string;
+}
+
+export function databaseSettings(vars: DatabaseEnv): DatabaseSettings {
+  return {
+    url: vars.DATABASE_URL,
+    migrationsRun: vars.MIGRATIONS_RUN,
+    dataDir: vars.DATA_DIR,
+    embeddedPort: vars.EMBEDDED_POSTGRES_PORT,
+    appName: vars.PGAPPNAME,
+  };
+}
