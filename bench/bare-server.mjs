@@ -15,9 +15,9 @@ import Redis from 'ioredis';
 import pg from 'pg';
 
 const require = createRequire(import.meta.url);
-const { securityHeaders } = require('../dist/common/http/security-headers.js');
+const { securityHeaders } = require('../dist/common/http/responses/security-headers.js');
 const { SLIDING_WINDOW_LUA } = require('../dist/common/traffic/sliding-window.storage.js');
-const { entityTag } = require('../dist/common/http/etag.js');
+const { entityTag } = require('../dist/common/http/responses/etag.js');
 const { uuidv7 } = require('../dist/common/ids.js');
 const { AuditCopyBuffer, AUDIT_COPY_SQL, copyData } = require('../dist/modules/audit/audit-copy-buffer.js');
 const { from: copyFrom } = require('pg-copy-streams');

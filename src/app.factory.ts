@@ -5,17 +5,17 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module';
 import { Authenticator } from './common/auth/auth.types';
-import { refuseBodies, registerJsonBodyParser } from './common/http/json-body';
-import { parseQuery } from './common/http/query';
-import { isPublicPath, registerCors } from './common/http/cors';
-import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/request-checks';
-import { requestIdFor } from './common/http/request-id';
-import { addResponseHeadersHooks, API_PREFIX } from './common/http/response-headers';
-import { bindRoutes } from './common/http/route-bindings';
+import { refuseBodies, registerJsonBodyParser } from './common/http/requests/json-body';
+import { parseQuery } from './common/http/requests/query';
+import { isPublicPath, registerCors } from './common/http/responses/cors';
+import { answerClientError, checkRequests, rerouteFrameworkError } from './common/http/requests/request-checks';
+import { requestIdFor } from './common/http/requests/request-id';
+import { addResponseHeadersHooks, API_PREFIX } from './common/http/responses/response-headers';
+import { bindRoutes } from './common/http/requests/route-bindings';
 import { addIdempotencyHooks } from './common/idempotency/idempotency.interceptor';
-import { securityHeaders } from './common/http/security-headers';
-import { servedWithExamplesFromNow } from './common/http/example-dates';
-import { createValidationPipe } from './common/http/validation';
+import { securityHeaders } from './common/http/responses/security-headers';
+import { servedWithExamplesFromNow } from './common/http/openapi/example-dates';
+import { createValidationPipe } from './common/http/errors/validation';
 import { AppLogger, observeResponses } from './common/observability/logger';
 import { MetricsService } from './common/observability/metrics.service';
 import { mountQueueDashboard } from './common/queue/queue-dashboard';
@@ -129,7 +129,7 @@ function setupOpenApi(app: NestFastifyApplication, publicUrl: string | undefined
   const document = buildOpenApiDocument(app, publicUrl);
   const served = servedWithExamplesFromNow(document, () => clock.now());
   SwaggerModule.setup('api/docs', app, document, {
-    // Example dates that must lie ahead are computed from the clock when served (src/common/http/example-dates.ts).
+    // Example dates that must lie ahead are computed from the clock when served (src/common/http/openapi/example-dates.ts).
     patchDocumentOnRequest: () => served(),
     jsonDocumentUrl: 'api/docs-json',
     customSiteTitle: 'Practice Management API',

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
-import { ProblemDetailsFilter } from './common/http/problem-details.filter';
+import { ProblemDetailsFilter } from './common/http/errors/problem-details.filter';
 import { MetricsController } from './common/observability/metrics.controller';
 import { MetricsService } from './common/observability/metrics.service';
 import { AppConfig } from './config/app-config';
@@ -57,7 +57,7 @@ export class AppModule {
         MetricsService,
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         // No global interceptor: @Idempotent() binds the Idempotency-Key interceptor to its routes, and
-        // app.factory.ts binds each route's response headers to hooks of that route (common/http/route-bindings.ts).
+        // app.factory.ts binds each route's response headers to hooks of that route (common/http/requests/route-bindings.ts).
       ],
     };
   }

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME } from './common/auth/route-policy.decorator';
-import { addNamedSchemas, documentErrors, documentFilterExamples } from './common/http/openapi';
+import { addNamedSchemas, documentErrors, documentFilterExamples } from './common/http/openapi/openapi';
 import { documentIdempotency } from './common/idempotency/openapi';
 import { documentTrafficControl } from './common/traffic/openapi';
 

@@ -1,15 +1,15 @@
 import type { AuthContext } from '../common/auth/auth.types';
-import { EXAMPLE_APPOINTMENT_HOURS_UTC } from '../common/http/example-dates';
+import { EXAMPLE_APPOINTMENT_HOURS_UTC } from '../common/http/openapi/example-dates';
 import { clock } from '../common/time/clock';
 import { BookingPagesService } from '../modules/booking-pages/booking-pages.service';
-import { AppointmentsService } from '../modules/scheduling/appointments.service';
-import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
-import { AvailabilityService } from '../modules/scheduling/availability.service';
-import type { CreateAppointmentTypeDto, ReminderRuleDto } from '../modules/scheduling/dto/appointment-type.dto';
-import type { AvailabilityQueryDto } from '../modules/scheduling/dto/availability.dto';
-import type { CreateProviderDto } from '../modules/scheduling/dto/provider.dto';
-import { ProvidersService } from '../modules/scheduling/providers.service';
-import { APPOINTMENT_STATUSES } from '../modules/scheduling/transitions';
+import { AppointmentsService } from '../modules/scheduling/appointments/appointments.service';
+import { AppointmentTypesService } from '../modules/scheduling/appointment-types/appointment-types.service';
+import { AvailabilityService } from '../modules/scheduling/availability/availability.service';
+import type { CreateAppointmentTypeDto, ReminderRuleDto } from '../modules/scheduling/appointment-types/dto/appointment-type.dto';
+import type { AvailabilityQueryDto } from '../modules/scheduling/availability/dto/availability.dto';
+import type { CreateProviderDto } from '../modules/scheduling/providers/dto/provider.dto';
+import { ProvidersService } from '../modules/scheduling/providers/providers.service';
+import { APPOINTMENT_STATUSES } from '../modules/scheduling/appointments/transitions';
 
 export const DEMO_SCHEDULER_SLUG = 'new-patient-consultation';
 

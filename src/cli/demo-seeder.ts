@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
-import { ApiException } from '../common/http/problem';
-import { apiPath } from '../common/http/response-headers';
+import { ApiException } from '../common/http/errors/problem';
+import { apiPath } from '../common/http/responses/response-headers';
 import { clock } from '../common/time/clock';
 import { AppConfig } from '../config/app-config';
 import { FormSubmissionsService } from '../modules/forms/form-submissions.service';
@@ -16,10 +16,10 @@ import { PatientImportsService } from '../modules/patients/patient-imports.servi
 import { PatientsService } from '../modules/patients/patients.service';
 import { SettingsService } from '../modules/settings/settings.service';
 import { BookingPagesService } from '../modules/booking-pages/booking-pages.service';
-import { AppointmentTypesService } from '../modules/scheduling/appointment-types.service';
-import { AppointmentsService } from '../modules/scheduling/appointments.service';
-import { AvailabilityService } from '../modules/scheduling/availability.service';
-import { ProvidersService } from '../modules/scheduling/providers.service';
+import { AppointmentTypesService } from '../modules/scheduling/appointment-types/appointment-types.service';
+import { AppointmentsService } from '../modules/scheduling/appointments/appointments.service';
+import { AvailabilityService } from '../modules/scheduling/availability/availability.service';
+import { ProvidersService } from '../modules/scheduling/providers/providers.service';
 import { DEMO_INTAKE_FORM, seedDemoForms } from './demo-forms';
 import { DEMO_APPOINTMENT_TYPES, DEMO_SCHEDULER_SLUG, seedDemoScheduling } from './demo-scheduling';
 import { SmsTemplatesService } from '../modules/sms/sms-templates.service';

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Length, Matches } from 'class-validator';
-import { ConflictProblem } from './http/problem';
+import { ConflictProblem } from './http/errors/problem';
 
 /*
  * URL slugs of the records that have one (forms, schedulers): what a valid one looks like, how one is

@@ -1,6 +1,6 @@
 import { uuidv7 } from '../common/ids';
 import { DeepPartial, EntityManager, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
-import { Cursor, encodeCursor, PageRequest } from '../common/http/pagination';
+import { Cursor, encodeCursor, PageRequest } from '../common/http/lists/pagination';
 import { clock } from '../common/time/clock';
 import { unscopedSql } from './sql';
 import { TenantOwnedEntity, TenantScope } from './tenant-owned.entity';

@@ -4,9 +4,9 @@ import { call, client, createKey, createTenant, type Problem } from '../helpers/
 import { nextOffsetChange } from '../helpers/dates';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
-import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
+import type { AvailabilityDto } from '../../src/modules/scheduling/availability/dto/availability.dto';
 import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
 import type {
   PublicAvailabilityDto,

@@ -9,8 +9,8 @@ import type {
 } from '../../src/modules/booking-pages/dto/public-scheduler.dto';
 import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, everyDay, fieldsOf, SCHEDULERS, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';

@@ -1,6 +1,6 @@
 import { client, createKey, createTenant, type Problem } from '../helpers/app';
 import type { SchedulerDto, SchedulerListDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
-import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
 import { useApp } from '../helpers/use-app';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, createScheduler, fieldsOf, SCHEDULERS } from '../helpers/scheduling';

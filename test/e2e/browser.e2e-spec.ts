@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { exampleDate } from '../../src/common/http/example-dates';
+import { exampleDate } from '../../src/common/http/openapi/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
 import { client, createTenant, TestTenant } from '../helpers/app';

@@ -1,6 +1,6 @@
 import type { OpenAPIObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from '../../src/common/http/error-codes';
+import { ERROR_CODE_NAMES, ERROR_CODES, isErrorCode } from '../../src/common/http/errors/error-codes';
 import type { CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
 import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import { call, dataSource } from '../helpers/app';

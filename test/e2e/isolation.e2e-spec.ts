@@ -3,8 +3,8 @@ import type { ApiKeyListDto, CreatedApiKeyDto } from '../../src/modules/api-keys
 import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
 import type { EventListDto } from '../../src/modules/events/dto/event.dto';
 import type { PatientDto } from '../../src/modules/patients/dto/patient.dto';
-import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { AppointmentListDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
 import { SmsNumbersService } from '../../src/modules/sms-numbers';
 import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';

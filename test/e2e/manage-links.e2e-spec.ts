@@ -1,22 +1,22 @@
 import { DateTime } from 'luxon';
 import { clock } from '../../src/common/time/clock';
 import { UnsubscribeTokens } from '../../src/modules/email/unsubscribe-tokens.service';
-import { AppointmentsService } from '../../src/modules/scheduling/appointments.service';
-import { ManageTokens } from '../../src/modules/scheduling/manage-tokens';
+import { AppointmentsService } from '../../src/modules/scheduling/appointments/appointments.service';
+import { ManageTokens } from '../../src/modules/scheduling/self-service/manage-tokens';
 import { call, createTenant, dataSource, type Problem } from '../helpers/app';
 import { auditEntries } from '../helpers/audit';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { bookAppointment, createProvider, everyDay, fieldsOf, SCHEDULING, type SlotUnavailable } from '../helpers/scheduling';
 import { type AppointmentChanged, type EventPageOf } from '../helpers/events';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
-import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
-import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
+import type { AvailabilityDto } from '../../src/modules/scheduling/availability/dto/availability.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
 import type {
   PublicAppointmentDto,
   PublicManageAvailabilityDto,
   PublicManageSlotDto,
-} from '../../src/modules/scheduling/dto/public-appointment.dto';
+} from '../../src/modules/scheduling/self-service/dto/public-appointment.dto';
 
 import { useApp } from '../helpers/use-app';
 

@@ -1,7 +1,7 @@
 import type { MediaTypeObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { EXAMPLE_FROM_NOW } from '../../src/common/http/example-dates';
+import { EXAMPLE_FROM_NOW } from '../../src/common/http/openapi/example-dates';
 import { clock } from '../../src/common/time/clock';
 import { call, createTenant } from '../helpers/app';
 import { runCli } from '../helpers/cli';

@@ -6,7 +6,7 @@ import type { EmailTemplateDto } from '../../src/modules/email/dto/email-templat
 import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
 import type { SubmissionResultDto } from '../../src/modules/forms/dto/submission.dto';
 import type { PatientDto, PatientSummaryDto } from '../../src/modules/patients';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 import { useApp } from '../helpers/use-app';
 import { dayByDay } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';

@@ -2,7 +2,7 @@ import { Client, type QueryConfig } from 'pg';
 import { runMigrations } from '../../src/database/database-options';
 import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
-import type { AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentListDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 import { call } from '../helpers/app';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { useApp } from '../helpers/use-app';

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import { clock } from '../../src/common/time/clock';
 import { dataSource } from '../helpers/app';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
 import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { eventually } from '../helpers/eventually';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';

@@ -21,9 +21,13 @@ import { useApp } from '../helpers/use-app';
 import type { EventPageOf } from '../helpers/events';
 import type { AuthContext } from '../../src/common/auth/auth.types';
 import type { PatientDto } from '../../src/modules/patients';
-import type { AppointmentDto, AppointmentListDto, AppointmentReminderDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
-import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type {
+  AppointmentDto,
+  AppointmentListDto,
+  AppointmentReminderDto,
+} from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
 import type { PublicBookingResultDto } from '../../src/modules/booking-pages/dto/public-scheduler.dto';
 import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
 import type { SmsMessageDto } from '../../src/modules/sms';

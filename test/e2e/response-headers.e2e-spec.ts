@@ -5,7 +5,7 @@ import { NO_RATE_LIMITS, PATIENTS, waitForImport } from '../helpers/patients';
 const KEYS = '/api/v1/settings/portal-access-keys';
 
 /**
- * Location, ETag and Cache-Control come from route decorators (src/common/http/response-headers.ts), the
+ * Location, ETag and Cache-Control come from route decorators (src/common/http/responses/response-headers.ts), the
  * same way in every module; responses with patient data or a key's secret are never stored by caches.
  */
 describe('Response headers: Location, ETag, Cache-Control: no-store', () => {

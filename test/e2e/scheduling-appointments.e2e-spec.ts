@@ -1,12 +1,12 @@
 import ICAL from 'ical.js';
 import { client, createKey, createTenant, dataSource, startApp, type Problem } from '../helpers/app';
 import { useApp } from '../helpers/use-app';
-import { AppointmentsRepository } from '../../src/modules/scheduling/appointments.repository';
+import { AppointmentsRepository } from '../../src/modules/scheduling/appointments/appointments.repository';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, fieldsOf, SCHEDULING, type SlotUnavailable, weekdays } from '../helpers/scheduling';
-import type { AppointmentDto, AppointmentListDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
-import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
+import type { AppointmentDto, AppointmentListDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AvailabilityDto } from '../../src/modules/scheduling/availability/dto/availability.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
 import type { PatientDto } from '../../src/modules/patients';
 import type { ClinicalDataDto } from '../../src/modules/patients/dto/clinical.dto';
 

@@ -5,9 +5,9 @@ import { NO_RATE_LIMITS } from '../helpers/patients';
 import { createProvider, everyDay, fieldsOf, SCHEDULING, weekdays } from '../helpers/scheduling';
 import { nextOffsetChange, nextWeekday, utcDate } from '../helpers/dates';
 import { clock } from '../../src/common/time/clock';
-import type { AvailabilityDto } from '../../src/modules/scheduling/dto/availability.dto';
-import type { ProviderDto, ProviderListDto } from '../../src/modules/scheduling/dto/provider.dto';
-import type { TimeOffDto, TimeOffListDto } from '../../src/modules/scheduling/dto/time-off.dto';
+import type { AvailabilityDto } from '../../src/modules/scheduling/availability/dto/availability.dto';
+import type { ProviderDto, ProviderListDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
+import type { TimeOffDto, TimeOffListDto } from '../../src/modules/scheduling/providers/dto/time-off.dto';
 
 const query = (params: Record<string, string | number>): string =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();

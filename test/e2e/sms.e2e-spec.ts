@@ -10,7 +10,7 @@ import type { PatientDto, PatientUpdatedEvent } from '../../src/modules/patients
 import type { BulkImportAcceptedDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 import type { EmailMessageDto } from '../../src/modules/email/dto/email-message.dto';
 import type { EmailSendAcceptedDto } from '../../src/modules/email/dto/send-email.dto';
 import type { SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';

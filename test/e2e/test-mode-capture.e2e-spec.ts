@@ -13,8 +13,8 @@ import type { EmailTemplateDto } from '../../src/modules/email/dto/email-templat
 import type { SmsMessageDto } from '../../src/modules/sms';
 import type { SmsMessageListDto } from '../../src/modules/sms/dto/sms-message.dto';
 import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
-import type { AppointmentTypeDto } from '../../src/modules/scheduling/dto/appointment-type.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
+import type { AppointmentTypeDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
 
 const MESSAGES = '/api/v1/emails/messages';
 const SMS_MESSAGES = '/api/v1/sms/messages';

@@ -1,5 +1,5 @@
 import type { EventDto } from '../../src/modules/events/dto/event.dto';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 
 /** An event with its data typed as what its type carries (EventDto, for every type at once, types it as a record). */
 export type EventOf<Data> = Omit<EventDto, 'data'> & { data: Data };

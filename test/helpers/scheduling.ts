@@ -1,9 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { client, type Problem } from './app';
-import type { ProviderDto } from '../../src/modules/scheduling/dto/provider.dto';
-import type { AppointmentDto } from '../../src/modules/scheduling/dto/appointment.dto';
+import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
+import type { AppointmentDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
-import type { SlotDto } from '../../src/modules/scheduling/dto/availability.dto';
+import type { SlotDto } from '../../src/modules/scheduling/availability/dto/availability.dto';
 
 export const SCHEDULING = '/api/v1/scheduling';
 

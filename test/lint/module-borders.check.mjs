@@ -6,7 +6,7 @@ import { ESLint } from 'eslint';
 
 const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
 // A real file of the scheduling module, linted with the text given here instead of its own.
-const filePath = 'src/modules/scheduling/slots.ts';
+const filePath = 'src/modules/scheduling/availability/slots.ts';
 
 async function borderMessages(code) {
   const [result] = await eslint.lintText(code, { filePath });
@@ -14,24 +14,24 @@ async function borderMessages(code) {
 }
 
 const deep = await borderMessages(
-  "import { PatientEntity } from '../patients/entities/patient.entity';\nexport type Deep = PatientEntity;\n",
+  "import { PatientEntity } from '../../patients/entities/patient.entity';\nexport type Deep = PatientEntity;\n",
 );
 assert.equal(deep.length, 1, `a deep import into patients must fail the rule: ${JSON.stringify(deep)}`);
 assert.match(deep[0].message, /reaches into module 'patients'/);
 
-const reExport = await borderMessages("export { PatientsService } from '../patients/patients.service';\n");
+const reExport = await borderMessages("export { PatientsService } from '../../patients/patients.service';\n");
 assert.equal(reExport.length, 1, 'a deep re-export must fail the rule too');
 
-const frontDoor = await borderMessages("import type { PatientDto } from '../patients';\nexport type Front = PatientDto;\n");
+const frontDoor = await borderMessages("import type { PatientDto } from '../../patients';\nexport type Front = PatientDto;\n");
 assert.deepEqual(frontDoor, [], 'an import through the index must pass');
 
 const renamed = await borderMessages(
-  "import { BookingPagesService } from '../booking-pages/booking-pages.service';\nexport type Renamed = BookingPagesService;\n",
+  "import { BookingPagesService } from '../../booking-pages/booking-pages.service';\nexport type Renamed = BookingPagesService;\n",
 );
 assert.equal(renamed.length, 1, `a deep import into booking-pages must fail the rule: ${JSON.stringify(renamed)}`);
 assert.match(renamed[0].message, /reaches into module 'booking-pages'/);
 
-const dynamic = await borderMessages("export const later = () => import('../patients/patients.service');\n");
+const dynamic = await borderMessages("export const later = () => import('../../patients/patients.service');\n");
 assert.equal(dynamic.length, 1, 'a deep dynamic import must fail the rule too');
 
 const own = await borderMessages("import { parseRange } from './date-range';\nexport const ownRange = parseRange;\n");

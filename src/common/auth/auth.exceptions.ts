@@ -1,4 +1,4 @@
-import { ApiException } from '../http/problem';
+import { ApiException } from '../http/errors/problem';
 import type { Role, Scope } from './auth.types';
 
 export class MissingApiKeyException extends ApiException {

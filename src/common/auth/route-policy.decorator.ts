@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
-import { ApiErrors } from '../http/openapi';
+import { ApiErrors } from '../http/openapi/openapi';
 import type { Role, Scope } from './auth.types';
 
 export const ROUTE_POLICY = 'routePolicy';

@@ -1,8 +1,8 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { from, Observable, of, switchMap } from 'rxjs';
-import { ApiException, ProblemBody, ServiceUnavailableProblem } from '../http/problem';
-import { addRouteHook } from '../http/response-headers';
+import { ApiException, ProblemBody, ServiceUnavailableProblem } from '../http/errors/problem';
+import { addRouteHook } from '../http/responses/response-headers';
 import {
   IDEMPOTENCY_HEADER,
   IdempotencyRecord,

@@ -1,4 +1,4 @@
-import { ValidationFailedException } from '../http/problem';
+import { ValidationFailedException } from '../http/errors/problem';
 import { canonicalJson, idempotencyKeyHash, parseIdempotencyKey, requestFingerprint } from './idempotency';
 
 describe('Idempotency-Key helpers', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ValidationFailedException } from '../http/problem';
+import { ValidationFailedException } from '../http/errors/problem';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';

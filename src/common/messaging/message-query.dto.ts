@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
-import { PageQueryDto } from '../http/pagination';
+import { PageQueryDto } from '../http/lists/pagination';
 
 /** The filters every message list takes (GET /emails/messages, GET /sms/messages). */
 export class MessageListQueryDto extends PageQueryDto {

@@ -1,5 +1,5 @@
 import { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { PageRequest } from '../http/pagination';
+import { PageRequest } from '../http/lists/pagination';
 import { clock } from '../time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';

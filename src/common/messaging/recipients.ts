@@ -1,4 +1,4 @@
-import { ValidationFailedException } from '../http/problem';
+import { ValidationFailedException } from '../http/errors/problem';
 
 /** Who a message goes to: an address (email or phone number) and the patient it was taken from, if any. */
 export interface Recipient<P> {

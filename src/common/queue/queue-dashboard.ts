@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppConfig } from '../../config/app-config';
-import { ApiException, PROBLEM_CONTENT_TYPE, problemOf } from '../http/problem';
+import { ApiException, PROBLEM_CONTENT_TYPE, problemOf } from '../http/errors/problem';
 import { RateLimitedException } from '../traffic/rate-limit.exceptions';
 import { RateLimiter } from '../traffic/rate-limiter';
 import { QueueName } from './queues';

@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
-import { FieldError, ValidationFailedException } from '../http/problem';
+import { FieldError, ValidationFailedException } from '../http/errors/problem';
 
 /** `html`: values are HTML-escaped; `text`: printed as they are (plain-text email parts, SMS). */
 export type TemplateKind = 'html' | 'text';

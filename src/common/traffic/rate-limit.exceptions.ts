@@ -1,5 +1,5 @@
 import type { RateLimitWindow } from '../../config/app-config';
-import { ApiException } from '../http/problem';
+import { ApiException } from '../http/errors/problem';
 import { rateLimitDetail } from './rate-limit-headers';
 
 export class RateLimitedException extends ApiException {

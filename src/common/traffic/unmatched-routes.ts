@@ -5,7 +5,7 @@ import type { RateLimiter } from './rate-limiter';
 /**
  * A request that matches no route is answered 404 by Nest's not-found handler, which no guard precedes; so
  * is an OPTIONS request, which the CORS plugin's catch-all route answers (a preflight) or hands to that
- * handler (src/common/http/cors.ts). Both are traffic all the same (and every /api/v1 response carries the
+ * handler (src/common/http/responses/cors.ts). Both are traffic all the same (and every /api/v1 response carries the
  * rate-limit fields), so this onRequest hook counts them: against the key when it is
  * valid, else against the client IP (a browser's preflight never carries a key). Over the limit it answers
  * 429 instead.

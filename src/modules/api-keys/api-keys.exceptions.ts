@@ -1,4 +1,4 @@
-import { ConflictProblem } from '../../common/http/problem';
+import { ConflictProblem } from '../../common/http/errors/problem';
 
 /** A mode must keep one active OWNER key: without it nobody could manage that mode's keys through the API. */
 export class LastOwnerKeyException extends ConflictProblem {

@@ -4,7 +4,7 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
-import { pageRequest } from '../../common/http/pagination';
+import { pageRequest } from '../../common/http/lists/pagination';
 import { AuditService } from './audit.service';
 import { AuditLogDto, ListAuditLogQueryDto } from './dto/audit-entry.dto';
 

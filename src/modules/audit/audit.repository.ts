@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { PageRequest } from '../../common/http/pagination';
-import { TimeRange } from '../../common/http/time-range';
+import { PageRequest } from '../../common/http/lists/pagination';
+import { TimeRange } from '../../common/http/lists/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { keysetPage, newestFirstPage, Page, TenantScopedRepository } from '../../database/tenant-scoped.repository';
 import { AuditEntryEntity } from './entities/audit-entry.entity';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PageRequest } from '../../common/http/pagination';
-import { timeRange } from '../../common/http/time-range';
+import { PageRequest } from '../../common/http/lists/pagination';
+import { timeRange } from '../../common/http/lists/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AuditRepository } from './audit.repository';
 import { AuditEntryDto, AuditLogDto, ListAuditLogQueryDto } from './dto/audit-entry.dto';

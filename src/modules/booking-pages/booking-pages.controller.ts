@@ -3,10 +3,10 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { IdParam } from '../../common/http/id-param';
-import { ApiErrors } from '../../common/http/openapi';
-import { pageRequest } from '../../common/http/pagination';
-import { Created } from '../../common/http/response-headers';
+import { IdParam } from '../../common/http/requests/id-param';
+import { ApiErrors } from '../../common/http/openapi/openapi';
+import { pageRequest } from '../../common/http/lists/pagination';
+import { Created } from '../../common/http/responses/response-headers';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
 import { BookingPagesService } from './booking-pages.service';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';

@@ -3,9 +3,9 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { FastifyRequest } from 'fastify';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
-import { IdParam } from '../../common/http/id-param';
-import { ApiErrors } from '../../common/http/openapi';
-import { Created, NoStore } from '../../common/http/response-headers';
+import { IdParam } from '../../common/http/requests/id-param';
+import { ApiErrors } from '../../common/http/openapi/openapi';
+import { Created, NoStore } from '../../common/http/responses/response-headers';
 import {
   PublicAvailabilityDto,
   PublicAvailabilityQueryDto,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { problemOf, ValidationFailedException } from '../../common/http/problem';
-import type { ApiException } from '../../common/http/problem';
+import { problemOf, ValidationFailedException } from '../../common/http/errors/problem';
+import type { ApiException } from '../../common/http/errors/problem';
 import { retryOnDeadlock } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';

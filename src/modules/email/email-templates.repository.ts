@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { PageRequest } from '../../common/http/pagination';
+import { PageRequest } from '../../common/http/lists/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { EmailTemplateEntity } from './entities/email-template.entity';

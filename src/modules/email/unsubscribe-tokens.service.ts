@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppCrypto, ScopedTokens } from '../../common/crypto';
 import { AppConfig } from '../../config/app-config';
-import { apiPath } from '../../common/http/response-headers';
+import { apiPath } from '../../common/http/responses/response-headers';
 import { TenantScope } from '../../database/tenant-owned.entity';
 
 /** Who an unsubscribe link opts out: a patient of one tenant and mode. */

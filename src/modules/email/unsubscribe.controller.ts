@@ -4,9 +4,9 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Audited, auditAs } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
-import { acceptsHtml, html, htmlPage } from '../../common/http/html-page';
-import { ResourceNotFoundProblem } from '../../common/http/problem';
-import { apiPath } from '../../common/http/response-headers';
+import { acceptsHtml, html, htmlPage } from '../../common/http/responses/html-page';
+import { ResourceNotFoundProblem } from '../../common/http/errors/problem';
+import { apiPath } from '../../common/http/responses/response-headers';
 import { PatientsService } from '../patients';
 import { SettingsService } from '../settings';
 import { UnsubscribedDto } from './dto/unsubscribe.dto';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { ValidationFailedException } from '../../common/http/problem';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { Transactions } from '../../database/transactions';
 import { ClinicalService, CreateEncounterDto, EncounterDto } from '../patients';
 import { AppointmentsService } from '../scheduling';

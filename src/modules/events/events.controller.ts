@@ -4,9 +4,9 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
-import { IdParam } from '../../common/http/id-param';
-import { pageRequest } from '../../common/http/pagination';
-import { NoStore } from '../../common/http/response-headers';
+import { IdParam } from '../../common/http/requests/id-param';
+import { pageRequest } from '../../common/http/lists/pagination';
+import { NoStore } from '../../common/http/responses/response-headers';
 import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
 import { EventsService } from './events.service';
 

@@ -4,10 +4,10 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { IdParam } from '../../common/http/id-param';
-import { ApiErrors } from '../../common/http/openapi';
-import { pageRequest } from '../../common/http/pagination';
-import { Created, NoStore } from '../../common/http/response-headers';
+import { IdParam } from '../../common/http/requests/id-param';
+import { ApiErrors } from '../../common/http/openapi/openapi';
+import { pageRequest } from '../../common/http/lists/pagination';
+import { Created, NoStore } from '../../common/http/responses/response-headers';
 import {
   ANSWERS_EXAMPLE,
   ListSubmissionsQueryDto,

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
-import { PageRequest } from '../../common/http/pagination';
-import { ValidationFailedException } from '../../common/http/problem';
-import { timeRange } from '../../common/http/time-range';
+import { PageRequest } from '../../common/http/lists/pagination';
+import { ValidationFailedException } from '../../common/http/errors/problem';
+import { timeRange } from '../../common/http/lists/time-range';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { noSuchPatient, PatientsService } from '../patients';

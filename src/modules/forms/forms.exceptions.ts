@@ -1,4 +1,4 @@
-import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/problem';
+import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/errors/problem';
 
 export class FormNotFoundException extends ResourceNotFoundProblem {
   constructor() {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
-import { PageRequest } from '../../common/http/pagination';
-import { ValidationFailedException } from '../../common/http/problem';
+import { PageRequest } from '../../common/http/lists/pagination';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { violates } from '../../database/database-errors';
 import { Transactions } from '../../database/transactions';
 import { CreateFormDto } from './dto/create-form.dto';

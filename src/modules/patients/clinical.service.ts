@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { ValidationFailedException } from '../../common/http/problem';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { clock } from '../../common/time/clock';
 import { violates } from '../../database/database-errors';
 import { Unscoped } from '../../database/tenant-scoped.repository';

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { FieldError } from '../../common/http/problem';
-import { flattenValidationErrors } from '../../common/http/validation';
+import { FieldError } from '../../common/http/errors/problem';
+import { flattenValidationErrors } from '../../common/http/errors/validation';
 import { CreatePatientDto } from './dto/create-patient.dto';
 import type { UpdatePatientDto } from './dto/update-patient.dto';
 import { CustomFieldDefinition, customFieldsProblems, normalizeTags, toE164 } from './patient-rules';

@@ -1,4 +1,4 @@
-import { ApiException, ConflictProblem, FieldError, ResourceNotFoundProblem } from '../../common/http/problem';
+import { ApiException, ConflictProblem, FieldError, ResourceNotFoundProblem } from '../../common/http/errors/problem';
 
 /** A body's `field` holds an id that names no patient of the caller's tenant and mode (a 400, not a 404). */
 export function noSuchPatient(field: string): FieldError {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
-import { entityTag, IfMatch } from '../../common/http/etag';
-import { PageRequest } from '../../common/http/pagination';
-import { Tagged } from '../../common/http/response-headers';
-import { FieldError, ValidationFailedException } from '../../common/http/problem';
+import { entityTag, IfMatch } from '../../common/http/responses/etag';
+import { PageRequest } from '../../common/http/lists/pagination';
+import { Tagged } from '../../common/http/responses/response-headers';
+import { FieldError, ValidationFailedException } from '../../common/http/errors/problem';
 import { violates } from '../../database/database-errors';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';

@@ -1,7 +1,7 @@
-import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/problem';
-import type { SlotDto } from './dto/availability.dto';
-import { publicSlots, type PublicSlot } from './public-slots';
-import type { AppointmentStatus } from './transitions';
+import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/errors/problem';
+import type { SlotDto } from './availability/dto/availability.dto';
+import { publicSlots, type PublicSlot } from './availability/public-slots';
+import type { AppointmentStatus } from './appointments/transitions';
 
 export class ProviderNotFoundException extends ResourceNotFoundProblem {
   constructor() {

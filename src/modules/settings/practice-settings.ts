@@ -1,5 +1,5 @@
 import { getCountries } from 'libphonenumber-js/max';
-import { FieldError } from '../../common/http/problem';
+import { FieldError } from '../../common/http/errors/problem';
 
 /** Practice settings members the API shows but does not take: operators assign them. */
 const ASSIGNED_BY_OPERATORS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { ApiException, FieldError, ValidationFailedException } from '../../common/http/problem';
+import { ApiException, FieldError, ValidationFailedException } from '../../common/http/errors/problem';
 
 export const MAX_SETTINGS_BYTES = 64 * 1024;
 export const MAX_SETTINGS_DEPTH = 10;

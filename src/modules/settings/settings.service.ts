@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
-import { ValidationFailedException } from '../../common/http/problem';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { SettingsDto, SettingsUpdatedDto } from './dto/settings.dto';
 import { SettingsSection } from './entities/settings.entity';

@@ -4,7 +4,7 @@ import { ApiBody, ApiConsumes, ApiHeader, ApiOkResponse, ApiOperation, ApiProduc
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Audited, auditAs } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
-import { ApiErrors } from '../../common/http/openapi';
+import { ApiErrors } from '../../common/http/openapi/openapi';
 import { TWILIO_SIGNED, TwilioSignature } from '../sms';
 import { SmsInboundService } from './sms-inbound.service';
 

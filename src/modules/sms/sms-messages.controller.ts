@@ -4,10 +4,10 @@ import { Audited } from '../../common/audit/audited.decorator';
 import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { IdParam } from '../../common/http/id-param';
+import { IdParam } from '../../common/http/requests/id-param';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
-import { pageRequest } from '../../common/http/pagination';
-import { Accepted, NoStore } from '../../common/http/response-headers';
+import { pageRequest } from '../../common/http/lists/pagination';
+import { Accepted, NoStore } from '../../common/http/responses/response-headers';
 import { ListSmsMessagesQueryDto, SendSmsDto, SmsMessageDto, SmsMessageListDto, SmsSendAcceptedDto } from './dto/sms-message.dto';
 import { SmsMessagesService } from './sms-messages.service';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
-import { PageRequest } from '../../common/http/pagination';
-import { ValidationFailedException } from '../../common/http/problem';
+import { PageRequest } from '../../common/http/lists/pagination';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';

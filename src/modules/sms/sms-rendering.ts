@@ -1,4 +1,4 @@
-import { ValidationFailedException } from '../../common/http/problem';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { Refusal, refused } from '../../common/messaging';
 import type { TemplateContext } from '../templates';
 import { renderTemplate, TemplateRenderError } from '../../common/templates/template-renderer';

@@ -5,9 +5,9 @@ import { CurrentAuth } from '../../common/auth/current-auth.decorator';
 import { Authenticated } from '../../common/auth/route-policy.decorator';
 import { previewExamples } from '../../common/templates/preview-examples';
 import type { AuthContext } from '../../common/auth/auth.types';
-import { IdParam } from '../../common/http/id-param';
-import { PageQueryDto, pageRequest } from '../../common/http/pagination';
-import { Created, NoStore } from '../../common/http/response-headers';
+import { IdParam } from '../../common/http/requests/id-param';
+import { PageQueryDto, pageRequest } from '../../common/http/lists/pagination';
+import { Created, NoStore } from '../../common/http/responses/response-headers';
 import {
   CreateSmsTemplateDto,
   PreviewSmsTemplateDto,

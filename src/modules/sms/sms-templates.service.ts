@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
-import { PageRequest } from '../../common/http/pagination';
+import { PageRequest } from '../../common/http/lists/pagination';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TemplateContextService } from '../templates';

@@ -1,4 +1,4 @@
-import { ResourceNotFoundProblem } from '../../common/http/problem';
+import { ResourceNotFoundProblem } from '../../common/http/errors/problem';
 
 export class SmsTemplateNotFoundException extends ResourceNotFoundProblem {
   constructor() {

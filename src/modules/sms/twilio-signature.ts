@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import twilio from 'twilio';
-import { problemOf } from '../../common/http/problem';
+import { problemOf } from '../../common/http/errors/problem';
 import { AppConfig } from '../../config/app-config';
 
 /** How every Twilio webhook is authenticated, for the OpenAPI descriptions of its routes. */

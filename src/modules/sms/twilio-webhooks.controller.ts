@@ -3,8 +3,8 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiConsumes, ApiHeader, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Public } from '../../common/auth/route-policy.decorator';
-import { ApiErrors } from '../../common/http/openapi';
-import { apiPath } from '../../common/http/response-headers';
+import { ApiErrors } from '../../common/http/openapi/openapi';
+import { apiPath } from '../../common/http/responses/response-headers';
 import { SmsStatusService } from './sms-status.service';
 import { TWILIO_SIGNED, TwilioSignature } from './twilio-signature';
 

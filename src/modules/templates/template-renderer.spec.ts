@@ -1,4 +1,4 @@
-import { ValidationFailedException } from '../../common/http/problem';
+import { ValidationFailedException } from '../../common/http/errors/problem';
 import { buildTemplateContext } from './template-context';
 import {
   assertTemplatesCompile,

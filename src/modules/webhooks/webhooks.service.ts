@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PageRequest } from '../../common/http/pagination';
+import { PageRequest } from '../../common/http/lists/pagination';
 import { uuidv7 } from '../../common/ids';
-import { ResourceNotFoundProblem, ValidationFailedException } from '../../common/http/problem';
+import { ResourceNotFoundProblem, ValidationFailedException } from '../../common/http/errors/problem';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
 import { TenantScope } from '../../database/tenant-owned.entity';

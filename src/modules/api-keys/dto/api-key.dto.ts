@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, SCOPES } from '../../../common/auth/auth.types';
 import type { Role, Scope } from '../../../common/auth/auth.types';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 
 /** An API key record. The secret itself is never shown again after creation. */
 export class ApiKeyDto {

@@ -1,9 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { WhenClearable } from '../../../common/http/patch-members';
+import { WhenClearable } from '../../../common/http/requests/patch-members';
 import { ROLES, SCOPES } from '../../../common/auth/auth.types';
 import type { Role, Scope } from '../../../common/auth/auth.types';
-import { exampleFromNow } from '../../../common/http/example-dates';
+import { exampleFromNow } from '../../../common/http/openapi/example-dates';
 
 export class CreateApiKeyDto {
   /** A label to recognise the key by. */

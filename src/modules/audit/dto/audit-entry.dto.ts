@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
-import { PageOf } from '../../../common/http/pagination';
-import { TimeRangePageQueryDto } from '../../../common/http/time-range';
+import { PageOf } from '../../../common/http/lists/pagination';
+import { TimeRangePageQueryDto } from '../../../common/http/lists/time-range';
 
 /** One audited request. Never holds the resource's data. */
 export class AuditEntryDto {

@@ -1,5 +1,5 @@
 import { PickType } from '@nestjs/swagger';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 import { AuditEntryDto } from './audit-entry.dto';
 
 /**

@@ -4,7 +4,7 @@ import { CreatePatientDto, IsPhone } from '../../patients';
 import { DateRangeQueryDto, IsInstant } from '../../scheduling';
 import { IsTextableNumber } from '../../sms';
 import { SchedulerDto } from './scheduler.dto';
-import { exampleFromNow } from '../../../common/http/example-dates';
+import { exampleFromNow } from '../../../common/http/openapi/example-dates';
 
 /** Who a public page books with: a name and a timezone, never an id. */
 export class PublicProviderDto {

@@ -17,8 +17,8 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { PageOf, PageQueryDto } from '../../../common/http/pagination';
-import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
+import { PageOf, PageQueryDto } from '../../../common/http/lists/pagination';
+import { WhenClearable, WhenPresent } from '../../../common/http/requests/patch-members';
 import { IsSlug } from '../../../common/slug';
 
 const NOT_BLANK = /\S/;

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { MESSAGE_KINDS, MessageListQueryDto } from '../../../common/messaging';
 import type { MessageKind } from '../../../common/messaging';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 import { EMAIL_STATUSES, EMAIL_TRANSPORTS } from '../entities/email-message.entity';
 import type { EmailStatus, EmailTransportName } from '../entities/email-message.entity';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
-import { PageOf } from '../../../common/http/pagination';
-import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
+import { PageOf } from '../../../common/http/lists/pagination';
+import { WhenClearable, WhenPresent } from '../../../common/http/requests/patch-members';
 
 const NOT_BLANK = /\S/;
 /** Long enough for a designed HTML email; the body limit (1 MiB) bounds the request anyway. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { uuidv7 } from '../../../common/ids';
 import { EntityManager, Repository } from 'typeorm';
-import { PageRequest } from '../../../common/http/pagination';
+import { PageRequest } from '../../../common/http/lists/pagination';
 import { clock } from '../../../common/time/clock';
 import { setClause } from '../../../database/set-clause';
 import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';

@@ -1,4 +1,4 @@
-import { ConflictProblem, ResourceNotFoundProblem } from '../../../common/http/problem';
+import { ConflictProblem, ResourceNotFoundProblem } from '../../../common/http/errors/problem';
 import type { SequenceStatus } from './sequence-rules';
 
 export class SequenceNotFoundException extends ResourceNotFoundProblem {

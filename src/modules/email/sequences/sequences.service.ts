@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../../common/auth/auth.types';
-import { PageRequest } from '../../../common/http/pagination';
-import { FieldError, ValidationFailedException } from '../../../common/http/problem';
+import { PageRequest } from '../../../common/http/lists/pagination';
+import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
 import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { PageOf } from '../../../common/http/pagination';
-import { TimeRangePageQueryDto } from '../../../common/http/time-range';
+import { PageOf } from '../../../common/http/lists/pagination';
+import { TimeRangePageQueryDto } from '../../../common/http/lists/time-range';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../event-types';
 
 const LISTED_TYPES = [...EVENT_TYPES, TEST_EVENT_TYPE];

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional } from 'class-validator';
-import { PageOf, PageQueryDto } from '../../../common/http/pagination';
+import { PageOf, PageQueryDto } from '../../../common/http/lists/pagination';
 import { FIELD_TYPES } from '../form-rules';
 import type { FieldType } from '../form-rules';
 import { FORM_FIELDS_EXAMPLE } from './create-form.dto';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { PageOf } from '../../../common/http/pagination';
-import { TimeRangePageQueryDto } from '../../../common/http/time-range';
+import { PageOf } from '../../../common/http/lists/pagination';
+import { TimeRangePageQueryDto } from '../../../common/http/lists/time-range';
 import { FormFieldOutDto } from './form.dto';
 
 export const ANSWERS_EXAMPLE = { full_name: 'Ada Lovelace', email: 'ada@example.com', reason: 'Back pain', pain_level: 6, consent: true };

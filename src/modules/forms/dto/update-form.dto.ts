@@ -4,7 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsString, Length, Matches, 
 import { MAX_FIELDS } from '../form-rules';
 import { FORM_FIELDS_EXAMPLE } from './create-form.dto';
 import { FormFieldDto } from './form-field.dto';
-import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
+import { WhenClearable, WhenPresent } from '../../../common/http/requests/patch-members';
 
 const NOT_BLANK = /\S/;
 

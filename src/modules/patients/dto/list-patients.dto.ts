@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
-import { QueryInt } from '../../../common/http/query';
-import { PageQueryDto } from '../../../common/http/pagination';
+import { QueryInt } from '../../../common/http/requests/query';
+import { PageQueryDto } from '../../../common/http/lists/pagination';
 import { PATIENT_STATUSES, PATIENT_TYPES } from '../patient-rules';
 import type { PatientStatus, PatientType } from '../patient-rules';
 

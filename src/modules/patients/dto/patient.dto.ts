@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 import { PATIENT_STATUSES, PATIENT_TYPES } from '../patient-rules';
 import type { PatientStatus, PatientType } from '../patient-rules';
 

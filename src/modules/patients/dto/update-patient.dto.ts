@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsEmail, IsIn, IsObject, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
+import { WhenClearable, WhenPresent } from '../../../common/http/requests/patch-members';
 import { PATIENT_STATUSES, PATIENT_TYPES } from '../patient-rules';
 import type { PatientStatus, PatientType } from '../patient-rules';
 import { IsBirthDate, IsPhone, IsTagList } from '../patient-validators';

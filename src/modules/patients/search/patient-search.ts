@@ -1,4 +1,4 @@
-import { PageRequest } from '../../../common/http/pagination';
+import { PageRequest } from '../../../common/http/lists/pagination';
 import { ScopedStatement } from '../../../database/tenant-scoped.repository';
 import type { PatientStatus, PatientType } from '../patient-rules';
 

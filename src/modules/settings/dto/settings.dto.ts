@@ -1,5 +1,5 @@
 import { ApiProperty, type SchemaObject } from '@nestjs/swagger';
-import { JSON_VALUE, namedSchema } from '../../../common/http/openapi';
+import { JSON_VALUE, namedSchema } from '../../../common/http/openapi/openapi';
 import type { SettingsSection } from '../entities/settings.entity';
 import { MAX_SMS_COUNTRIES } from '../practice-settings';
 

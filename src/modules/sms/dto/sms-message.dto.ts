@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 import { MESSAGE_KINDS, MessageListQueryDto } from '../../../common/messaging';
 import type { MessageKind } from '../../../common/messaging';
 import { SMS_STATUSES, SMS_TRANSPORTS } from '../entities/sms-message.entity';

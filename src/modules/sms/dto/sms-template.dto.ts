@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PageOf } from '../../../common/http/pagination';
-import { WhenPresent } from '../../../common/http/patch-members';
+import { PageOf } from '../../../common/http/lists/pagination';
+import { WhenPresent } from '../../../common/http/requests/patch-members';
 import { IsObject, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 
 /** Ten GSM-7 parts of 160; what most SMS providers accept in one request. */

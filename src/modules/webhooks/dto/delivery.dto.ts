@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 import { DELIVERY_STATUSES } from '../entities/webhook-delivery.entity';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageOf } from '../../../common/http/pagination';
+import { PageOf } from '../../../common/http/lists/pagination';
 import { EVENT_TYPES, type EventType } from '../../events';
-import { WhenClearable, WhenPresent } from '../../../common/http/patch-members';
+import { WhenClearable, WhenPresent } from '../../../common/http/requests/patch-members';
 
 /** A webhook endpoint. Its secret is shown only when created or rotated. */
 export class WebhookDto {

@@ -17,8 +17,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PageOf, PageQueryDto } from '../../../../common/http/pagination';
-import { WhenClearable, WhenPresent } from '../../../../common/http/patch-members';
+import { PageOf, PageQueryDto } from '../../../../common/http/lists/pagination';
+import { WhenClearable, WhenPresent } from '../../../../common/http/requests/patch-members';
 import { ENROLLMENT_STATUSES, MAX_DELAY_MINUTES, MAX_STEPS, SEQUENCE_STATUSES } from '../sequence-rules';
 import type { EnrollmentStatus, SequenceStatus } from '../sequence-rules';
 
