@@ -3,7 +3,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { PoolClient } from './pool-client';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
-// Compiled: dist/database -> dist/migrations. Under ts-jest: src/database -> ./migrations.
+// Compiled: dist/database -> dist/migrations. Under jest: src/database -> ./migrations.
 const MIGRATIONS_DIR = __filename.endsWith('.ts') ? join(__dirname, '..', '..', 'migrations') : join(__dirname, '..', 'migrations');
 // Domain tables live in modules/; platform tables (idempotency keys) in common/.
 const ENTITIES = [join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}'), join(__dirname, '..', 'common', '**', '*.entity.{js,ts}')];

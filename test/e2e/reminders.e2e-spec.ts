@@ -575,8 +575,9 @@ describe('Appointment reminders', () => {
     const queue = suite.app.get<Queue>(getQueueToken(QueueName.AppointmentReminders), { strict: false });
     await eventually(async () => expect(await queue.getJobState(jobId)).toBe('delayed'));
     await queue.remove(jobId);
-    await db.query(`UPDATE job_outbox SET prefix = '', added_at = NULL, available_at = now() WHERE job_id = $1`, [jobId]);
+    // The clock moves to the reminder's time first, so that the relay adds the job due now, not timed by the old clock.
     setNow(start.minus({ minutes: 60 }).toMillis() + 500);
+    await db.query(`UPDATE job_outbox SET prefix = '', added_at = NULL, available_at = now() WHERE job_id = $1`, [jobId]);
     expect((await settled(booked.id)).map((r) => r.status)).toEqual(['sent']);
     await eventually(async () => expect(emailsTo(patient.email)).toHaveLength(1));
     await eventually(async () => expect(await jobs()).toEqual([]));
