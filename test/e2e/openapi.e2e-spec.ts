@@ -29,7 +29,7 @@ describe('OpenAPI document', () => {
   });
 
   it(`matches the committed openapi.json (regenerate with \`${REGENERATE_COMMAND}\`)`, () => {
-    // Compared as data: the swagger plugin under ts-jest orders some schema keys unlike `nest build`.
+    // Compared as data: the swagger plugin under jest orders some schema keys unlike `nest build`.
     const committed: unknown = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
     if (!isDeepStrictEqual(committed, JSON.parse(serialise(doc)))) {
       throw new Error(`openapi.json is stale: run \`${REGENERATE_COMMAND}\` and commit openapi.json`);
