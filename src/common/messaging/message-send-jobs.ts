@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { JobOutbox } from '../queue/job-outbox';
-import { JobName, JobPayloads, MessageSendPayload, retryOptions } from '../queue/queues';
+import { JobName, JobPayloads, MessageSendPayload } from '../queue/queues';
 
 /** The jobs that send one message: their payload names it and nothing more, and its id is the job's. */
 export type MessageSendJobName = { [N in JobName]: MessageSendPayload extends JobPayloads[N] ? N : never }[JobName];
@@ -13,8 +13,8 @@ export interface SendRetryPolicy {
 }
 
 /**
- * A message's send job (jobId = message id) and its retry policy, which the configuration sets. The job
- * is recorded in the transaction that writes the message (JobOutbox), so a job never runs before its row
+ * A message's send job (jobId = message id) and its retry policy, which the configuration sets and JobQueue
+ * applies to every add of the channel's queue (QUEUES' `retriesFrom`). The job is recorded in the transaction that writes the message (JobOutbox), so a job never runs before its row
  * is visible and a rolled-back message never gets one.
  */
 export abstract class MessageSendJobs<N extends MessageSendJobName> {
@@ -27,7 +27,7 @@ export abstract class MessageSendJobs<N extends MessageSendJobName> {
   /** Records the send job of the scope's message `messageId` in `tx`; it is added once `tx` commits. */
   record(scope: TenantScope, messageId: string, tx: EntityManager): Promise<void> {
     const payload: MessageSendPayload = { messageId, tenantId: scope.tenantId, mode: scope.mode };
-    return this.outbox.add(this.name, payload, { jobId: messageId, ...retryOptions(this.policy()) }, tx);
+    return this.outbox.add(this.name, payload, { jobId: messageId }, tx);
   }
 
   /** How long BullMQ waits before the try after `attemptsMade` failed ones. */
