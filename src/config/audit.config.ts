@@ -1,24 +1,17 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
-import { toBool, toInt } from './env';
+import { BoolVar, IntVar } from './env';
 
 /** The audit log's writer and the patient access log it carries. */
 export class AuditEnv {
   /** How often buffered audit-log entries are written (and always at a graceful shutdown). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(600_000)
+  @IntVar(10, 600_000)
   AUDIT_FLUSH_INTERVAL_MS = 1_000;
 
   /** Benchmarks only (bench/audit.mjs measures the audit log's cost against it): false records nothing. */
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
+  @BoolVar()
   AUDIT_LOG_ENABLED = true;
 
   /** Benchmarks only (BENCH_ACCESS_LOG=1 bench/audit.mjs): false records no patient ids with audit entries (no access log). */
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
+  @BoolVar()
   PATIENT_ACCESS_LOG_ENABLED = true;
 }
 

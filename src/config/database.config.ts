@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { toBool, toInt } from './env';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { BoolVar, IntVar } from './env';
 
 /** PostgreSQL: the server (or the embedded one under DATA_DIR) and whether start-up migrates it. */
 export class DatabaseEnv {
@@ -8,16 +7,12 @@ export class DatabaseEnv {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
   DATABASE_URL?: string = undefined;
 
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
+  @BoolVar()
   MIGRATIONS_RUN = true;
 
   @IsString() DATA_DIR = '.data';
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(65535)
+  @IntVar(1, 65535)
   EMBEDDED_POSTGRES_PORT = 54329;
 
   /** The pg driver's own variable, which names the request pool's connections; other pools add a suffix to it. */

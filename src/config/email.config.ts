@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsEmail, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { toInt } from './env';
+import { IsEmail, IsOptional, Matches } from 'class-validator';
+import { IntVar } from './env';
 
 /** Email: the relays, the sender, how a send is retried, and the length of a sequence step's minute. */
 export class EmailEnv {
@@ -17,24 +16,15 @@ export class EmailEnv {
   EMAIL_FROM = 'Practice <no-reply@practice.local>';
 
   /** Tries per email before it ends `failed` (a failure before the message reached the server). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(20)
+  @IntVar(1, 20)
   EMAIL_MAX_ATTEMPTS = 6;
 
   /** The first retry's delay; each later one doubles (5 s, 10 s, … 80 s by default: about 2.5 minutes in all). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(3_600_000)
+  @IntVar(10, 3_600_000)
   EMAIL_RETRY_BASE_MS = 5_000;
 
   /** Tests only: how long one minute of a sequence step's delay lasts, so tests can wait out delays. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(60_000)
+  @IntVar(10, 60_000)
   EMAIL_SEQUENCE_MINUTE_MS = 60_000;
 }
 

@@ -1,5 +1,5 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsInt, Max, Min, validateSync } from 'class-validator';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -28,6 +28,18 @@ export const toBool = ({ value }: { value: unknown }): unknown => {
   if (['0', 'false', 'off', 'no'].includes(v)) return false;
   return value;
 };
+
+/** An integer variable from `min` to `max` (written as digits; the checks name the variable when it is not). */
+export function IntVar(min: number, max?: number): PropertyDecorator {
+  const checks = [Transform(toInt), IsInt({ message: 'must be an integer' }), Min(min), ...(max === undefined ? [] : [Max(max)])];
+  return (target, key) => checks.forEach((check) => check(target, key));
+}
+
+/** A boolean variable: 1/0, true/false, on/off or yes/no. */
+export function BoolVar(message = 'must be true or false'): PropertyDecorator {
+  const checks = [Transform(toBool), IsBoolean({ message })];
+  return (target, key) => checks.forEach((check) => check(target, key));
+}
 
 /**
  * The variables of one concern (a class whose fields are the variables, with their defaults and checks),

@@ -1,7 +1,6 @@
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { isIP } from 'node:net';
-import { ConfigError, toInt } from './env';
+import { ConfigError, IntVar } from './env';
 
 /** Fastify's `trustProxy`: false (the peer is the client), true (any peer), a hop count, or the trusted proxies' addresses. */
 export type TrustProxy = boolean | number | string[];
@@ -32,10 +31,7 @@ function isProxyAddress(entry: string): boolean {
 export class HttpEnv {
   @IsString() HOST = '127.0.0.1';
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0)
-  @Max(65535)
+  @IntVar(0, 65535)
   PORT = 3000;
 
   @IsOptional()

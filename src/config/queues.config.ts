@@ -1,11 +1,9 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { toBool, toInt } from './env';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { BoolVar, IntVar } from './env';
 
 /** The workers: whether the API runs them, their health port, the queues' lock overrides and the dashboard. */
 export class QueuesEnv {
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be on or off' })
+  @BoolVar('must be on or off')
   WORKERS = true;
 
   /**
@@ -13,10 +11,7 @@ export class QueuesEnv {
    * port, for a container's health check. Unset: no listener (a worker beside an API on PORT needs none).
    */
   @IsOptional()
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(65535)
+  @IntVar(1, 65535)
   WORKER_HEALTH_PORT?: number = undefined;
 
   /**
@@ -24,17 +19,11 @@ export class QueuesEnv {
    * them per queue). For tests that kill workers and would otherwise wait a minute for the job to resume.
    */
   @IsOptional()
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(600)
+  @IntVar(1, 600)
   QUEUE_LOCK_SECONDS?: number = undefined;
 
   @IsOptional()
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(600)
+  @IntVar(1, 600)
   QUEUE_STALLED_CHECK_SECONDS?: number = undefined;
 
   /** Unset: no queue dashboard (/admin/queues is 404). Set: the dashboard, behind HTTP Basic auth. */
@@ -48,8 +37,7 @@ export class QueuesEnv {
   QUEUE_DASHBOARD_USERNAME = 'admin';
 
   /** false: the dashboard may also retry, promote, clean and remove jobs. */
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
+  @BoolVar()
   QUEUE_DASHBOARD_READ_ONLY = true;
 }
 

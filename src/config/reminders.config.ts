@@ -1,21 +1,13 @@
-import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
-import { toInt } from './env';
+import { IntVar } from './env';
 
 /** How a reminder's send job is retried. */
 export class RemindersEnv {
   /** Tries per reminder job before the reminder ends `failed` (our own failure each time: database, Redis). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(20)
+  @IntVar(1, 20)
   REMINDER_MAX_ATTEMPTS = 7;
 
   /** The first retry's delay; each later one doubles (2 s, 4 s, … 64 s by default: about 2 minutes in all). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(3_600_000)
+  @IntVar(10, 3_600_000)
   REMINDER_RETRY_BASE_MS = 2_000;
 }
 

@@ -1,39 +1,28 @@
-import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
 import type { Mode } from '../database/tenant-owned.entity';
-import { toInt } from './env';
+import { IntVar } from './env';
 
 /** What each request meets on the way in: the rate limits, the key cache, Idempotency-Key records. */
 export class RequestsEnv {
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_TEST_PER_SECOND = 10;
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_TEST_PER_HOUR = 100;
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_TEST_PER_DAY = 1000;
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_LIVE_PER_SECOND = 100;
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_LIVE_PER_HOUR = 10000;
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_LIVE_PER_DAY = 0;
+  @IntVar(0) RATE_LIMIT_TEST_PER_SECOND = 10;
+  @IntVar(0) RATE_LIMIT_TEST_PER_HOUR = 100;
+  @IntVar(0) RATE_LIMIT_TEST_PER_DAY = 1000;
+  @IntVar(0) RATE_LIMIT_LIVE_PER_SECOND = 100;
+  @IntVar(0) RATE_LIMIT_LIVE_PER_HOUR = 10000;
+  @IntVar(0) RATE_LIMIT_LIVE_PER_DAY = 0;
   /** Per client IP, for requests without a valid key and for the public pages. */
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_SECOND = 20;
-  @Transform(toInt) @Min(0) @IsInt({ message: 'must be an integer >= 0' }) RATE_LIMIT_IP_PER_HOUR = 1000;
+  @IntVar(0) RATE_LIMIT_IP_PER_SECOND = 20;
+  @IntVar(0) RATE_LIMIT_IP_PER_HOUR = 1000;
 
   /** How long a POST's first response is kept for replays under its Idempotency-Key (integrators are told 24 hours). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(60)
-  @Max(7 * 86400)
+  @IntVar(60, 7 * 86400)
   IDEMPOTENCY_TTL_SECONDS = 86400;
 
   /** How long an Idempotency-Key stays claimed by a request still running (409 for duplicates meanwhile). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(3600)
+  @IntVar(1, 3600)
   IDEMPOTENCY_LOCK_SECONDS = 60;
 
   /** Seconds a verified key stays cached in memory; revocation evicts it at once through Redis. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer >= 0' })
-  @Min(0)
-  @Max(3600)
+  @IntVar(0, 3600)
   AUTH_CACHE_TTL_SECONDS = 60;
 }
 

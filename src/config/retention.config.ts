@@ -1,28 +1,17 @@
-import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
-import { toInt } from './env';
+import { IntVar } from './env';
 
 /** What the workers' retention sweeps keep (docs/data-retention.md). */
 export class RetentionEnv {
   /** Whole months of audit log kept past the current one; older monthly partitions are dropped (HIPAA: six years). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(1_200)
+  @IntVar(1, 1_200)
   AUDIT_RETENTION_MONTHS = 72;
 
   /** Days an event (with its webhook deliveries and attempts) is kept; at least 2, past a delivery's last retry. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(2)
-  @Max(36_500)
+  @IntVar(2, 36_500)
   EVENTS_RETENTION_DAYS = 30;
 
   /** Days a sent email's rendered bodies are kept after sending; the message's metadata stays. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(36_500)
+  @IntVar(1, 36_500)
   EMAIL_BODY_RETENTION_DAYS = 30;
 }
 

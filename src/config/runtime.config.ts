@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, Max, Min } from 'class-validator';
-import { toInt } from './env';
+import { IsIn } from 'class-validator';
+import { IntVar } from './env';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
@@ -19,20 +18,14 @@ export class RuntimeEnv {
    * generation fill with short-lived request garbage far past the memory target; 50 holds it under for a
    * few more full collections (docs/decisions/0007-heap-growth-cap.md).
    */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0)
-  @Max(1_000)
+  @IntVar(0, 1_000)
   HEAP_GROWING_PERCENT = 50;
 
   /**
    * Tests only: moves the business clock (src/common/time/clock.ts) this many milliseconds, so that a
    * suite runs as if on another date. At most ten years either way.
    */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(-315_576_000_000)
-  @Max(315_576_000_000)
+  @IntVar(-315_576_000_000, 315_576_000_000)
   CLOCK_OFFSET_MS = 0;
 }
 

@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { ConfigError, toInt } from './env';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { ConfigError, IntVar } from './env';
 
 export type SmsProviderName = 'log' | 'twilio';
 
@@ -30,24 +29,15 @@ export class SmsEnv {
   TWILIO_API_BASE_URL?: string = undefined;
 
   /** Tries per SMS before it ends `failed` (a provider error or no answer each time). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(20)
+  @IntVar(1, 20)
   SMS_MAX_ATTEMPTS = 6;
 
   /** The first retry's delay; each later one doubles (5 s, 10 s, … 80 s by default). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(3_600_000)
+  @IntVar(10, 3_600_000)
   SMS_RETRY_BASE_MS = 5_000;
 
   /** How long one request to the provider may take before the try counts as failed (and is retried). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(100)
-  @Max(60_000)
+  @IntVar(100, 60_000)
   SMS_TIMEOUT_MS = 10_000;
 }
 

@@ -1,40 +1,25 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
-import { toBool, toInt } from './env';
+import { BoolVar, IntVar } from './env';
 
 /** Webhook deliveries and the relay that turns committed events into them. */
 export class WebhooksEnv {
   /** Development and tests only: lets webhook URLs be http and resolve to loopback or private addresses. */
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
+  @BoolVar()
   WEBHOOK_ALLOW_PRIVATE_URLS = false;
 
   /** How long one webhook delivery attempt may take before it counts as failed. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(100)
-  @Max(60_000)
+  @IntVar(100, 60_000)
   WEBHOOK_TIMEOUT_MS = 10_000;
 
   /** The first retry's delay; each later one doubles, capped at 720 times this (6 hours by default). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(3_600_000)
+  @IntVar(10, 3_600_000)
   WEBHOOK_RETRY_BASE_MS = 30_000;
 
   /** Attempts per delivery; with the default base, 15 attempts span 26 to 39 hours (jitter). */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(50)
+  @IntVar(1, 50)
   WEBHOOK_MAX_ATTEMPTS = 15;
 
   /** How often a worker moves committed events from the outbox into delivery jobs. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(10)
-  @Max(60_000)
+  @IntVar(10, 60_000)
   EVENTS_RELAY_INTERVAL_MS = 500;
 }
 

@@ -86,9 +86,21 @@ export interface AppointmentChange {
 
 /** Thrown inside a booking's transaction when a rule refuses it; answered after the rollback, with alternatives. */
 class Refused extends Error {
-  constructor(readonly reason: Unbookable) {
+  constructor(
+    readonly reason: Unbookable,
+    /** A change's new time, around which its 409 offers alternatives. */
+    readonly move?: Move,
+  ) {
     super(reason);
   }
+}
+
+/** The slot a change moves an appointment to. */
+interface Move {
+  provider: ProviderEntity;
+  start: number;
+  policy: BookingPolicy;
+  exceptId: string;
 }
 
 /** Why a booking's transaction failed, if a rule or the overlap constraint refused it. */
@@ -162,7 +174,7 @@ export class AppointmentsService {
       return appointmentFor(auth, appointment);
     } catch (err) {
       const reason = refusalOf(err);
-      if (reason) throw await this.unavailable(auth, provider!, request.start, request.policy, reason);
+      if (reason) throw await this.unavailable(auth, { provider: provider!, start: request.start, policy: request.policy }, reason);
       throw err;
     }
   }
@@ -339,82 +351,99 @@ export class AppointmentsService {
    * `appointment.updated` (the appointment) for any other change.
    */
   async change(scope: TenantScope, id: string, dto: AppointmentChange, source: ChangeSource): Promise<AppointmentDto> {
-    let moved: { provider: ProviderEntity; start: number; policy: BookingPolicy } | undefined;
     // As for bookings: the provider's turn settles races, a deadlock with anything else is retried.
     try {
-      return await retryOnDeadlock(() =>
-        this.transactions.run(async (tx) => {
-          moved = undefined;
-          const current = await this.appointments.findByIdLocked(scope, id, tx);
-          if (!current) throw new AppointmentNotFoundException();
-          // After the row's lock, as every update takes them: the same order everywhere, so no deadlock.
-          await this.appointments.lockProviderSchedule(scope, current.providerId, tx);
-          const status = dto.status ?? current.status;
-          if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
-          // A patient's link changes nothing once the appointment is final, not even to the same status.
-          if (source === 'patient_link' && !isActive(current.status)) throw new InvalidTransitionException(current.status, status);
-
-          const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
-          const duration = dto.duration ?? current.duration;
-          const moves = start !== current.startsAt.getTime() || duration !== current.duration;
-          if (moves && (!isActive(current.status) || !isActive(status)))
-            throw new InvalidTransitionException(current.status, 'rescheduled');
-          if (source === 'patient_link' && (moves || (status === 'cancelled' && current.status !== 'cancelled'))) {
-            await this.checkChangeWindow(scope, current);
-          }
-          if (moves) {
-            const provider = (await this.providers.findById(scope, current.providerId, tx))!;
-            const policy = await this.policyOf(scope, current, duration);
-            moved = { provider, start, policy };
-            const held = dto.overridePolicies ? overridden(policy) : policy;
-            const refused = await this.availability.unbookable(scope, provider, start, held, { exceptId: id, tx });
-            if (refused) throw new Refused(refused);
-          }
-
-          const now = clock.now();
-          await this.appointments.update(
-            scope,
-            { id },
-            definedOnly({
-              status,
-              startsAt: new Date(start),
-              endsAt: new Date(start + duration * MINUTE),
-              duration,
-              type: dto.type === undefined ? undefined : dto.type?.trim() || null,
-              notes: dto.notes,
-              confirmedAt: status === 'confirmed' && current.status !== 'confirmed' ? now : undefined,
-              cancelledAt: status === 'cancelled' && current.status !== 'cancelled' ? now : undefined,
-              updatedAt: now,
-            }),
-            tx,
-          );
-          if (status === 'completed' && current.status !== 'completed') {
-            const values = {
-              patientId: current.patientId,
-              appointmentId: current.id,
-              providerId: current.providerId,
-              datetime: new Date(start),
-              type: dto.type === undefined ? current.type : dto.type,
-              notes: dto.notes === undefined ? current.notes : dto.notes,
-            };
-            await this.clinical.recordAppointmentEncounter(scope, values, tx);
-          }
-          const updated = (await this.appointments.findById(scope, id, tx))!;
-          await this.replanReminders(scope, current, updated, moved?.provider, tx);
-          const [patient, reminders] = await Promise.all([
-            this.patients.find(scope, updated.patientId, tx),
-            this.reminders.of(scope, [id], tx),
-          ]);
-          const appointment = this.dto(updated, patient!, reminders.get(id)!);
-          await this.recordChange(tx, scope, current, updated, appointment, source);
-          return appointment;
-        }),
-      );
+      return await retryOnDeadlock(() => this.transactions.run((tx) => this.applyChange(scope, id, dto, source, tx)));
     } catch (err) {
-      const reason = refusalOf(err);
-      if (moved && reason) throw await this.unavailable(scope, moved.provider, moved.start, moved.policy, reason, id);
+      if (err instanceof Refused && err.move) throw await this.unavailable(scope, err.move, err.reason);
       throw err;
     }
+  }
+
+  /** `change` inside its transaction: lock, check, claim the new time if it moves, write, then what follows. */
+  private async applyChange(
+    scope: TenantScope,
+    id: string,
+    dto: AppointmentChange,
+    source: ChangeSource,
+    tx: EntityManager,
+  ): Promise<AppointmentDto> {
+    const current = await this.appointments.findByIdLocked(scope, id, tx);
+    if (!current) throw new AppointmentNotFoundException();
+    // After the row's lock, as every update takes them: the same order everywhere, so no deadlock.
+    await this.appointments.lockProviderSchedule(scope, current.providerId, tx);
+    const next = await this.checkChange(scope, current, dto, source);
+    const move = next.moves ? await this.claimMove(scope, current, next, dto.overridePolicies ?? false, tx) : undefined;
+    const now = clock.now();
+    const values = definedOnly({
+      status: next.status,
+      startsAt: new Date(next.start),
+      endsAt: new Date(next.start + next.duration * MINUTE),
+      duration: next.duration,
+      type: dto.type === undefined ? undefined : dto.type?.trim() || null,
+      notes: dto.notes,
+      confirmedAt: next.status === 'confirmed' && current.status !== 'confirmed' ? now : undefined,
+      cancelledAt: next.status === 'cancelled' && current.status !== 'cancelled' ? now : undefined,
+      updatedAt: now,
+    });
+    try {
+      await this.appointments.update(scope, { id }, values, tx);
+    } catch (err) {
+      // The exclusion constraint refuses an overlap the checks could not see: answered like theirs.
+      if (move && violates(err, SchedulingConstraint.ProviderActiveTime)) throw new Refused('overlap', move);
+      throw err;
+    }
+    const updated = (await this.appointments.findById(scope, id, tx))!;
+    if (updated.status === 'completed' && current.status !== 'completed') {
+      const { patientId, id: appointmentId, providerId, startsAt: datetime, type, notes } = updated;
+      await this.clinical.recordAppointmentEncounter(scope, { patientId, appointmentId, providerId, datetime, type, notes }, tx);
+    }
+    await this.replanReminders(scope, current, updated, move?.provider, tx);
+    const [patient, reminders] = await Promise.all([this.patients.find(scope, updated.patientId, tx), this.reminders.of(scope, [id], tx)]);
+    const appointment = this.dto(updated, patient!, reminders.get(id)!);
+    await this.recordChange(tx, scope, current, updated, appointment, source);
+    return appointment;
+  }
+
+  /**
+   * The status, start and length a change asks for, once the transition table, the rule that only an active
+   * appointment moves, and a patient link's change window allow them.
+   */
+  private async checkChange(
+    scope: TenantScope,
+    current: AppointmentEntity,
+    dto: AppointmentChange,
+    source: ChangeSource,
+  ): Promise<{ status: AppointmentStatus; start: number; duration: number; moves: boolean }> {
+    const status = dto.status ?? current.status;
+    if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
+    // A patient's link changes nothing once the appointment is final, not even to the same status.
+    if (source === 'patient_link' && !isActive(current.status)) throw new InvalidTransitionException(current.status, status);
+    const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
+    const duration = dto.duration ?? current.duration;
+    const moves = start !== current.startsAt.getTime() || duration !== current.duration;
+    if (moves && (!isActive(current.status) || !isActive(status))) throw new InvalidTransitionException(current.status, 'rescheduled');
+    if (source === 'patient_link' && (moves || (status === 'cancelled' && current.status !== 'cancelled'))) {
+      await this.checkChangeWindow(scope, current);
+    }
+    return { status, start, duration, moves };
+  }
+
+  /** A move's new time, checked like a booking under the appointment's policy (this appointment aside). */
+  private async claimMove(
+    scope: TenantScope,
+    current: AppointmentEntity,
+    next: { start: number; duration: number },
+    overridePolicies: boolean,
+    tx: EntityManager,
+  ): Promise<Move> {
+    const provider = (await this.providers.findById(scope, current.providerId, tx))!;
+    const policy = await this.policyOf(scope, current, next.duration);
+    const move: Move = { provider, start: next.start, policy, exceptId: current.id };
+    const held = overridePolicies ? overridden(policy) : policy;
+    const refused = await this.availability.unbookable(scope, provider, next.start, held, { exceptId: current.id, tx });
+    if (refused) throw new Refused(refused, move);
+    return move;
   }
 
   /**
@@ -465,11 +494,8 @@ export class AppointmentsService {
 
   private async unavailable(
     scope: TenantScope,
-    provider: ProviderEntity,
-    start: number,
-    policy: BookingPolicy,
+    { provider, start, policy, exceptId }: Omit<Move, 'exceptId'> & { exceptId?: string },
     reason: Unbookable,
-    exceptId?: string,
   ): Promise<SlotUnavailableException> {
     return new SlotUnavailableException(REASONS[reason], await this.availability.alternatives(scope, [provider], start, policy, exceptId));
   }
