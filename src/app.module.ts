@@ -22,6 +22,7 @@ import { SmsModule } from './modules/sms/sms.module';
 import { SmsInboundModule } from './modules/sms-inbound/sms-inbound.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
+import { TestClocksModule } from './modules/test-clocks/test-clocks.module';
 import { WorkersModule } from './workers.module';
 
 /** The API: every domain module behind the global guards, plus workers unless WORKERS=off. */
@@ -50,6 +51,7 @@ export class AppModule {
         WebhooksModule,
         EmailModule,
         SequencesModule,
+        TestClocksModule,
         ...(config.workers.enabled ? [WorkersModule] : []),
       ],
       controllers: [MetricsController],

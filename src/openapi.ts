@@ -40,6 +40,10 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     name: 'Settings',
     description: 'Portal, practice and brand settings (free-form JSON objects merged by top-level key), and the audit log.',
   },
+  {
+    name: 'Test helpers',
+    description: 'Test mode only: its clock, which moves forward to run the reminders and sequence steps due by then.',
+  },
   { name: 'API keys', description: 'API keys of the caller’s tenant and mode, and `GET /me` (the calling key itself).' },
   { name: 'Health', description: 'Liveness and readiness probes, outside `/api/v1` and without a key.' },
 ];

@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
+import { BusinessClock } from '../common/time/business-clock';
 import { Transactions } from './transactions';
 
-/** Database services every module may inject (TypeORM's own module is set up by CoreModule). */
+/** Database services every module may inject (TypeORM's own module is set up by CoreModule), and the business clock, which reads the test clocks. */
 @Global()
 @Module({
-  providers: [Transactions],
-  exports: [Transactions],
+  providers: [Transactions, BusinessClock],
+  exports: [Transactions, BusinessClock],
 })
 export class DatabaseModule {}

@@ -1,3 +1,4 @@
+import { clock } from '../../src/common/time/clock';
 import { createTenant, type Problem, TestTenant } from '../helpers/app';
 import type { ApiKeyListDto, CreatedApiKeyDto } from '../../src/modules/api-keys/dto/api-key.dto';
 import type { EmailTemplateDto } from '../../src/modules/email/dto/email-template.dto';
@@ -26,6 +27,19 @@ describe('Tenant and mode isolation', () => {
     await suite.api(acme.testKey).post('/api/v1/settings/practice', { name: 'Acme staging' });
     await suite.api(acme.liveKey).post('/api/v1/settings/practice', { name: 'Acme production' });
     await suite.api(globex.testKey).post('/api/v1/settings/practice', { name: 'Globex staging' });
+  });
+
+  it("moves one tenant's test clock only: another tenant's test mode and live mode stay on real time", async () => {
+    const CLOCK = '/api/v1/test-helpers/clock';
+    const to = new Date(clock.nowMs() + 10 * 86_400_000).toISOString();
+    expect((await suite.api(acme.testKey).post(`${CLOCK}/advance`, { to })).status).toBe(200);
+    try {
+      expect((await suite.api(acme.testKey).get<{ offsetMs: number }>(CLOCK)).body.offsetMs).toBeGreaterThan(9 * 86_400_000);
+      expect((await suite.api(globex.testKey).get<{ offsetMs: number }>(CLOCK)).body.offsetMs).toBe(0);
+      expect((await suite.api(acme.liveKey).get<Problem>(CLOCK)).body.code).toBe('not_found');
+    } finally {
+      expect((await suite.api(acme.testKey).post(`${CLOCK}/reset`)).status).toBe(200);
+    }
   });
 
   it("cannot see another tenant's settings", async () => {

@@ -350,8 +350,10 @@ describe('OpenAPI examples work as documented', () => {
       ...bodyWrites().filter((o) => o.method === 'POST' && hasParams(o)),
       ...bodyWrites().filter((o) => o.method !== 'POST'),
     ];
+    // The demo's reminders come due on the way: running them takes workers, which this suite does not start (test-clocks.e2e-spec.ts runs them).
+    const needsWorkers = new Set(['POST /api/v1/test-helpers/clock/advance']);
     for (const { method, path, op } of ordered) {
-      if (NOT_FROM_EXAMPLES[`${method} ${path}`]) continue;
+      if (NOT_FROM_EXAMPLES[`${method} ${path}`] || needsWorkers.has(`${method} ${path}`)) continue;
       let url = path;
       for (const [, param] of path.matchAll(/\{(\w+)\}/g)) url = url.replace(`{${param}}`, pathId(path, param) ?? '');
       // A route under a record the demo does not make (a webhook) runs on the empty tenant of the test above.

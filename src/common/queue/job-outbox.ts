@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { uuidv7 } from '../ids';
+import type { TenantScope } from '../../database/tenant-owned.entity';
+import { BusinessClock } from '../time/business-clock';
 import { clock } from '../time/clock';
 import { describeError } from './job-handler';
 import { JobQueue } from './job-queue';
@@ -25,6 +27,11 @@ export interface OutboxJobOptions extends Pick<JobsOptions, 'attempts' | 'backof
   jobId: string;
   /** When the job is due; absent: at once. */
   runAt?: Date | string;
+  /**
+   * Whose business time `runAt` is: the job is due when this scope's clock (BusinessClock: a test-mode
+   * tenant's test clock) reaches it, and a test clock's advance runs it. Absent: the process's clock.
+   */
+  dueBy?: TenantScope;
 }
 
 /** One job for `addMany`. */
@@ -40,7 +47,12 @@ interface OutboxRow {
   payload: object;
   options: Pick<OutboxJobOptions, 'jobId' | 'attempts' | 'backoff'>;
   runAt: Date | null;
+  /** The tenant whose test clock `runAt` is read on; null: the process's clock. */
+  clockTenantId: string | null;
 }
+
+/** A delayed job that a test clock's advance runs (`dueOnClock`). */
+export type ClockedJob = OutboxRow & { jobId: string; added: boolean };
 
 /**
  * The one way to start work after a commit: a job is recorded in the transaction whose commit it must
@@ -77,6 +89,7 @@ export class JobOutbox {
     private readonly transactions: Transactions,
     private readonly queue: JobQueue,
     private readonly config: AppConfig,
+    private readonly clock: BusinessClock,
   ) {}
 
   /** Records a job in `tx`; it is added to its queue once `tx` commits, and never if it rolls back. */
@@ -87,18 +100,19 @@ export class JobOutbox {
   /** Records many jobs with one statement (an enrolment of a thousand patients, a webhook fan-out). */
   async addMany(jobs: readonly OutboxJob[], tx: EntityManager): Promise<void> {
     if (!jobs.length) return;
-    const rows: OutboxRow[] = jobs.map(({ name, payload, options: { runAt, ...options } }) => ({
+    const rows: OutboxRow[] = jobs.map(({ name, payload, options: { runAt, dueBy, ...options } }) => ({
       id: uuidv7(),
       name,
       payload,
       options,
       runAt: runAt === undefined ? null : new Date(runAt),
+      clockTenantId: runAt !== undefined && dueBy?.mode === 'test' ? dueBy.tenantId : null,
     }));
     await unscopedSql(
       tx,
-      `INSERT INTO job_outbox (id, prefix, name, job_id, payload, options, run_at, available_at)
-       SELECT r.id, $3, r.name, r.options->>'jobId', r.payload, r.options, r."runAt", clock_timestamp() + make_interval(secs => $2)
-         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, payload jsonb, options jsonb, "runAt" timestamptz)`,
+      `INSERT INTO job_outbox (id, prefix, name, job_id, payload, options, run_at, clock_tenant_id, available_at)
+       SELECT r.id, $3, r.name, r.options->>'jobId', r.payload, r.options, r."runAt", r."clockTenantId", clock_timestamp() + make_interval(secs => $2)
+         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, payload jsonb, options jsonb, "runAt" timestamptz, "clockTenantId" uuid)`,
       [JSON.stringify(rows), OWN_TRY_SECONDS, this.config.redis.prefix],
     );
     const pending = this.recorded.get(tx);
@@ -122,7 +136,7 @@ export class JobOutbox {
       `UPDATE job_outbox SET available_at = clock_timestamp() + make_interval(secs => $2), prefix = $3
         WHERE id IN (SELECT id FROM job_outbox WHERE prefix IN ($3, '') AND added_at IS NULL AND available_at <= clock_timestamp()
                       ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, name, payload, options, run_at AS "runAt"`,
+        RETURNING id, name, payload, options, run_at AS "runAt", clock_tenant_id AS "clockTenantId"`,
       [limit, LEASE_SECONDS, this.config.redis.prefix],
     );
     return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -137,12 +151,13 @@ export class JobOutbox {
     if (!this.queue.available) return rows.length;
     try {
       const offset = clock.offsetMs();
+      const clocks = await this.clock.offsetsOf(rows.filter((r) => r.runAt && r.clockTenantId).map((r) => r.clockTenantId!));
       const now = clock.nowMs(); // runAt is a business time; BullMQ's delay a duration from here
       const outcomes = await Promise.allSettled(
         rows.map((r) =>
           this.queue.add(r.name, r.payload as JobPayloads[JobName], {
             ...r.options,
-            delay: r.runAt ? Math.max(0, new Date(r.runAt ?? now).getTime() - now) : undefined,
+            delay: r.runAt ? delayUntil(r.runAt, now + (clocks.get(r.clockTenantId!) ?? 0)) : undefined,
           }),
         ),
       );
@@ -154,7 +169,9 @@ export class JobOutbox {
       // before they were marked added.
       if (clock.offsetMs() !== offset) {
         await this.retimeJobs(
-          rows.filter((r, i) => r.runAt && outcomes[i].status === 'fulfilled').map((r) => ({ ...r, jobId: r.options.jobId })),
+          rows
+            .filter((r, i) => r.runAt && outcomes[i].status === 'fulfilled')
+            .map((r) => ({ ...r, jobId: r.options.jobId, offsetMs: clocks.get(r.clockTenantId!) ?? 0 })),
         );
       }
       if (release && failed.length) {
@@ -183,23 +200,75 @@ export class JobOutbox {
    * clock is ahead of the process that added the job) would otherwise run it by the old time. Answers how
    * many jobs it moved.
    */
-  async retime(): Promise<number> {
-    const rows = await unscopedSql<{ name: JobName; jobId: string; runAt: Date }[]>(
+  async retime(clockTenantId?: string): Promise<number> {
+    const rows = await unscopedSql<{ name: JobName; jobId: string; runAt: Date; offsetMs: string | null }[]>(
       this.dataSource,
-      `SELECT name, job_id AS "jobId", run_at AS "runAt" FROM job_outbox WHERE prefix = $1 AND added_at IS NOT NULL AND run_at IS NOT NULL`,
-      [this.config.redis.prefix],
+      `SELECT o.name, o.job_id AS "jobId", o.run_at AS "runAt", c.offset_ms AS "offsetMs"
+         FROM job_outbox o LEFT JOIN test_clocks c ON c.tenant_id = o.clock_tenant_id
+        WHERE o.prefix = $1 AND o.added_at IS NOT NULL AND o.run_at IS NOT NULL AND ($2::uuid IS NULL OR o.clock_tenant_id = $2)`,
+      [this.config.redis.prefix, clockTenantId ?? null],
     );
-    return this.retimeJobs(rows);
+    return this.retimeJobs(rows.map((r) => ({ ...r, offsetMs: Number(r.offsetMs ?? 0) })));
   }
 
-  private async retimeJobs(rows: readonly { name: JobName; jobId: string; runAt: Date | string | null }[]): Promise<number> {
+  /**
+   * The delayed jobs due on this tenant's test clock at or before `until`, earliest first, leaving out the
+   * rows `seen`: what an advance of the clock runs next.
+   */
+  async dueOnClock(tenantId: string, until: Date, seen: readonly string[]): Promise<ClockedJob[]> {
+    return unscopedSql<ClockedJob[]>(
+      this.dataSource,
+      `SELECT id, name, payload, options, run_at AS "runAt", clock_tenant_id AS "clockTenantId", job_id AS "jobId", added_at IS NOT NULL AS added
+         FROM job_outbox
+        WHERE prefix IN ($1, '') AND clock_tenant_id = $2 AND run_at <= $3 AND NOT (id = ANY($4::uuid[]))
+        ORDER BY run_at, id LIMIT 1000`,
+      [this.config.redis.prefix, tenantId, until, seen],
+    );
+  }
+
+  /**
+   * Makes these jobs due now, whatever their delay: one not added yet is added, then each is promoted (the
+   * process that recorded it may have added it meanwhile, timed by the clock before it moved). Answers how
+   * many it could not add (Redis away).
+   */
+  async runNow(jobs: readonly ClockedJob[]): Promise<number> {
+    const notAdded = jobs.filter((j) => !j.added);
+    const failed = notAdded.length ? await this.dispatch(notAdded) : 0;
+    if (failed) return failed;
+    await Promise.all(jobs.map((j) => this.queue.retime(j.name, j.jobId, 0)));
+    return 0;
+  }
+
+  /** Which of these rows' jobs have not finished for good yet. */
+  async unfinished(ids: readonly string[]): Promise<string[]> {
+    const rows = await unscopedSql<{ id: string }[]>(this.dataSource, `SELECT id FROM job_outbox WHERE id = ANY($1::uuid[])`, [ids]);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The jobs with these ids will not be wanted (their work was cancelled in `tx`): their rows go with the
+   * commit, and the jobs leave Redis after it when they can (one that runs anyway finds nothing to do).
+   */
+  async forget(name: JobName, jobIds: readonly string[], tx: EntityManager): Promise<void> {
+    if (!jobIds.length) return;
+    await unscopedSql(tx, `DELETE FROM job_outbox WHERE prefix IN ($1, '') AND job_id = ANY($2::text[])`, [
+      this.config.redis.prefix,
+      jobIds,
+    ]);
+    this.transactions.afterCommit(tx, () => {
+      if (!this.queue.available) return;
+      void Promise.allSettled(jobIds.map((jobId) => this.queue.remove(name, jobId)));
+    });
+  }
+
+  private async retimeJobs(
+    rows: readonly { name: JobName; jobId: string; runAt: Date | string | null; offsetMs: number }[],
+  ): Promise<number> {
     let moved = 0;
     for (let i = 0; i < rows.length; i += RETIME_CHUNK) {
       const now = clock.nowMs();
       const outcomes = await Promise.all(
-        rows
-          .slice(i, i + RETIME_CHUNK)
-          .map((r) => this.queue.retime(r.name, r.jobId, Math.max(0, new Date(r.runAt ?? now).getTime() - now))),
+        rows.slice(i, i + RETIME_CHUNK).map((r) => this.queue.retime(r.name, r.jobId, r.runAt ? delayUntil(r.runAt, now + r.offsetMs) : 0)),
       );
       moved += outcomes.filter(Boolean).length;
     }
@@ -215,4 +284,9 @@ export class JobOutbox {
     );
     return count;
   }
+}
+
+/** A delay from `now` to `runAt` on the same clock, never negative. */
+function delayUntil(runAt: Date | string, now: number): number {
+  return Math.max(0, new Date(runAt).getTime() - now);
 }

@@ -96,6 +96,11 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
     this.connection?.on('ready', listener);
   }
 
+  /** How many workers (of any process) serve the queue of this job. */
+  async workerCount(name: JobName): Promise<number> {
+    return this.queue(queueOf(name)).getWorkersCount();
+  }
+
   /**
    * Moves a delayed job to run `delayMs` from now (at once if 0). Answers false if it is not delayed (it ran,
    * runs, or is unknown here): its time is no longer the queue's to keep.

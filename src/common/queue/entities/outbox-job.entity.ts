@@ -7,6 +7,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity('job_outbox')
 @Index('IDX_JOB_OUTBOX_AVAILABLE', ['prefix', 'availableAt', 'id'], { where: 'added_at IS NULL' })
 @Index('IDX_JOB_OUTBOX_JOB', ['prefix', 'jobId'])
+@Index('IDX_JOB_OUTBOX_CLOCK', ['clockTenantId', 'runAt'], { where: 'clock_tenant_id IS NOT NULL' })
 export class OutboxJobEntity {
   /** A UUIDv7: the relay adds jobs in the order they were recorded. */
   @PrimaryColumn('uuid')
@@ -33,6 +34,10 @@ export class OutboxJobEntity {
   /** When the job is due (a delayed job); null: at once. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   runAt!: Date | null;
+
+  /** The tenant on whose test clock `runAt` is read (a test-mode reminder or sequence step); null: real time. */
+  @Column({ type: 'uuid', nullable: true })
+  clockTenantId!: string | null;
 
   /** From when a relay may take the row: after the recording process's own try, or a relay's lease. */
   @Column({ type: 'timestamptz', precision: 3 })

@@ -38,7 +38,11 @@ export class SequenceStepJobs {
       steps.map((s) => ({
         name: JobName.EmailSequenceStep,
         payload: { enrollmentId: s.enrollmentId, step: s.step, tenantId: s.tenantId, mode: s.mode },
-        options: { jobId: `${SequenceStepJobs.jobId(s.enrollmentId, s.step)}${tag}`, runAt: s.nextStepAt },
+        options: {
+          jobId: `${SequenceStepJobs.jobId(s.enrollmentId, s.step)}${tag}`,
+          runAt: s.nextStepAt,
+          dueBy: { tenantId: s.tenantId, mode: s.mode },
+        },
       })),
       tx,
     );

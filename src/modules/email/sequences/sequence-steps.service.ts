@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobNotReadyError } from '../../../common/queue/job-handler';
-import { clock } from '../../../common/time/clock';
+import { BusinessClock } from '../../../common/time/business-clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
 import { Transactions } from '../../../database/transactions';
@@ -39,6 +39,7 @@ export class SequenceSteps {
     private readonly events: EventsService,
     private readonly stepJobs: SequenceStepJobs,
     private readonly config: AppConfig,
+    private readonly clock: BusinessClock,
   ) {}
 
   async run(scope: TenantScope, enrollmentId: string, step: number): Promise<StepOutcome> {
@@ -96,7 +97,7 @@ export class SequenceSteps {
         scope,
         enrollmentId,
         nextStep,
-        stepDueAt(sequence.steps, nextStep, clock.now(), this.config.sequences.minuteMs),
+        stepDueAt(sequence.steps, nextStep, await this.clock.now(scope, tx), this.config.sequences.minuteMs),
         messageId,
         tx,
       );

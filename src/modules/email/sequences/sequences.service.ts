@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../../common/auth/auth.types';
 import { PageRequest } from '../../../common/http/lists/pagination';
 import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
+import { BusinessClock } from '../../../common/time/business-clock';
 import { clock } from '../../../common/time/clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
@@ -44,6 +45,7 @@ export class SequencesService {
     private readonly events: EventsService,
     private readonly stepJobs: SequenceStepJobs,
     private readonly config: AppConfig,
+    private readonly clock: BusinessClock,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSequenceDto): Promise<SequenceCreatedDto> {
@@ -95,7 +97,7 @@ export class SequencesService {
         tx,
       );
       if (current.status === 'paused' && next === 'active') {
-        await this.stepJobs.record(await this.enrollments.due(auth, id, clock.now(), tx), true, tx);
+        await this.stepJobs.record(await this.enrollments.due(auth, id, await this.clock.now(auth, tx), tx), true, tx);
       }
       return {
         sequence: toSequenceDto(updated),
@@ -134,7 +136,7 @@ export class SequencesService {
             auth,
             id,
             eligible,
-            stepDueAt(sequence.steps, 0, clock.now(), this.config.sequences.minuteMs),
+            stepDueAt(sequence.steps, 0, await this.clock.now(auth, tx), this.config.sequences.minuteMs),
             tx,
           )
         : [];

@@ -4,6 +4,7 @@ import { AuthContext } from '../../../common/auth/auth.types';
 import { patientFor } from '../../../common/auth/patient-visibility';
 import { PageRequest } from '../../../common/http/lists/pagination';
 import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
+import { BusinessClock } from '../../../common/time/business-clock';
 import { clock } from '../../../common/time/clock';
 import { retryOnDeadlock, violates } from '../../../database/database-errors';
 import { TenantScope } from '../../../database/tenant-owned.entity';
@@ -135,6 +136,7 @@ export class AppointmentsService {
     private readonly events: EventsService,
     private readonly tokens: ManageTokens,
     private readonly reminders: RemindersService,
+    private readonly clock: BusinessClock,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -322,7 +324,7 @@ export class AppointmentsService {
    * "C" reply to a text): `confirm` with `source: "sms"`. Answers it, or null when there is none.
    */
   async confirmNext(scope: TenantScope, patientId: string, withinMs: number): Promise<AppointmentDto | null> {
-    const now = clock.nowMs();
+    const now = await this.clock.nowMs(scope);
     const id = await this.appointments.nextScheduledOfPatient(scope, patientId, new Date(now), new Date(now + withinMs));
     return id ? this.confirm(scope, id, 'sms') : null;
   }
@@ -471,7 +473,7 @@ export class AppointmentsService {
   private async checkChangeWindow(scope: TenantScope, current: AppointmentEntity): Promise<void> {
     const type = current.appointmentTypeId ? await this.types.find(scope, current.appointmentTypeId) : null;
     const deadline = changeDeadline(current.startsAt.getTime(), type?.cancellationWindowMinutes ?? null);
-    if (clock.nowMs() > deadline) throw new ChangeWindowClosedException(new Date(deadline).toISOString());
+    if ((await this.clock.nowMs(scope)) > deadline) throw new ChangeWindowClosedException(new Date(deadline).toISOString());
   }
 
   /** The event of a change, if anything a client sees changed (see `change`). */

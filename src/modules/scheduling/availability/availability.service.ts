@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../../common/auth/auth.types';
 import { ValidationFailedException } from '../../../common/http/errors/problem';
-import { clock } from '../../../common/time/clock';
+import { BusinessClock } from '../../../common/time/business-clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import {
   blockedSpans,
@@ -56,6 +56,7 @@ export class AvailabilityService {
     private readonly types: AppointmentTypesService,
     private readonly timeOff: TimeOffRepository,
     private readonly appointments: AppointmentsRepository,
+    private readonly clock: BusinessClock,
   ) {}
 
   /**
@@ -113,7 +114,7 @@ export class AvailabilityService {
     options: { exceptId?: string; tx?: EntityManager } = {},
   ): Promise<Unbookable | undefined> {
     if (!provider.isActive) return 'provider_inactive';
-    const now = clock.nowMs();
+    const now = await this.clock.nowMs(scope, options.tx);
     if (start < now) return 'in_the_past';
     if (!withinWorkingHours(provider.timezone, provider.workingHours, start, policy.duration)) return 'outside_working_hours';
     if (policy.onGrid && !withinWorkingHours(provider.timezone, provider.workingHours, start, policy.duration, policy.step))
@@ -146,7 +147,7 @@ export class AvailabilityService {
     exceptId?: string,
   ): Promise<SlotDto[]> {
     const active = providers.filter((p) => p.isActive);
-    const { earliest, latest } = startBounds(policy, clock.nowMs());
+    const { earliest, latest } = startBounds(policy, await this.clock.nowMs(scope));
     let from = Math.max(after, earliest);
     const horizon = Math.min(from + ALTERNATIVES_HORIZON_DAYS * DAY, latest + policy.duration * MINUTE);
     const found: SlotDto[] = [];
@@ -169,7 +170,7 @@ export class AvailabilityService {
 
   /** Free slots of each span under the policy: working hours, time off, notice, horizon, buffers and daily cap. */
   private async search(scope: TenantScope, spans: Span[], policy: BookingPolicy, limit?: number, exceptId?: string): Promise<SlotDto[]> {
-    const now = clock.nowMs();
+    const now = await this.clock.nowMs(scope);
     const { earliest, latest } = startBounds(policy, now);
     // Nothing starts after the horizon: the search stops there.
     const live = spans.map((s) => ({ ...s, to: Math.min(s.to, latest + policy.duration * MINUTE) })).filter((s) => s.to > s.from);

@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { EntityManager } from 'typeorm';
 import { JobNotReadyError, OnJob, OnJobFailed } from '../../../common/queue/job-handler';
 import { JobName, ReminderSendPayload } from '../../../common/queue/queues';
-import { clock } from '../../../common/time/clock';
+import { BusinessClock } from '../../../common/time/business-clock';
 import type { TemplateAppointment } from '../../templates';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { Transactions } from '../../../database/transactions';
@@ -44,15 +44,17 @@ export class ReminderSender {
     private readonly messaging: MessagingService,
     private readonly events: EventsService,
     private readonly tokens: ManageTokens,
+    private readonly clock: BusinessClock,
   ) {}
 
   @OnJob(JobName.ReminderSend)
   async run(job: Job<ReminderSendPayload>): Promise<ReminderStatus | 'settled'> {
     const { reminderId, appointmentId, sendAt, tenantId, mode } = job.data;
     const dueAt = Date.parse(sendAt);
-    // Early by the clock (it moved back since the job was timed): the job waits for the rest, with no attempt used.
-    if (dueAt > clock.nowMs()) throw new JobNotReadyError(dueAt - clock.nowMs());
     const scope: TenantScope = { tenantId, mode };
+    // Early by the clock (it moved back since the job was timed): the job waits for the rest, with no attempt used.
+    const now = await this.clock.nowMs(scope);
+    if (dueAt > now) throw new JobNotReadyError(dueAt - now);
     return this.transactions.run(async (tx) => {
       // The appointment first, as every change of it locks it before its reminders: no deadlock.
       const appointment = await this.appointments.findByIdLocked(scope, appointmentId, tx, 'FOR SHARE');

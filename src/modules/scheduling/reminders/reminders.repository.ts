@@ -37,15 +37,22 @@ export class RemindersRepository extends TenantEntityRepository<AppointmentRemin
     );
   }
 
-  /** Cancels the appointment's reminders still to go, with `reason`. */
-  async cancelScheduled(scope: TenantScope, appointmentId: string, reason: string, tx: EntityManager): Promise<void> {
-    await this.sql(
+  /** Cancels the appointment's reminders still to go, with `reason`; answers which they were. */
+  async cancelScheduled(
+    scope: TenantScope,
+    appointmentId: string,
+    reason: string,
+    tx: EntityManager,
+  ): Promise<{ id: string; sendAt: Date }[]> {
+    const [rows] = await this.sql<[{ id: string; sendAt: Date }[], number]>(
       scope,
       `UPDATE appointment_reminders SET status = 'cancelled', reason = $4, updated_at = $5
-        WHERE tenant_id = $1 AND mode = $2 AND appointment_id = $3 AND status = 'scheduled'`,
+        WHERE tenant_id = $1 AND mode = $2 AND appointment_id = $3 AND status = 'scheduled'
+        RETURNING id, send_at AS "sendAt"`,
       [appointmentId, reason, clock.now()],
       tx,
     );
+    return rows;
   }
 
   /**

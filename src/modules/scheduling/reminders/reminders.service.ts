@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { JobOutbox } from '../../../common/queue/job-outbox';
 import { JobName } from '../../../common/queue/queues';
-import { clock } from '../../../common/time/clock';
+import { BusinessClock } from '../../../common/time/business-clock';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppointmentReminderDto } from '../appointments/dto/appointment.dto';
 import { AppointmentReminderEntity } from './entities/appointment-reminder.entity';
@@ -16,14 +16,15 @@ export type ReminderCancelReason = 'rescheduled' | 'appointment_cancelled' | 'ap
 /**
  * Plans and cancels an appointment's reminders inside the transaction that books, moves or ends it, so a
  * rolled-back change plans nothing. Each scheduled reminder's send job is recorded in that transaction
- * with its due time (JobOutbox `runAt`); ReminderSender sends it then, or does nothing if the reminder was
- * cancelled meanwhile.
+ * with its due time on the scope's business clock (JobOutbox `runAt`, `dueBy`); ReminderSender sends it
+ * then. Cancelling a reminder forgets its job in the same transaction.
  */
 @Injectable()
 export class RemindersService {
   constructor(
     private readonly reminders: RemindersRepository,
     private readonly outbox: JobOutbox,
+    private readonly clock: BusinessClock,
   ) {}
 
   /** A reminder's send job: one per reminder and due time. */
@@ -43,7 +44,7 @@ export class RemindersService {
     tx: EntityManager,
   ): Promise<AppointmentReminderDto[]> {
     if (!rules.length) return [];
-    const now = clock.nowMs();
+    const now = await this.clock.nowMs(scope, tx);
     const rows = await this.reminders.insertMany(
       scope,
       rules.map((rule) => {
@@ -71,16 +72,17 @@ export class RemindersService {
             tenantId: scope.tenantId,
             mode: scope.mode,
           },
-          options: { jobId: RemindersService.jobId(r), runAt: r.sendAt },
+          options: { jobId: RemindersService.jobId(r), runAt: r.sendAt, dueBy: scope },
         })),
       tx,
     );
     return rows.sort((a, b) => a.sendAt.getTime() - b.sendAt.getTime() || (a.id < b.id ? -1 : 1)).map(reminderDto);
   }
 
-  /** Cancels the appointment's reminders that have not gone out; their jobs find them cancelled and do nothing. */
-  cancel(scope: TenantScope, appointmentId: string, reason: ReminderCancelReason, tx: EntityManager): Promise<void> {
-    return this.reminders.cancelScheduled(scope, appointmentId, reason, tx);
+  /** Cancels the appointment's reminders that have not gone out, and forgets their send jobs. */
+  async cancel(scope: TenantScope, appointmentId: string, reason: ReminderCancelReason, tx: EntityManager): Promise<void> {
+    const cancelled = await this.reminders.cancelScheduled(scope, appointmentId, reason, tx);
+    await this.outbox.forget(JobName.ReminderSend, cancelled.map((r) => RemindersService.jobId(r)), tx);
   }
 
   /** The reminders of each of these appointments, as the API answers them. */

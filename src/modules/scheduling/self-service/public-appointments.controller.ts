@@ -8,7 +8,6 @@ import { acceptsHtml, html, htmlPage, SafeHtml } from '../../../common/http/resp
 import { ApiErrors } from '../../../common/http/openapi/openapi';
 import { ValidationFailedException } from '../../../common/http/errors/problem';
 import { apiPath, NoStore } from '../../../common/http/responses/response-headers';
-import { clock } from '../../../common/time/clock';
 import { isInstant } from '../is-instant';
 import {
   PublicAppointmentDto,
@@ -19,7 +18,6 @@ import {
 import { Managed, SelfServiceService } from './self-service.service';
 
 const HTML = 'text/html; charset=utf-8';
-const DAY = 86_400_000;
 /** How many free times the page offers to reschedule to. */
 const PAGE_SLOTS = 6;
 const PUBLIC =
@@ -153,10 +151,7 @@ export class PublicAppointmentsController {
   /** A few free times of the coming two weeks, when the link may still reschedule. */
   private async pageSlots(managed: Managed, view: PublicAppointmentDto): Promise<string[]> {
     if (!view.canReschedule) return [];
-    const now = clock.nowMs();
-    const from = new Date(now).toISOString();
-    const to = new Date(now + 14 * DAY).toISOString();
-    const { slots } = await this.selfService.slots(managed, { startDate: from, endDate: to });
+    const { slots } = await this.selfService.slotsFromNow(managed, 14);
     return slots
       .map((s) => s.start)
       .filter((s) => s !== view.datetime)

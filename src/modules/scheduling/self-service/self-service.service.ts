@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ResourceNotFoundProblem } from '../../../common/http/errors/problem';
-import { clock } from '../../../common/time/clock';
+import { BusinessClock } from '../../../common/time/business-clock';
 import { SettingsService } from '../../settings';
 import { changeDeadline } from '../appointments/appointment-policies';
 import { AppointmentsService } from '../appointments/appointments.service';
@@ -40,6 +40,7 @@ export class SelfServiceService {
     private readonly appointments: AppointmentsService,
     private readonly availability: AvailabilityService,
     private readonly settings: SettingsService,
+    private readonly clock: BusinessClock,
   ) {}
 
   /**
@@ -60,7 +61,7 @@ export class SelfServiceService {
   async view(managed: Managed): Promise<PublicAppointmentDto> {
     const { appointment, provider, type, subject } = managed;
     const deadline = changeDeadline(Date.parse(appointment.datetime), type?.cancellationWindowMinutes ?? null);
-    const changeable = isActive(appointment.status) && clock.nowMs() <= deadline;
+    const changeable = isActive(appointment.status) && (await this.clock.nowMs(subject)) <= deadline;
     return {
       id: appointment.id,
       status: appointment.status,
@@ -109,6 +110,12 @@ export class SelfServiceService {
     const policy = await this.appointments.policyOf(subject, appointment, appointment.duration);
     const slots = await this.availability.slotsFor(subject, [provider], range, policy, appointment.id);
     return { slots: publicSlots(slots) };
+  }
+
+  /** `slots` from now, by the appointment's clock, for `days` days. */
+  async slotsFromNow(managed: Managed, days: number): Promise<PublicManageAvailabilityDto> {
+    const now = await this.clock.nowMs(managed.subject);
+    return this.slots(managed, { startDate: new Date(now).toISOString(), endDate: new Date(now + days * 86_400_000).toISOString() });
   }
 
   private after(managed: Managed, appointment: AppointmentDto): Promise<PublicAppointmentDto> {
