@@ -82,7 +82,11 @@ export class RemindersService {
   /** Cancels the appointment's reminders that have not gone out, and forgets their send jobs. */
   async cancel(scope: TenantScope, appointmentId: string, reason: ReminderCancelReason, tx: EntityManager): Promise<void> {
     const cancelled = await this.reminders.cancelScheduled(scope, appointmentId, reason, tx);
-    await this.outbox.forget(JobName.ReminderSend, cancelled.map((r) => RemindersService.jobId(r)), tx);
+    await this.outbox.forget(
+      JobName.ReminderSend,
+      cancelled.map((r) => RemindersService.jobId(r)),
+      tx,
+    );
   }
 
   /** The reminders of each of these appointments, as the API answers them. */
