@@ -164,7 +164,15 @@ export interface DemoRecords {
   providers: { id: string; name: string; timezone: string }[];
   appointmentTypes: { id: string; name: string; durationMinutes: number }[];
   bookingPage: { id: string; name: string } | null;
-  appointment: { id: string; patientId: string; providerId: string; datetime: string; type: string | null } | null;
+  appointment: {
+    id: string;
+    patientId: string;
+    providerId: string;
+    datetime: string;
+    type: string | null;
+    /** Its first reminder still to go, if any: the test clock's advance past it shows it sent. */
+    nextReminder: { channel: 'email' | 'sms'; sendAt: string } | null;
+  } | null;
   form: { id: string; name: string } | null;
   sequence: { id: string; name: string; status: string } | null;
 }
@@ -340,6 +348,9 @@ export class DemoSeeder {
               providerId: upcoming.providerId,
               datetime: upcoming.datetime,
               type: upcoming.type,
+              nextReminder:
+                upcoming.reminders.filter((r) => r.status === 'scheduled').map((r) => ({ channel: r.channel, sendAt: r.sendAt }))[0] ??
+                null,
             }
           : null,
         form: form && { id: form.id, name: form.name },

@@ -45,7 +45,14 @@ function result(added: boolean): DemoSeedResult {
         { id: 'at-2', name: 'Follow-up', durationMinutes: 20 },
       ],
       bookingPage: { id: 's-1', name: 'New patient consultation' },
-      appointment: { id: 'a-1', patientId: 'pa-1', providerId: 'pr-2', datetime: '2030-03-04T09:00:00.000Z', type: 'New patient' },
+      appointment: {
+        id: 'a-1',
+        patientId: 'pa-1',
+        providerId: 'pr-2',
+        datetime: '2030-03-04T09:00:00.000Z',
+        type: 'New patient',
+        nextReminder: { channel: 'email', sendAt: '2030-03-03T09:00:00.000Z' },
+      },
       form: { id: 'f-1', name: 'New patient intake' },
       sequence: { id: 'q-1', name: 'New patient welcome', status: 'active' },
     },
@@ -53,9 +60,9 @@ function result(added: boolean): DemoSeedResult {
 }
 
 describe('demoSummary', () => {
-  it('names what was added, the key ids and links, and the calls to try with the shortest type, in under two dozen lines', () => {
+  it('names what was added, the key ids and links, and the calls to try with the shortest type, in under thirty lines', () => {
     const text = demoSummary(result(true), URL, NOW);
-    expect(text.split('\n').length).toBeLessThanOrEqual(24);
+    expect(text.split('\n').length).toBeLessThanOrEqual(29);
     expect(text).toContain('Added 200 patients, 2 providers, 2 appointment types, 2 appointments, 1 booking page');
     expect(text).toMatch(/Dr\. Maya Chen {2}pr-1 {2}\(America\/New_York\)/);
     expect(text).toMatch(/Follow-up \(20 min\) {2}at-2/);
@@ -65,6 +72,10 @@ describe('demoSummary', () => {
       `curl -s "${URL}/api/v1/scheduling/availability?providerId=pr-1&appointmentTypeId=at-2&startDate=2030-03-02&endDate=2030-03-08"`,
     );
     expect(text).toContain('seed:demo --tenant t-1 --json');
+    // The test clock's flow: past the appointment's next reminder, then its messages.
+    expect(text).toContain(`curl -s -X POST "${URL}/api/v1/test-helpers/clock/advance"`);
+    expect(text).toContain(`-d '{"to":"2030-03-03T09:01:00.000Z"}'`);
+    expect(text).toContain(`curl -s "${URL}/api/v1/emails/messages?appointmentId=a-1"`);
   });
 
   it('says so when the tenant had the demo data already', () => {

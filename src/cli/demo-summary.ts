@@ -1,6 +1,7 @@
 import type { DemoSeedResult } from './demo-seeder';
 
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 const dateOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** Label and value columns, the value's continuation lines under the value. */
@@ -59,6 +60,15 @@ export function demoSummary(result: DemoSeedResult, publicUrl: string, nowMs: nu
       `  curl -s "${publicUrl}/api/v1/scheduling/availability?providerId=${records.providers[0].id}&appointmentTypeId=${type.id}&${range}" \\`,
       '    -H "Authorization: Bearer $KEY"   # KEY: the tenant\'s sk_test_ key',
     );
+  const reminder = appointment?.nextReminder;
+  if (appointment && reminder) {
+    const messages = reminder.channel === 'email' ? 'emails/messages' : 'sms/messages';
+    tryNext.push(
+      `  # Its ${reminder.channel} reminder goes at ${reminder.sendAt}: move the test clock past it, then read what was sent`,
+      `  curl -s -X POST "${publicUrl}/api/v1/test-helpers/clock/advance" -H "Authorization: Bearer $KEY" -H "content-type: application/json" -d '{"to":"${new Date(Date.parse(reminder.sendAt) + MINUTE).toISOString()}"}'`,
+      `  curl -s "${publicUrl}/api/v1/${messages}?appointmentId=${appointment.id}" -H "Authorization: Bearer $KEY"`,
+    );
+  }
 
   return [
     `The test mode of tenant ${result.tenantId} holds the demo practice.`,
