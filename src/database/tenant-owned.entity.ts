@@ -1,8 +1,9 @@
 import { Check, Column, PrimaryColumn } from 'typeorm';
+import type { Mode } from './modes';
 import { References } from './references';
-/** Test or live: every tenant's data exists twice, once per mode, and a key sees only its own mode's. */
-export type Mode = 'test' | 'live';
-export const MODES: readonly Mode[] = ['test', 'live'];
+
+export { MODES } from './modes';
+export type { Mode } from './modes';
 
 /** The scope every tenant-owned row carries and every query of it filters on. */
 export interface TenantScope {

@@ -244,13 +244,28 @@ describe('CLI (dist/cli.js)', () => {
       const providers = (await api.get<ProviderListDto>('/api/v1/scheduling/providers')).body.providers;
       for (const record of [...types, ...providers]) expect(run.stdout).toMatch(new RegExp(`${record.name}.*${record.id}`));
       // The call to try runs as printed (the keyed one with the tenant's key).
+      const authorization = `Bearer ${own.testKey}`;
       const curls = [...run.stdout.matchAll(/curl -s "([^"]+)"/g)].map(([, url]) => url);
-      expect(curls).toHaveLength(2);
-      for (const url of curls) {
-        const res = await fetch(url, { headers: { authorization: `Bearer ${own.testKey}` } });
+      const availability = curls.filter((url) => url.includes('/availability?'));
+      expect(availability).toHaveLength(2);
+      for (const url of availability) {
+        const res = await fetch(url, { headers: { authorization } });
         expect([url, res.status]).toEqual([url, 200]);
         expect(((await res.json()) as { slots: unknown[] }).slots.length).toBeGreaterThan(0);
       }
+      // The test clock's flow as printed: past the demo appointment's next reminder, whose message then shows.
+      const advance = /curl -s -X POST "([^"]+)".* -d '([^']+)'/.exec(run.stdout);
+      expect(advance?.[1]).toBe(`${origin}/api/v1/test-helpers/clock/advance`);
+      const moved = await fetch(advance![1], {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: advance![2],
+      });
+      expect([moved.status, ((await moved.json()) as { ran: { reminders: number } }).ran.reminders]).toEqual([200, expect.any(Number)]);
+      const messages = curls.filter((url) => url.includes('/messages?appointmentId='));
+      expect(messages).toHaveLength(1);
+      const listed = (await (await fetch(messages[0], { headers: { authorization } })).json()) as { messages: { kind: string }[] };
+      expect(listed.messages.map((m) => m.kind)).toContain('reminder');
     }, 300_000);
 
     it('keeps the practice settings already set, fills the rest, and prints the ids of what it made with --json', async () => {

@@ -1,6 +1,6 @@
 import type { Mode, TenantScope } from '../../database/tenant-owned.entity';
 
-export { MODES } from '../../database/tenant-owned.entity';
+export { MODES } from '../../database/modes';
 export type { Mode } from '../../database/tenant-owned.entity';
 
 export const ROLES = ['OWNER', 'ADMIN', 'STAFF'] as const;

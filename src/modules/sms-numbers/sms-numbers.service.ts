@@ -3,8 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Mode, TenantScope } from '../../database/tenant-owned.entity';
 import { SmsNumbersRepository } from './sms-numbers.repository';
 
-/** A sending number as Twilio names it: E.164. */
-export const SENDER_NUMBER_PATTERN = /^\+[1-9]\d{6,14}$/;
+export { SENDER_NUMBER_PATTERN } from './sender-number';
 
 export interface SmsNumberAssignment {
   tenantId: string;
