@@ -40,10 +40,11 @@ const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`]
 
 module.exports = {
   testTimeout: 30000,
-  // One suite at a time (the e2e suites share dist/, the database and some ports), in one child process that
+  // Two suites at a time, each worker on a database and a Redis prefix of its own (test/helpers/worker-env.ts):
+  // most of a suite's time is waiting (for its app, its workers, the clock), which the other fills. A worker
   // is replaced once a suite leaves it above the limit: each suite loads the app afresh and Jest keeps what
   // the suites before it loaded, so one process for the whole run grows to gigabytes.
-  maxWorkers: 1,
+  maxWorkers: 2,
   workerIdleMemoryLimit: '1GB',
   projects: [
     {
@@ -62,7 +63,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-      setupFiles: ['<rootDir>/test/helpers/clock-setup.ts'],
+      setupFiles: ['<rootDir>/test/helpers/worker-env.ts', '<rootDir>/test/helpers/clock-setup.ts'],
       transform,
       transformIgnorePatterns,
     },

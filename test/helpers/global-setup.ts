@@ -22,10 +22,12 @@ async function answers(url: string): Promise<boolean> {
 const ROOT = join(__dirname, '..', '..');
 
 /**
- * One fresh PostgreSQL database and one fresh Redis key prefix per test run, on the local services
- * (or the embedded ones when none answers). Migrations run once here; test apps skip them.
+ * Fresh PostgreSQL databases and Redis key prefixes per test run, on the local services (or the embedded
+ * ones when none answers): the run's database is migrated once here (test apps skip migrations), then
+ * copied once per Jest worker, so that suites running at the same time share no data, no queues and no
+ * periodic jobs (each worker takes its own in worker-env.ts).
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`[test setup] ${line}\n`);
   // Several suites run the built servers and CLI (`dist/`), as operators do: built here when missing or
   // older than the sources, so that `npm test` on a fresh clone needs nothing run first.
@@ -66,4 +68,10 @@ export default async function globalSetup(): Promise<void> {
   }
   process.env.RATE_LIMIT_TEST_PER_DAY ??= '100000000';
   await runMigrations(url.toString(), new AppCrypto(process.env.APP_SECRET));
+  const workers = Math.max(1, globalConfig.maxWorkers);
+  process.env.TEST_WORKER_DATABASES = String(workers);
+  const copies = new Client({ connectionString: adminUrl });
+  await copies.connect();
+  for (let worker = 1; worker <= workers; worker++) await copies.query(`CREATE DATABASE ${database}_w${worker} TEMPLATE ${database}`);
+  await copies.end();
 }

@@ -8,6 +8,8 @@ export default async function globalTeardown(): Promise<void> {
   if (adminUrl && database && !process.env.TEST_KEEP_DATABASE) {
     const admin = new Client({ connectionString: adminUrl });
     await admin.connect();
+    const workers = Number(process.env.TEST_WORKER_DATABASES ?? 0);
+    for (let worker = 1; worker <= workers; worker++) await admin.query(`DROP DATABASE IF EXISTS ${database}_w${worker} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
   }
