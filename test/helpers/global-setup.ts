@@ -21,6 +21,12 @@ async function answers(url: string): Promise<boolean> {
 
 const ROOT = join(__dirname, '..', '..');
 
+function workerUrl(url: URL, database: string): string {
+  const copy = new URL(url);
+  copy.pathname = `/${database}`;
+  return copy.toString();
+}
+
 /**
  * Fresh PostgreSQL databases and Redis key prefixes per test run, on the local services (or the embedded
  * ones when none answers): the run's database is migrated once here (test apps skip migrations), then
@@ -72,6 +78,13 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   process.env.TEST_WORKER_DATABASES = String(workers);
   const copies = new Client({ connectionString: adminUrl });
   await copies.connect();
-  for (let worker = 1; worker <= workers; worker++) await copies.query(`CREATE DATABASE ${database}_w${worker} TEMPLATE ${database}`);
+  for (let worker = 1; worker <= workers; worker++) {
+    await copies.query(`CREATE DATABASE ${database}_w${worker} TEMPLATE ${database}`);
+    // TypeORM records generated columns under the database's name: the copy's is its own.
+    const copy = new Client({ connectionString: workerUrl(url, `${database}_w${worker}`) });
+    await copy.connect();
+    await copy.query(`UPDATE typeorm_metadata SET database = current_database() WHERE database = $1`, [database]);
+    await copy.end();
+  }
   await copies.end();
 }
