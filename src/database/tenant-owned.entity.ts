@@ -1,6 +1,7 @@
 import { Check, Column, PrimaryColumn } from 'typeorm';
 import type { Mode } from './modes';
 import { References } from './references';
+import { InstantColumn } from './instant-column';
 
 export { MODES } from './modes';
 export type { Mode } from './modes';
@@ -32,9 +33,9 @@ export abstract class TenantOwnedEntity extends TenantOwned {
   @PrimaryColumn('uuid')
   id!: string;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   createdAt!: Date;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   updatedAt!: Date;
 }

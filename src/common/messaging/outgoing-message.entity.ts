@@ -2,6 +2,7 @@ import { Column } from 'typeorm';
 import { References } from '../../database/references';
 import { TenantOwnedEntity } from '../../database/tenant-owned.entity';
 import type { MessageKind } from './delivery';
+import { InstantColumn } from '../../database/instant-column';
 
 /**
  * What every outgoing message (email, SMS) records: what it is for (`kind`), the patient, appointment and
@@ -40,10 +41,10 @@ export abstract class OutgoingMessageEntity<S extends string = string, T extends
   @Column({ type: 'varchar', length: 500, nullable: true })
   lastError!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   sentAt!: Date | null;
 
   /** When the message is due (again): its send job's next try. */
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   nextAttemptAt!: Date;
 }

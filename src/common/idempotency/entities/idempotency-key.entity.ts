@@ -1,5 +1,6 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TenantOwned } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /** One API key's use of one Idempotency-Key (see migrations/1763900000000-IdempotencyKeys.ts). */
 @Entity('idempotency_keys')
@@ -27,7 +28,7 @@ export class IdempotencyKeyEntity extends TenantOwned {
   @Column({ type: 'uuid', nullable: true })
   token!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   lockedUntil!: Date;
 
   /** Each one encrypted (AppCrypto, bound to this record): a result may carry a secret. */
@@ -44,10 +45,10 @@ export class IdempotencyKeyEntity extends TenantOwned {
   @Column({ type: 'jsonb', nullable: true })
   responseHeaders!: Record<string, string> | null;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   createdAt!: Date;
 
   @Index('IDX_IDEMPOTENCY_KEYS_EXPIRES')
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   expiresAt!: Date;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { InstantColumn } from '../../../database/instant-column';
 
 /**
  * A job to add once the transaction that recorded it has committed (see JobOutbox). Not tenant-owned: the
@@ -32,7 +33,7 @@ export class OutboxJobEntity {
   options!: Record<string, unknown>;
 
   /** When the job is due (a delayed job); null: at once. */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   runAt!: Date | null;
 
   /** The tenant on whose test clock `runAt` is read (a test-mode reminder or sequence step); null: real time. */
@@ -40,10 +41,10 @@ export class OutboxJobEntity {
   clockTenantId!: string | null;
 
   /** From when a relay may take the row: after the recording process's own try, or a relay's lease. */
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   availableAt!: Date;
 
   /** When Redis accepted its job; null until then, and again once Redis is found to have lost it. */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   addedAt!: Date | null;
 }

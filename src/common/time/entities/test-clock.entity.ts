@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { References } from '../../../database/references';
+import { InstantColumn } from '../../../database/instant-column';
 
 /** A tenant's test-mode clock: how far ahead of real time it runs. No row: real time. */
 @Entity('test_clocks')
@@ -13,6 +14,6 @@ export class TestClockEntity {
   @Column({ type: 'bigint' })
   offsetMs!: string;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   updatedAt!: Date;
 }

@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import type { Role, Scope } from '../../../common/auth/auth.types';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /** An API key. Only the SHA-256 of the whole key is stored; the key is shown once, at creation. */
 @Entity('api_keys')
@@ -33,12 +34,12 @@ export class ApiKeyEntity extends TenantOwnedEntity {
   @Column({ type: 'uuid', nullable: true })
   createdByKeyId!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   lastUsedAt!: Date | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   expiresAt!: Date | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   revokedAt!: Date | null;
 }

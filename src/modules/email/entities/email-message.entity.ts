@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../database/references';
 import { OutgoingMessageEntity } from '../../../common/messaging';
+import { InstantColumn } from '../../../database/instant-column';
 
 export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -62,10 +63,10 @@ export class EmailMessageEntity extends OutgoingMessageEntity<EmailStatus, Email
   smtpMessageId!: string | null;
 
   /** When the final dot of DATA was let out: from here on the message is never sent again. */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   handedOverAt!: Date | null;
 
   /** When the retention sweep cleared the stored bodies of this sent message (EMAIL_BODY_RETENTION_DAYS). */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   bodyClearedAt!: Date | null;
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TenantOwned } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /**
  * One event of the outbox, written in the transaction of the change it reports (never for a rolled-back
@@ -23,9 +24,9 @@ export class EventEntity extends TenantOwned {
   @Column({ type: 'jsonb' })
   payload!: Record<string, unknown>;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   createdAt!: Date;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   dispatchedAt!: Date | null;
 }

@@ -1,6 +1,7 @@
 import { Column, Entity, Index } from 'typeorm';
 import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /** Columns every clinical item has: the tenant scope and the patient it belongs to. */
 abstract class ClinicalEntity extends TenantOwnedEntity {
@@ -30,7 +31,7 @@ export class ConditionEntity extends ClinicalEntity {
   @Column({ type: 'date', nullable: true })
   onsetDate!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   recordedAt!: Date;
 }
 
@@ -68,7 +69,7 @@ export class EncounterEntity extends ClinicalEntity {
   @Column({ type: 'uuid', nullable: true })
   providerId!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   datetime!: Date;
 
   @Column({ type: 'varchar', length: 100, nullable: true })

@@ -1,5 +1,6 @@
 import { Check, Column, Entity } from 'typeorm';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
@@ -45,7 +46,7 @@ export class PatientImportJobEntity extends TenantOwnedEntity {
   @Column({ type: 'uuid', nullable: true })
   createdByKeyId!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   completedAt!: Date | null;
 
   /** Why a failed import stopped, in words safe to show and log (never row data); null otherwise. */

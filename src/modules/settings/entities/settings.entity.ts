@@ -1,6 +1,7 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 import { References } from '../../../database/references';
 import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 export const SETTINGS_SECTIONS = ['portal', 'practice', 'brand'] as const;
 export type SettingsSection = (typeof SETTINGS_SECTIONS)[number];
@@ -25,6 +26,6 @@ export class SettingsEntity implements TenantScope {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   data!: Record<string, unknown>;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   updatedAt!: Date;
 }

@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { References } from '../../../database/references';
 import type { Mode, TenantScope } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /**
  * The number a tenant texts from in one mode, assigned by an operator (`sms-numbers:assign`). A number
@@ -22,6 +23,6 @@ export class SmsNumberEntity implements TenantScope {
   @Column({ type: 'varchar', length: 16 })
   number!: string;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   assignedAt!: Date;
 }

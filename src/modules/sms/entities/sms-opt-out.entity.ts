@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { InstantColumn } from '../../../database/instant-column';
 
 /**
  * A phone that texted STOP to one of our sending numbers. Consent to texts is given to a number, not to a
@@ -17,6 +18,6 @@ export class SmsOptOutEntity {
   @Column({ type: 'varchar', length: 16 })
   keyword!: string;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   optedOutAt!: Date;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { InstantColumn } from '../../../database/instant-column';
 
 /** A practice. Not tenant-scoped itself: it is the scope. */
 @Entity('tenants')
@@ -9,6 +10,6 @@ export class TenantEntity {
   @Column({ type: 'varchar', length: 200 })
   name!: string;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   createdAt!: Date;
 }

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { References } from '../../../database/references';
 import { TenantOwned } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /** One attempt of a delivery: when, how long, the receiver's status and the first 1 KiB of its answer. */
 @Entity('webhook_delivery_attempts')
@@ -18,7 +19,7 @@ export class WebhookAttemptEntity extends TenantOwned {
   @Column({ type: 'integer' })
   attempt!: number;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   startedAt!: Date;
 
   @Column({ type: 'integer', nullable: true })

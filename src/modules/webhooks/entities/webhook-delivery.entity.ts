@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../database/references';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -40,10 +41,10 @@ export class WebhookDeliveryEntity extends TenantOwnedEntity {
   @Column({ type: 'integer' })
   maxAttempts!: number;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   nextAttemptAt!: Date | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   leaseUntil!: Date | null;
 
   @Column({ type: 'integer', nullable: true })

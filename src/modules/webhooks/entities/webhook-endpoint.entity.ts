@@ -1,5 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import { TenantOwnedEntity } from '../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../database/instant-column';
 
 /**
  * A URL that receives the events it subscribes to. The secret signs deliveries, so it is kept (the API
@@ -25,12 +26,12 @@ export class WebhookEndpointEntity extends TenantOwnedEntity {
   @Column({ type: 'text', nullable: true, select: false })
   previousSecret!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   previousSecretExpiresAt!: Date | null;
 
   @Column({ type: 'boolean' })
   enabled!: boolean;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   disabledAt!: Date | null;
 }

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../../database/references';
 import { TenantOwnedEntity } from '../../../../database/tenant-owned.entity';
 import type { EnrollmentStatus } from '../sequence-rules';
+import { InstantColumn } from '../../../../database/instant-column';
 
 /** One patient walking one sequence: which step comes next, and when. */
 @Entity('email_sequence_enrollments')
@@ -30,7 +31,7 @@ export class SequenceEnrollmentEntity extends TenantOwnedEntity {
   currentStep!: number;
 
   /** When the current step is due; null once the enrolment has ended. */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   nextStepAt!: Date | null;
 
   /** The message the last step queued. */
@@ -41,6 +42,6 @@ export class SequenceEnrollmentEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 500, nullable: true })
   endedReason!: string | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   endedAt!: Date | null;
 }

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Exclusion, Index } from 'typeorm';
 import { References } from '../../../../database/references';
 import { TenantOwnedEntity } from '../../../../database/tenant-owned.entity';
 import type { AppointmentStatus } from '../transitions';
+import { InstantColumn } from '../../../../database/instant-column';
 
 /**
  * A booked appointment. The exclusion constraint is the rule that matters: no two active (scheduled or
@@ -33,11 +34,11 @@ export class AppointmentEntity extends TenantOwnedEntity {
   @References('ProviderEntity', 'provider_id')
   readonly providerFk?: never;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   startsAt!: Date;
 
   /** startsAt + duration, stored so that the constraint and the overlap queries index one range. */
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   endsAt!: Date;
 
   /** Minutes. */
@@ -60,10 +61,10 @@ export class AppointmentEntity extends TenantOwnedEntity {
   @References('AppointmentTypeEntity', 'appointment_type_id')
   readonly appointmentTypeFk?: never;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   confirmedAt!: Date | null;
 
-  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  @InstantColumn({ nullable: true })
   cancelledAt!: Date | null;
 
   /**

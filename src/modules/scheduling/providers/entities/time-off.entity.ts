@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../../database/references';
 import { TenantOwnedEntity } from '../../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../../database/instant-column';
 
 /** A span in which a provider takes no appointments (holiday, training …). */
 @Entity('provider_time_off')
@@ -13,10 +14,10 @@ export class TimeOffEntity extends TenantOwnedEntity {
   @References('ProviderEntity', 'provider_id', 'CASCADE')
   readonly providerFk?: never;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   startAt!: Date;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   endAt!: Date;
 
   @Column({ type: 'varchar', length: 500, nullable: true })

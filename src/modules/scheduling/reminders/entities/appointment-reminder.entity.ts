@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index } from 'typeorm';
 import { References } from '../../../../database/references';
 import { TenantOwnedEntity } from '../../../../database/tenant-owned.entity';
+import { InstantColumn } from '../../../../database/instant-column';
 
 export const REMINDER_STATUSES = ['scheduled', 'sent', 'skipped', 'suppressed', 'cancelled', 'failed'] as const;
 export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
@@ -31,7 +32,7 @@ export class AppointmentReminderEntity extends TenantOwnedEntity {
   @Column('uuid')
   templateId!: string;
 
-  @Column({ type: 'timestamptz', precision: 3 })
+  @InstantColumn()
   sendAt!: Date;
 
   @Column({ type: 'varchar', length: 10 })
