@@ -314,8 +314,13 @@ export class AppointmentsService {
   }
 
   /** The policy an appointment is held to when it moves: its type's (at the new length), else a bare duration's. */
-  async policyOf(scope: TenantScope, appointment: { appointmentTypeId: string | null }, duration: number): Promise<BookingPolicy> {
-    const type = appointment.appointmentTypeId ? await this.types.find(scope, appointment.appointmentTypeId) : null;
+  async policyOf(
+    scope: TenantScope,
+    appointment: { appointmentTypeId: string | null },
+    duration: number,
+    tx?: EntityManager,
+  ): Promise<BookingPolicy> {
+    const type = appointment.appointmentTypeId ? await this.types.find(scope, appointment.appointmentTypeId, tx) : null;
     return type ? { ...typePolicy(type), duration } : durationPolicy(duration);
   }
 
@@ -374,7 +379,7 @@ export class AppointmentsService {
     if (!current) throw new AppointmentNotFoundException();
     // After the row's lock, as every update takes them: the same order everywhere, so no deadlock.
     await this.appointments.lockProviderSchedule(scope, current.providerId, tx);
-    const next = await this.checkChange(scope, current, dto, source);
+    const next = await this.checkChange(scope, current, dto, source, tx);
     const move = next.moves ? await this.claimMove(scope, current, next, dto.overridePolicies ?? false, tx) : undefined;
     const now = clock.now();
     const values = definedOnly({
@@ -416,6 +421,7 @@ export class AppointmentsService {
     current: AppointmentEntity,
     dto: AppointmentChange,
     source: ChangeSource,
+    tx: EntityManager,
   ): Promise<{ status: AppointmentStatus; start: number; duration: number; moves: boolean }> {
     const status = dto.status ?? current.status;
     if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
@@ -426,7 +432,7 @@ export class AppointmentsService {
     const moves = start !== current.startsAt.getTime() || duration !== current.duration;
     if (moves && (!isActive(current.status) || !isActive(status))) throw new InvalidTransitionException(current.status, 'rescheduled');
     if (source === 'patient_link' && (moves || (status === 'cancelled' && current.status !== 'cancelled'))) {
-      await this.checkChangeWindow(scope, current);
+      await this.checkChangeWindow(scope, current, tx);
     }
     return { status, start, duration, moves };
   }
@@ -440,7 +446,7 @@ export class AppointmentsService {
     tx: EntityManager,
   ): Promise<Move> {
     const provider = (await this.providers.findById(scope, current.providerId, tx))!;
-    const policy = await this.policyOf(scope, current, next.duration);
+    const policy = await this.policyOf(scope, current, next.duration, tx);
     const move: Move = { provider, start: next.start, policy, exceptId: current.id };
     const held = overridePolicies ? overridden(policy) : policy;
     const refused = await this.availability.unbookable(scope, provider, next.start, held, { exceptId: current.id, tx });
@@ -470,10 +476,10 @@ export class AppointmentsService {
   }
 
   /** 409 change_window_closed once the clock has passed the appointment's change deadline. */
-  private async checkChangeWindow(scope: TenantScope, current: AppointmentEntity): Promise<void> {
-    const type = current.appointmentTypeId ? await this.types.find(scope, current.appointmentTypeId) : null;
+  private async checkChangeWindow(scope: TenantScope, current: AppointmentEntity, tx: EntityManager): Promise<void> {
+    const type = current.appointmentTypeId ? await this.types.find(scope, current.appointmentTypeId, tx) : null;
     const deadline = changeDeadline(current.startsAt.getTime(), type?.cancellationWindowMinutes ?? null);
-    if ((await this.clock.nowMs(scope)) > deadline) throw new ChangeWindowClosedException(new Date(deadline).toISOString());
+    if ((await this.clock.nowMs(scope, tx)) > deadline) throw new ChangeWindowClosedException(new Date(deadline).toISOString());
   }
 
   /** The event of a change, if anything a client sees changed (see `change`). */
