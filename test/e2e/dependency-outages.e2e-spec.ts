@@ -1,5 +1,6 @@
 import { BuiltProcess, sleep } from '../helpers/processes';
-import { freePort, PrivateRedis } from '../helpers/private-redis';
+import { PrivateRedis } from '../helpers/private-redis';
+import { freePort } from '../helpers/ports';
 
 interface LogLine {
   time: number;

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { runCli } from '../helpers/cli';
-import { BuiltProcess, freePort } from '../helpers/processes';
+import { BuiltProcess } from '../helpers/processes';
+import { freePort } from '../helpers/ports';
 
 /**
  * `.env` in the working directory, as `cp .env.example .env` leaves it: the API, the worker and the CLI read

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
-import { BuiltProcess, freePort } from '../helpers/processes';
+import { BuiltProcess } from '../helpers/processes';
+import { freePort } from '../helpers/ports';
 
 /**
  * README "Run it": `npm start` with nothing configured, stopped with Ctrl-C. The terminal sends SIGINT to its

@@ -3,7 +3,8 @@ import { runMigrations } from '../../src/database/database-options';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
 import { NO_RATE_LIMITS } from '../helpers/patients';
-import { BuiltProcess, freePort, sleep } from '../helpers/processes';
+import { BuiltProcess, sleep } from '../helpers/processes';
+import { freePort } from '../helpers/ports';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
 
 /**

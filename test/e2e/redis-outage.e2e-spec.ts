@@ -3,7 +3,8 @@ import { client, createTenant, startApp, TestTenant } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createPatient } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
-import { freePort, PrivateRedis } from '../helpers/redis-server';
+import { PrivateRedis } from '../helpers/redis-server';
+import { freePort } from '../helpers/ports';
 import { SmtpReceiver } from '../helpers/smtp-receiver';
 
 const OUTAGE_MS = 20_000;

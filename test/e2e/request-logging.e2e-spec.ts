@@ -2,7 +2,7 @@ import { call, client } from '../helpers/app';
 import { LogCapture } from '../helpers/log-capture';
 import { createPatient, NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
 import { BuiltProcess, sleep } from '../helpers/processes';
-import { freePort } from '../helpers/private-redis';
+import { freePort } from '../helpers/ports';
 import { eventually } from '../helpers/eventually';
 import { useApp } from '../helpers/use-app';
 

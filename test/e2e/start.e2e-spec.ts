@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { staleReason } from '../../scripts/build-if-stale';
-import { BuiltProcess, freePort } from '../helpers/processes';
+import { BuiltProcess } from '../helpers/processes';
+import { freePort } from '../helpers/ports';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -1,6 +1,7 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { BuiltProcess, freePort, sleep } from '../helpers/processes';
+import { BuiltProcess, sleep } from '../helpers/processes';
+import { freePort } from '../helpers/ports';
 
 const HEALTHCHECK = join(__dirname, '..', '..', 'dist', 'healthcheck.js');
 

@@ -47,10 +47,3 @@ export async function serveSite(html: string): Promise<{ port: number; close: ()
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** A loopback port free at the time of asking, for an app whose PUBLIC_URL must name its port before it listens. */
-export async function freePort(): Promise<number> {
-  const site = await serveSite('');
-  await site.close();
-  return site.port;
-}
