@@ -150,8 +150,11 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         status: 'scheduled',
         type: 'first-visit',
         provider: { name: 'Dr. Ada', timezone: 'UTC' },
+        manageUrl: expect.stringMatching(/\/api\/v1\/public\/appointments\/[\w.-]+$/),
       });
       const appointment = (await api.get<AppointmentDto>(`${SCHEDULING}/appointments/${res.body.id}`)).body;
+      // The patient's own link, the one the keyed API shows for the appointment.
+      expect(res.body.manageUrl).toBe(appointment.manageUrl);
       expect(appointment).toMatchObject({ providerId: provider.id, status: 'scheduled', duration: 45, type: 'first-visit' });
       expect(appointment.patient).toMatchObject({
         email: 'Ada.Lead@Example.com',

@@ -55,7 +55,7 @@ export class PublicBookingPagesController {
   @ApiOperation({
     operationId: 'bookPublicScheduler',
     summary: 'Book through a booking page',
-    description: `201 with the appointment's id and time and the provider's name (Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. ${PUBLIC}`,
+    description: `201 with the appointment's id and time, the provider's name and the patient's manage link (manageUrl; Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. ${PUBLIC}`,
   })
   @ApiCreatedResponse({
     type: PublicBookingResultDto,

@@ -126,6 +126,7 @@ export class PublicBookingService {
         status: 'scheduled',
         type: appointment.type,
         provider: { name: provider.name, timezone: provider.timezone },
+        manageUrl: appointment.manageUrl,
       };
     } catch (err) {
       const refused = this.appointments.refusedBecause(err);

@@ -90,4 +90,8 @@ export class PublicBookingResultDto {
 
   @ApiProperty({ type: PublicProviderDto })
   provider!: PublicProviderDto;
+
+  /** The patient's link to view, confirm, cancel or reschedule the appointment (no key). */
+  @ApiProperty({ format: 'uri', example: 'https://api.acmeclinic.com/api/v1/public/appointments/3kT9fQ2mZ8xW4bLp' })
+  manageUrl!: string;
 }
