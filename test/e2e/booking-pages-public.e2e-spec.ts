@@ -165,6 +165,39 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 1 });
     });
 
+    it('a retry with the same Idempotency-Key replays the booking, kept per page; without a key the retry is 409 as before', async () => {
+      const [s, elsewhere] = await Promise.all([
+        createScheduler(suite.app, suite.tenant.testKey, [provider.id], { duration: 30 }),
+        createScheduler(suite.app, suite.tenant.testKey, [provider.id], { duration: 30 }),
+      ]);
+      const day = nextDay();
+      const body = person({ datetime: `${day}T13:00:00+00:00` });
+      const withKey = (schedulerId: string, sent: Record<string, unknown>, key = 'page-retry-1') =>
+        call<{ id?: string; code?: string }>(suite.app, 'POST', `${PUBLIC}/${schedulerId}/book`, {
+          body: sent,
+          headers: { 'idempotency-key': key },
+          remoteAddress: '198.51.100.7',
+        });
+      const first = await withKey(s.id, body);
+      expect([first.status, first.headers['idempotent-replayed']]).toEqual([201, undefined]);
+      const again = await withKey(s.id, body);
+      expect([again.status, again.headers['idempotent-replayed'], again.headers.location]).toEqual([201, 'true', first.headers.location]);
+      expect(again.body).toEqual(first.body);
+      // The same key with another booking is refused; no key: the time is taken, as before.
+      const other = await withKey(s.id, { ...body, datetime: `${day}T14:00:00+00:00` });
+      expect([other.status, other.body.code]).toEqual([422, 'idempotency_key_reused']);
+      const plain = await book<Problem>(s.id, body);
+      expect([plain.status, plain.body.code]).toEqual([409, 'slot_unavailable']);
+      // Another page's use of the key is a booking of its own.
+      const second = await withKey(elsewhere.id, { ...body, datetime: `${day}T15:00:00+00:00` });
+      expect(second.status).toBe(201);
+      expect(second.body.id).not.toBe(first.body.id);
+      expect(await schedulerOf(s.id)).toMatchObject({ bookingsCount: 1 });
+      // A key on an unknown page is no key: 404 as without one.
+      const unknown = await withKey('01a24cdd-0000-7000-8000-000000000000', body);
+      expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+    });
+
     it('finds the patient by email (case-insensitive) in the same tenant and mode, and never changes its record', async () => {
       const existing = await createPatient(suite.app, suite.tenant.testKey, {
         firstName: 'Known',

@@ -97,7 +97,7 @@ describe('OpenAPI document', () => {
             expect([where, code, ERROR_CODES[code as ErrorCode]?.status]).toEqual([where, code, Number(status)]);
           return enumCodes;
         });
-      const idempotent = method === 'post' && !!op.security?.length;
+      const idempotent = method === 'post' && (!!op.security?.length || path === '/api/v1/public/schedulers/{id}/book');
       expect([where, codes.includes('idempotency_key_in_use'), codes.includes('idempotency_key_reused')]).toEqual([
         where,
         idempotent,
@@ -146,8 +146,9 @@ describe('OpenAPI document', () => {
         .map(({ method, path }) => `${method} ${path}`);
       expect(wrapped.length).toBeGreaterThan(20);
       expect(documented.sort()).toEqual(wrapped.sort());
-      // Public POSTs have no key to scope a stored answer by: neither wrapped nor documented.
-      expect(wrapped).not.toContain('post /api/v1/public/schedulers/{id}/book');
+      // Of the public POSTs, only the booking page's keeps answers (per page); a manage link's do not.
+      expect(wrapped).toContain('post /api/v1/public/schedulers/{id}/book');
+      expect(wrapped.filter((route) => route.includes('/public/'))).toEqual(['post /api/v1/public/schedulers/{id}/book']);
     });
   });
 });

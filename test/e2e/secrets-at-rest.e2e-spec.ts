@@ -66,7 +66,7 @@ describe('Secrets at rest', () => {
 
   it('keeps recovery points encrypted and bound to their record', async () => {
     const keys = app.get(IdempotencyKeysRepository);
-    const scope = { tenantId: tenant.id, mode: 'test' as const, apiKeyId: '00000000-0000-7000-8000-000000000001' };
+    const scope = { tenantId: tenant.id, mode: 'test' as const, callerId: '00000000-0000-7000-8000-000000000001' };
     const first = await keys.claim(scope, 'a'.repeat(64), 'f'.repeat(64));
     if (!('claimed' in first)) throw new Error('expected a claim');
     const result = { key: 'sk_test_recoverypointsecret0123456789abcdef' };
@@ -83,7 +83,7 @@ describe('Secrets at rest', () => {
     expect(retry.claimed.recoveryPoints.map((p): unknown => deserialize(p))).toEqual([result]);
 
     // Copied into another key's record, the point does not open.
-    const other = await keys.claim({ ...scope, apiKeyId: '00000000-0000-7000-8000-000000000002' }, 'a'.repeat(64), 'f'.repeat(64));
+    const other = await keys.claim({ ...scope, callerId: '00000000-0000-7000-8000-000000000002' }, 'a'.repeat(64), 'f'.repeat(64));
     if (!('claimed' in other)) throw new Error('expected a claim');
     await dataSource(app).query(
       `UPDATE idempotency_keys SET recovery_points = (SELECT recovery_points FROM idempotency_keys WHERE id = $1) WHERE id = $2`,
@@ -91,7 +91,7 @@ describe('Secrets at rest', () => {
     );
     await new Promise((r) => setTimeout(r, 1100));
     await expect(
-      keys.claim({ ...scope, apiKeyId: '00000000-0000-7000-8000-000000000002' }, 'a'.repeat(64), 'f'.repeat(64)),
+      keys.claim({ ...scope, callerId: '00000000-0000-7000-8000-000000000002' }, 'a'.repeat(64), 'f'.repeat(64)),
     ).rejects.toThrow(/does not open/);
     await dataSource(app).query(`DELETE FROM idempotency_keys WHERE id = $1`, [other.claimed.id]);
   });

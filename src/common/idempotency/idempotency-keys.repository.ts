@@ -11,9 +11,12 @@ import { clock } from '../time/clock';
 import { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
 import type { IdempotencyRecord, StoredResponse } from './idempotency';
 
-/** Whose Idempotency-Keys: one API key's (a tenant's other keys have their own). */
+/**
+ * Whose Idempotency-Keys: one API key's (a tenant's other keys have their own); on a public route, one
+ * record's, such as a booking page (IdempotencyCaller).
+ */
 export interface IdempotencyScope extends TenantScope {
-  apiKeyId: string;
+  callerId: string;
 }
 
 /** A key held by the running request: `token` proves it, `recoveryPoints` are what an earlier attempt committed. */
@@ -32,7 +35,7 @@ export type ClaimOutcome = { claimed: IdempotencyClaim } | { existing: Idempoten
 export const IDEMPOTENCY_RESPONSE_PURPOSE = 'idempotency-response';
 export const IDEMPOTENCY_RECOVERY_POINT_PURPOSE = 'idempotency-recovery-point';
 export const idempotencyRecordContext = (scope: IdempotencyScope, id: string): string =>
-  `idempotency_keys:${scope.tenantId}:${scope.mode}:${scope.apiKeyId}:${id}`;
+  `idempotency_keys:${scope.tenantId}:${scope.mode}:${scope.callerId}:${id}`;
 
 const ms = (param: string): string => `${param}::int * interval '1 millisecond'`;
 
@@ -84,7 +87,7 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
       const token = randomUUID();
       const [claimed] = await this.sql<{ id: string; recoveryPoints: Buffer[] }[]>(scope, CLAIM, [
         uuidv7(),
-        scope.apiKeyId,
+        scope.callerId,
         keyHash,
         fingerprint,
         token,
@@ -104,7 +107,7 @@ export class IdempotencyKeysRepository extends TenantScopedRepository<Idempotenc
         `SELECT id, state, fingerprint, response_status AS "responseStatus", response_body AS "responseBody",
                 response_headers AS "responseHeaders"
            FROM idempotency_keys WHERE tenant_id = $1 AND mode = $2 AND api_key_id = $3 AND key_hash = $4`,
-        [scope.apiKeyId, keyHash],
+        [scope.callerId, keyHash],
       );
       if (existing) {
         if (existing.state === 'running') return { existing: { state: 'running', fingerprint: existing.fingerprint } };

@@ -1,4 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, Type } from '@nestjs/common';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { from, Observable, of, switchMap } from 'rxjs';
 import { ApiException, ProblemBody, ServiceUnavailableProblem } from '../http/errors/problem';
@@ -16,6 +17,7 @@ import {
 import { ClaimOutcome, IdempotencyClaim, IdempotencyKeysRepository, IdempotencyScope } from './idempotency-keys.repository';
 import { runTransactionsWith } from '../../database/transactions';
 import { RecoveryLog } from './recovery-log';
+import { IDEMPOTENCY_CALLER, IdempotencyCaller } from './idempotent.decorator';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,8 +64,9 @@ const logger = new Logger('IdempotencyInterceptor');
  * the same value is a fresh request, so an answer carrying a secret only ever goes back to its creator);
  * a replay of the same request gets it again with `Idempotent-Replayed: true`; another request with the
  * key is 422; a duplicate while the first runs is 409; a 5xx is not kept (the claim is released so that a
- * retry runs). Runs after the guards, so 401/403/429 answers neither claim nor store. Public POSTs are
- * not covered: no key to scope by, and the public pages' writes are guarded by their own uniqueness rules.
+ * retry runs). Runs after the guards, so 401/403/429 answers neither claim nor store. A public POST has no
+ * API key: it is covered only when its route names whom to keep keys for (`@Idempotent(caller)`, the
+ * booking page), and a request its caller finds no record for runs as if without a key.
  *
  * Crash safety, in PostgreSQL (Stripe's recovery points):
  * 1. The claim is a row (INSERT … ON CONFLICT) holding a token and a lock (IDEMPOTENCY_LOCK_SECONDS).
@@ -81,28 +84,42 @@ const logger = new Logger('IdempotencyInterceptor');
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly keys: IdempotencyKeysRepository) {}
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    private readonly reflector: Reflector,
+    private readonly moduleRef: ModuleRef,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    if (request.method !== 'POST' || !request.auth) return next.handle();
+    if (request.method !== 'POST') return next.handle();
     const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_HEADER]);
     if (key === undefined) return next.handle();
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const { tenantId, mode, apiKeyId } = request.auth;
-    const scope: IdempotencyScope = { tenantId, mode, apiKeyId };
-    return from(this.claim(scope, idempotencyKeyHash(key), fingerprint)).pipe(
-      switchMap((outcome) => {
-        if ('claimed' in outcome) {
-          const held = new HeldIdempotencyKey(this.keys, scope, outcome.claimed);
-          request.idempotency = held;
-          // Nest binds the handler's async context when handle() is called: inside run(), it sees the claim.
-          return runTransactionsWith(held.log, () => next.handle());
-        }
-        return this.replay(outcome.existing, fingerprint, http.getResponse<FastifyReply>());
+    return from(this.scopeOf(context, request)).pipe(
+      switchMap((scope) => {
+        if (!scope) return next.handle();
+        return from(this.claim(scope, idempotencyKeyHash(key), fingerprint)).pipe(
+          switchMap((outcome) => {
+            if ('claimed' in outcome) {
+              const held = new HeldIdempotencyKey(this.keys, scope, outcome.claimed);
+              request.idempotency = held;
+              // Nest binds the handler's async context when handle() is called: inside run(), it sees the claim.
+              return runTransactionsWith(held.log, () => next.handle());
+            }
+            return this.replay(outcome.existing, fingerprint, http.getResponse<FastifyReply>());
+          }),
+        );
       }),
     );
+  }
+
+  /** The request's API key; on a public route, what its caller names; null: no key to keep (the route answers as it would). */
+  private async scopeOf(context: ExecutionContext, request: FastifyRequest): Promise<IdempotencyScope | null> {
+    if (request.auth) return { tenantId: request.auth.tenantId, mode: request.auth.mode, callerId: request.auth.apiKeyId };
+    const caller = this.reflector.get<Type<IdempotencyCaller> | undefined>(IDEMPOTENCY_CALLER, context.getHandler());
+    return caller ? this.moduleRef.get(caller, { strict: false }).scopeOf(request) : null;
   }
 
   private async claim(scope: IdempotencyScope, keyHash: string, fingerprint: string): Promise<ClaimOutcome> {

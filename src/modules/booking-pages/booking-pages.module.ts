@@ -4,6 +4,7 @@ import { PatientsModule } from '../patients';
 import { SchedulingModule } from '../scheduling';
 import { SmsModule } from '../sms';
 import { SchedulerEntity } from './entities/scheduler.entity';
+import { PublicBookingCaller } from './public-booking-caller';
 import { PublicBookingService } from './public-booking.service';
 import { PublicBookingPagesController } from './public-booking-pages.controller';
 import { BookingPagesController } from './booking-pages.controller';
@@ -14,7 +15,7 @@ import { BookingPagesService } from './booking-pages.service';
 @Module({
   imports: [TypeOrmModule.forFeature([SchedulerEntity]), SchedulingModule, PatientsModule, SmsModule],
   controllers: [BookingPagesController, PublicBookingPagesController],
-  providers: [BookingPagesRepository, BookingPagesService, PublicBookingService],
+  providers: [BookingPagesRepository, BookingPagesService, PublicBookingService, PublicBookingCaller],
   exports: [BookingPagesService],
 })
 export class BookingPagesModule {}

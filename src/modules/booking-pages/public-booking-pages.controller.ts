@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { FastifyRequest } from 'fastify';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
+import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 import { IdParam } from '../../common/http/requests/id-param';
 import { ApiErrors } from '../../common/http/openapi/openapi';
 import { Created, NoStore } from '../../common/http/responses/response-headers';
@@ -13,6 +14,7 @@ import {
   PublicBookingResultDto,
   PublicSchedulerDto,
 } from './dto/public-scheduler.dto';
+import { PublicBookingCaller } from './public-booking-caller';
 import { PublicBookingService } from './public-booking.service';
 
 const PUBLIC =
@@ -50,12 +52,13 @@ export class PublicBookingPagesController {
   }
 
   @Post(':id/book')
+  @Idempotent(PublicBookingCaller)
   @Audited('appointment.public_book', { idParam: 'appointmentId' })
   @Created((booking: PublicBookingResultDto) => ['scheduling', 'appointments', booking.id])
   @ApiOperation({
     operationId: 'bookPublicScheduler',
     summary: 'Book through a booking page',
-    description: `201 with the appointment's id and time, the provider's name and the patient's manage link (manageUrl; Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. ${PUBLIC}`,
+    description: `201 with the appointment's id and time, the provider's name and the patient's manage link (manageUrl; Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. An \`Idempotency-Key\` (kept per booking page) makes a retry safe: a booking that went through is answered again instead of 409. ${PUBLIC}`,
   })
   @ApiCreatedResponse({
     type: PublicBookingResultDto,

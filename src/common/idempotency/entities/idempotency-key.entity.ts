@@ -2,16 +2,17 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TenantOwned } from '../../../database/tenant-owned.entity';
 import { InstantColumn } from '../../../database/instant-column';
 
-/** One API key's use of one Idempotency-Key (see migrations/1763900000000-IdempotencyKeys.ts). */
+/** One caller's use of one Idempotency-Key (see migrations/1763900000000-IdempotencyKeys.ts). */
 @Entity('idempotency_keys')
 @Check(`"state" IN ('running', 'done')`)
-@Index('UQ_IDEMPOTENCY_KEYS_TENANT_MODE_API_KEY_KEY', ['tenantId', 'mode', 'apiKeyId', 'keyHash'], { unique: true })
+@Index('UQ_IDEMPOTENCY_KEYS_TENANT_MODE_API_KEY_KEY', ['tenantId', 'mode', 'callerId', 'keyHash'], { unique: true })
 export class IdempotencyKeyEntity extends TenantOwned {
   @PrimaryColumn('uuid')
   id!: string;
 
-  @Column('uuid')
-  apiKeyId!: string;
+  /** The API key; for a public route, the record its keys are kept per (a booking page): the column keeps its first name. */
+  @Column({ type: 'uuid', name: 'api_key_id' })
+  callerId!: string;
 
   /** SHA-256 (hex) of the Idempotency-Key header's value. */
   @Column({ type: 'char', length: 64 })
