@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { ApiException } from '../common/http/errors/problem';
-import { apiPath } from '../common/http/responses/response-headers';
 import { clock } from '../common/time/clock';
-import { AppConfig } from '../config/app-config';
 import { FormSubmissionsService } from '../modules/forms/form-submissions.service';
 import { EmailTemplatesService } from '../modules/email/email-templates.service';
 import { SequencesService } from '../modules/email/sequences/sequences.service';
@@ -201,7 +199,6 @@ export class DemoSeeder {
     private readonly emailTemplates: EmailTemplatesService,
     private readonly smsTemplates: SmsTemplatesService,
     private readonly sequences: SequencesService,
-    private readonly config: AppConfig,
   ) {}
 
   async seed(tenantId: string): Promise<DemoSeedResult> {
@@ -322,8 +319,7 @@ export class DemoSeeder {
     const named = <T extends { id: string; name: string }>(list: T[], names: { name: string }[]): string[] =>
       list.filter((t) => names.some((n) => n.name === t.name)).map((t) => t.id);
     return {
-      // Schedulers carry no URL of their own yet: the page is their public route under PUBLIC_URL, where patients open it.
-      bookingUrl: scheduler ? `${this.config.http.publicUrl}${apiPath('public', 'schedulers', scheduler.id)}` : null,
+      bookingUrl: scheduler?.bookingUrl ?? null,
       manageUrl: upcoming?.manageUrl ?? null,
       ids: {
         patients: patients.map((p) => p.id),

@@ -5,6 +5,7 @@ import type { AuditLogDto } from '../../src/modules/audit/dto/audit-entry.dto';
 import type {
   PublicAvailabilityDto,
   PublicBookingResultDto,
+  PublicSchedulerDto,
   PublicSlotDto,
 } from '../../src/modules/booking-pages/dto/public-scheduler.dto';
 import type { SchedulerDto } from '../../src/modules/booking-pages/dto/scheduler.dto';
@@ -70,6 +71,7 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
         description: 'Yearly check-up',
         duration: 20,
         type: 'check-up',
+        requirePhone: false,
         providers: [{ name: 'Dr. Ada', timezone: 'UTC' }],
       });
       expect(res.text).not.toContain(provider.id);
@@ -196,6 +198,16 @@ describe('Public booking pages: /public/schedulers/{id} without a key', () => {
       // A key on an unknown page is no key: 404 as without one.
       const unknown = await withKey('01a24cdd-0000-7000-8000-000000000000', body);
       expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+    });
+
+    it('a page with requirePhone says so and refuses a booking without a phone (400 naming phone)', async () => {
+      const s = await createScheduler(suite.app, suite.tenant.testKey, [provider.id], { duration: 30, requirePhone: true });
+      expect((await anonymous<PublicSchedulerDto>('GET', `${PUBLIC}/${s.id}`)).body.requirePhone).toBe(true);
+      const day = nextDay();
+      const without = await book<Problem>(s.id, person({ datetime: `${day}T10:00:00+00:00` }));
+      expect([without.status, fieldsOf(without.body)]).toEqual([400, ['phone']]);
+      const withPhone = await book(s.id, person({ datetime: `${day}T10:00:00+00:00`, phone: '+44 20 7946 0001' }));
+      expect(withPhone.status).toBe(201);
     });
 
     it('finds the patient by email (case-insensitive) in the same tenant and mode, and never changes its record', async () => {

@@ -35,6 +35,9 @@ describe('Schedulers (booking pages): create, read, list, change', () => {
       type: 'consultation',
       appointmentTypeId: null,
       isActive: true,
+      requirePhone: false,
+      // The page patients open: PUBLIC_URL (unset here: the local address) and the public route.
+      bookingUrl: `http://127.0.0.1:3000/api/v1/public/schedulers/${res.body.id}`,
       viewsCount: 0,
       bookingsCount: 0,
       conversionRate: 0,

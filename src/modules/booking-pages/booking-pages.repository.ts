@@ -17,6 +17,7 @@ export interface SchedulerValues {
   type: string | null;
   appointmentTypeId: string | null;
   isActive: boolean;
+  requirePhone: boolean;
 }
 
 export const SchedulerConstraint = {
@@ -25,7 +26,7 @@ export const SchedulerConstraint = {
 
 const COLUMNS = `id, tenant_id AS "tenantId", mode, name, slug, description, provider_ids AS "providerIds", duration, type,
   appointment_type_id AS "appointmentTypeId",
-  is_active AS "isActive", views_count AS "viewsCount", bookings_count AS "bookingsCount", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  is_active AS "isActive", require_phone AS "requirePhone", views_count AS "viewsCount", bookings_count AS "bookingsCount", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 @Injectable()
 export class BookingPagesRepository extends TenantEntityRepository<SchedulerEntity> {

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext } from '../../common/auth/auth.types';
+import { apiPath } from '../../common/http/responses/response-headers';
+import { AppConfig } from '../../config/app-config';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { SlugTakenException, slugify } from '../../common/slug';
@@ -17,6 +19,7 @@ export class BookingPagesService {
     private readonly schedulers: BookingPagesRepository,
     private readonly providers: ProvidersService,
     private readonly types: AppointmentTypesService,
+    private readonly config: AppConfig,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSchedulerDto): Promise<SchedulerDto> {
@@ -38,9 +41,10 @@ export class BookingPagesService {
       type: dto.type?.trim() || null,
       appointmentTypeId: dto.appointmentTypeId?.toLowerCase() ?? null,
       isActive: dto.isActive ?? true,
+      requirePhone: dto.requirePhone ?? false,
     };
     try {
-      return schedulerDto(await this.schedulers.create(auth, values));
+      return this.dto(await this.schedulers.create(auth, values));
     } catch (err) {
       if (violates(err, SchedulerConstraint.Slug)) throw new SlugTakenException('scheduler', values.slug);
       throw err;
@@ -49,18 +53,18 @@ export class BookingPagesService {
 
   async list(auth: AuthContext, query: ListSchedulersQueryDto, page: PageRequest): Promise<SchedulerListDto> {
     const result = await this.schedulers.list(auth, { isActive: query.isActive }, page);
-    return { schedulers: result.items.map(schedulerDto), nextCursor: result.nextCursor };
+    return { schedulers: result.items.map((row) => this.dto(row)), nextCursor: result.nextCursor };
   }
 
   async get(auth: AuthContext, id: string): Promise<SchedulerDto> {
     const row = await this.schedulers.findById(auth, id);
     if (!row) throw new SchedulerNotFoundException();
-    return schedulerDto(row);
+    return this.dto(row);
   }
 
   async findBySlug(auth: AuthContext, slug: string): Promise<SchedulerDto | null> {
     const row = await this.schedulers.findOne(auth, { slug });
-    return row && schedulerDto(row);
+    return row && this.dto(row);
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateSchedulerDto): Promise<SchedulerDto> {
@@ -76,12 +80,13 @@ export class BookingPagesService {
       duration: dto.duration,
       type: dto.type === undefined ? undefined : dto.type?.trim() || null,
       isActive: dto.isActive,
+      requirePhone: dto.requirePhone,
       ...typed,
     };
     try {
       const row = await this.schedulers.applyPatch(auth, id, patch);
       if (!row) throw new SchedulerNotFoundException();
-      return schedulerDto(row);
+      return this.dto(row);
     } catch (err) {
       if (violates(err, SchedulerConstraint.Slug)) throw new SlugTakenException('scheduler', dto.slug!);
       throw err;
@@ -113,9 +118,14 @@ export class BookingPagesService {
       refuse('cannot be set on a page that books an appointment type; clear appointmentTypeId with it');
     return {};
   }
+
+  private dto(row: SchedulerEntity): SchedulerDto {
+    return schedulerDto(row, this.config.http.publicUrl);
+  }
 }
 
-export function schedulerDto(row: SchedulerEntity): SchedulerDto {
+/** A scheduler as the API answers it, with its public page's URL. */
+function schedulerDto(row: SchedulerEntity, publicUrl: string): SchedulerDto {
   return {
     id: row.id,
     name: row.name,
@@ -126,6 +136,8 @@ export function schedulerDto(row: SchedulerEntity): SchedulerDto {
     type: row.type,
     appointmentTypeId: row.appointmentTypeId,
     isActive: row.isActive,
+    requirePhone: row.requirePhone,
+    bookingUrl: `${publicUrl}${apiPath('public', 'schedulers', row.id)}`,
     viewsCount: row.viewsCount,
     bookingsCount: row.bookingsCount,
     conversionRate: conversionRate(row.bookingsCount, row.viewsCount),

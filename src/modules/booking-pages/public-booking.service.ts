@@ -63,6 +63,7 @@ export class PublicBookingService {
       description: scheduler.description,
       duration: page.policy.duration,
       type: page.typeName,
+      requirePhone: scheduler.requirePhone,
       providers: page.providers.map((p) => ({ name: p.name, timezone: p.timezone })),
     };
   }
@@ -91,6 +92,8 @@ export class PublicBookingService {
    */
   async book(scheduler: SchedulerEntity, dto: PublicBookingDto): Promise<PublicBookingResultDto> {
     const scope: TenantScope = { tenantId: scheduler.tenantId, mode: scheduler.mode };
+    if (scheduler.requirePhone && !dto.phone)
+      throw new ValidationFailedException([{ field: 'phone', message: 'is required by this booking page' }]);
     // The DTO refused a phone of a kind no practice texts; here, one outside this practice's countries.
     const refused = dto.phone ? await this.sms.untextable(scope, dto.phone) : null;
     if (refused) throw new ValidationFailedException([{ field: 'phone', message: refused }]);

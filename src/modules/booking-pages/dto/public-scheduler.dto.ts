@@ -16,7 +16,15 @@ export class PublicProviderDto {
 }
 
 /** A booking page as anyone may see it: no counters, no internal ids but its own. */
-export class PublicSchedulerDto extends PickType(SchedulerDto, ['id', 'name', 'slug', 'description', 'duration', 'type'] as const) {
+export class PublicSchedulerDto extends PickType(SchedulerDto, [
+  'id',
+  'name',
+  'slug',
+  'description',
+  'duration',
+  'type',
+  'requirePhone',
+] as const) {
   /** The page's active providers. */
   @ApiProperty({ type: [PublicProviderDto] })
   providers!: PublicProviderDto[];

@@ -85,6 +85,12 @@ export class CreateSchedulerDto {
   @IsOptional()
   @IsBoolean()
   isActive?: boolean;
+
+  /** A booking through the page must give a phone (400 naming `phone` otherwise). */
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  requirePhone?: boolean;
 }
 
 /** PATCH /schedulers/{id}: omitted members are unchanged; `null` clears description and type. */
@@ -141,6 +147,11 @@ export class UpdateSchedulerDto {
   @WhenPresent()
   @IsBoolean()
   isActive?: boolean;
+
+  @ApiPropertyOptional({ example: true })
+  @WhenPresent()
+  @IsBoolean()
+  requirePhone?: boolean;
 }
 
 export class SchedulerDto {
@@ -172,6 +183,14 @@ export class SchedulerDto {
 
   @ApiProperty({ example: true })
   isActive!: boolean;
+
+  /** A booking through the page must give a phone. */
+  @ApiProperty({ example: false })
+  requirePhone!: boolean;
+
+  /** The page patients open (PUBLIC_URL): a booking page in a browser, its JSON for a client. */
+  @ApiProperty({ format: 'uri', example: 'https://api.acmeclinic.com/api/v1/public/schedulers/0193a5b2-9e10-7c3d-b2a1-5f6e7d8c9b0a' })
+  bookingUrl!: string;
 
   /** Public page views (GET /public/schedulers/{id}). */
   @ApiProperty({ type: 'integer', example: 120 })

@@ -43,6 +43,10 @@ export class SchedulerEntity extends TenantOwnedEntity {
   @Column({ type: 'boolean' })
   isActive!: boolean;
 
+  /** The booking form asks for a phone and refuses a booking without one. */
+  @Column({ type: 'boolean', default: false })
+  requirePhone!: boolean;
+
   /** Incremented by one statement per public view. */
   @Column({ type: 'integer', default: 0 })
   viewsCount!: number;
