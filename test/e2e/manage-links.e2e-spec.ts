@@ -304,6 +304,23 @@ describe('Manage links: /public/appointments/{token}', () => {
     expect((await pub('POST', `${path}/cancel`)).body).toMatchObject({ id: appointment.id, status: 'cancelled' });
   });
 
+  it("serves the appointment's iCalendar file without a key, naming the provider and the practice, not the patient", async () => {
+    const appointment = await booked(`${nextDay()}T11:00:00Z`);
+    await suite.api().post('/api/v1/settings/practice', { name: 'Harbour Clinic' });
+    const res = await pub<string>('GET', `${pathOf(appointment.manageUrl)}/calendar.ics`);
+    expect([res.status, res.headers['content-type']]).toEqual([200, 'text/calendar; charset=utf-8']);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="appointment-${appointment.id}.ics"`);
+    const unfolded = res.text.replace(/\r\n /g, '');
+    expect(unfolded).toContain(`UID:${appointment.id}`);
+    expect(unfolded).toContain(`DTSTART:${appointment.datetime.replace(/[-:]/g, '').replace('.000', '')}`);
+    expect(unfolded).toContain(`SUMMARY:Appointment with ${appointment.provider.name}`);
+    expect(unfolded).toContain('X-WR-CALNAME:Harbour Clinic');
+    expect(unfolded).not.toContain(appointment.patient.lastName);
+    // The keyed route answers the same event.
+    const keyed = await suite.api().get(`${SCHEDULING}/appointments/${appointment.id}.ics`);
+    expect(keyed.text.replace(/\r\n /g, '')).toContain(`UID:${appointment.id}`);
+  });
+
   it('answers 404 not_found to a manage id with one character changed, or unknown, on every route', async () => {
     const day = nextDay();
     const appointment = await booked(`${day}T10:00:00Z`);
@@ -325,6 +342,7 @@ describe('Manage links: /public/appointments/{token}', () => {
         ['POST', '/confirm', undefined],
         ['POST', '/cancel', undefined],
         ['GET', '/availability?startDate=2030-01-01&endDate=2030-01-02', undefined],
+        ['GET', '/calendar.ics', undefined],
         ['POST', '/reschedule', { datetime: `${day}T14:00:00Z` }],
       ] as const) {
         const res = await pub<Problem>(method, `/api/v1/public/appointments/${bad}${route}`, body);

@@ -107,6 +107,23 @@ export class PublicAppointmentsController {
     return this.selfService.slots(await this.selfService.require(token), query);
   }
 
+  @Get(':token/calendar.ics')
+  @ApiOperation({
+    operationId: 'getManagedAppointmentCalendar',
+    summary: 'The appointment as an iCalendar event (patient link)',
+    description: `What GET /scheduling/appointments/{id}.ics answers, without a key: RFC 5545, one VEVENT in UTC, naming the provider and the practice, not the patient; a change or cancellation re-imports over it (same UID, higher SEQUENCE). ${PUBLIC}`,
+  })
+  @ApiParam(TOKEN)
+  @ApiProduces('text/calendar')
+  @ApiOkResponse({ description: 'The iCalendar file', content: { 'text/calendar': { schema: { type: 'string' } } } })
+  async calendar(@Param('token') token: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    const managed = await this.selfService.require(token);
+    void reply
+      .type('text/calendar; charset=utf-8')
+      .header('content-disposition', `attachment; filename="appointment-${managed.appointment.id}.ics"`);
+    return this.selfService.calendar(managed);
+  }
+
   @Post(':token/reschedule')
   @HttpCode(200)
   @Audited('appointment.public_reschedule')

@@ -3,6 +3,7 @@ import { ResourceNotFoundProblem } from '../../../common/http/errors/problem';
 import { BusinessClock } from '../../../common/time/business-clock';
 import { SettingsService } from '../../settings';
 import { changeDeadline } from '../appointments/appointment-policies';
+import { appointmentCalendar } from '../appointments/appointment-calendar';
 import { AppointmentsService } from '../appointments/appointments.service';
 import { AvailabilityService } from '../availability/availability.service';
 import { parseRange } from '../availability/date-range';
@@ -110,6 +111,11 @@ export class SelfServiceService {
     const policy = await this.appointments.policyOf(subject, appointment, appointment.duration);
     const slots = await this.availability.slotsFor(subject, [provider], range, policy, appointment.id);
     return { slots: publicSlots(slots) };
+  }
+
+  /** The appointment's iCalendar file, as the keyed route answers it, under the practice's name. */
+  async calendar(managed: Managed): Promise<string> {
+    return appointmentCalendar(managed.appointment, managed.provider, await this.settings.practiceName(managed.subject));
   }
 
   /** `slots` from now, by the appointment's clock, for `days` days. */
