@@ -257,3 +257,34 @@ describe('Test clocks', () => {
     expect(total).toHaveLength(8);
   });
 });
+
+describe('Test clocks without workers', () => {
+  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+
+  it('answers 503 before moving the clock when no worker would run the work due', async () => {
+    const provider = await createProvider(suite.app, suite.tenant.testKey, { timezone: NY, workingHours: everyDay() });
+    const template = (
+      await suite.api().post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'Reminder', subject: 'Soon', textContent: 'Hi' })
+    ).body;
+    const type = (
+      await suite.api().post<AppointmentTypeDto>(`${SCHEDULING}/appointment-types`, {
+        name: 'Check-up',
+        durationMinutes: 30,
+        reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.id }],
+      })
+    ).body;
+    const patient = await createPatient(suite.app, suite.tenant.testKey, { email: 'noworker@example.test' });
+    const start = DateTime.fromMillis(clock.nowMs(), { zone: NY }).startOf('day').plus({ days: 3 }).set({ hour: 15 });
+    await bookAppointment(suite.app, suite.tenant.testKey, {
+      patientId: patient.id,
+      providerId: provider.id,
+      appointmentTypeId: type.id,
+      datetime: start.toUTC().toISO()!,
+    });
+    const started = Date.now();
+    const res = await suite.api().post<Problem>(`${CLOCK}/advance`, { to: start.toUTC().toISO() });
+    expect([res.status, res.body.code]).toEqual([503, 'service_unavailable']);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await suite.api().get<TestClockDto>(CLOCK)).body.offsetMs).toBe(0);
+  });
+});

@@ -55,28 +55,32 @@ export class TestClocksService {
     if (target > clock.nowMs() + MAX_AHEAD_MS) throw invalidTo('must be at most 730 days past real time');
     if (!this.queue.available) throw new ServiceUnavailableProblem('The job queue (Redis) is unreachable; the clock did not move');
     const ran: TestClockRunDto = { reminders: 0, sequenceSteps: 0, holdsExpired: 0, offersExpired: 0 };
-    await this.transactions.run(async (tx) => {
-      // Held until this advance ends: a second advance of the clock waits, then finds the work done.
-      await unscopedSql(tx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, [LOCK_CLASS, scope.tenantId]);
-      const seen: string[] = [];
-      const deadline = Date.now() + WAIT_MS;
-      for (;;) {
-        const due = await this.outbox.dueOnClock(scope.tenantId, new Date(target), seen);
-        if (!due.length) break;
-        // Everything due at the earliest time left runs with the clock at that time.
-        const batch = due.filter((job) => job.runAt!.getTime() === due[0].runAt!.getTime());
-        await this.clock.moveTestClock(scope.tenantId, batch[0].runAt!.getTime());
-        await this.runAll(batch, deadline);
-        for (const job of batch) {
-          seen.push(job.id);
-          const kind = KINDS[job.name];
-          if (kind) ran[kind] += 1;
+    try {
+      await this.transactions.run(async (tx) => {
+        // Held until this advance ends: a second advance of the clock waits, then finds the work done.
+        await unscopedSql(tx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, [LOCK_CLASS, scope.tenantId]);
+        const seen: string[] = [];
+        const deadline = Date.now() + WAIT_MS;
+        for (;;) {
+          const due = await this.outbox.dueOnClock(scope.tenantId, new Date(target), seen);
+          if (!due.length) break;
+          // Everything due at the earliest time left runs with the clock at that time.
+          const batch = due.filter((job) => job.runAt!.getTime() === due[0].runAt!.getTime());
+          await this.checkWorkers(batch);
+          await this.clock.moveTestClock(scope.tenantId, batch[0].runAt!.getTime());
+          await this.runAll(batch, deadline);
+          for (const job of batch) {
+            seen.push(job.id);
+            const kind = KINDS[job.name];
+            if (kind) ran[kind] += 1;
+          }
         }
-      }
-      await this.clock.moveTestClock(scope.tenantId, target);
-    });
-    // What is not due yet now waits for the clock's new time.
-    await this.outbox.retime(scope.tenantId);
+        await this.clock.moveTestClock(scope.tenantId, target);
+      });
+    } finally {
+      // What is not due yet waits for the clock's new time, wherever the advance stopped.
+      await this.outbox.retime(scope.tenantId);
+    }
     return { ...this.view(await this.clock.offsetMs(scope)), ran };
   }
 
@@ -90,12 +94,16 @@ export class TestClocksService {
     return this.view(0);
   }
 
-  /** Makes the jobs due and waits until each has finished for good (its outbox row is gone). */
-  private async runAll(jobs: readonly ClockedJob[], deadline: number): Promise<void> {
+  /** 503 before the clock moves when no worker serves a queue of these jobs (they would never finish). */
+  private async checkWorkers(jobs: readonly ClockedJob[]): Promise<void> {
     const names = [...new Set(jobs.map((job) => job.name))];
     const workers = await Promise.all(names.map((name) => this.queue.workerCount(name)));
     if (workers.includes(0))
       throw new ServiceUnavailableProblem('No worker is running to run the work due by the test clock; the clock stopped before it');
+  }
+
+  /** Makes the jobs due and waits until each has finished for good (its outbox row is gone). */
+  private async runAll(jobs: readonly ClockedJob[], deadline: number): Promise<void> {
     if ((await this.outbox.runNow(jobs)) > 0)
       throw new ServiceUnavailableProblem('The job queue (Redis) is unreachable; the clock stopped at the work it could not run');
     let waiting = jobs.map((job) => job.id);
