@@ -30,7 +30,11 @@ export class CoreModule {
         ConfigModule.forRoot(config),
         TypeOrmModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (c: AppConfig) => ({ ...dataSourceOptions(c.databaseUrl), retryAttempts: 3, retryDelay: 500 }),
+          useFactory: (c: AppConfig) => ({
+            ...dataSourceOptions(c.databaseUrl, c.database.namedStatements),
+            retryAttempts: 3,
+            retryDelay: 500,
+          }),
         }),
         DatabaseModule,
         ObservabilityModule,

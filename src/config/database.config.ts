@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { BoolVar, IntVar } from './env';
 
 /** PostgreSQL: the server (or the embedded one under DATA_DIR) and whether start-up migrates it. */
@@ -6,6 +6,10 @@ export class DatabaseEnv {
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
   DATABASE_URL?: string = undefined;
+
+  /** `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer), so no statement is named. */
+  @IsIn(['none', 'transaction'])
+  DATABASE_POOLER: 'none' | 'transaction' = 'none';
 
   @BoolVar()
   MIGRATIONS_RUN = true;
@@ -24,6 +28,8 @@ export class DatabaseEnv {
 export interface DatabaseSettings {
   /** Unset: start-up runs the embedded PostgreSQL and fills it in. */
   url?: string;
+  /** False behind a transaction pooler: hot statements then run unnamed, like the rest. */
+  namedStatements: boolean;
   migrationsRun: boolean;
   dataDir: string;
   embeddedPort: number;
@@ -34,6 +40,7 @@ export interface DatabaseSettings {
 export function databaseSettings(vars: DatabaseEnv): DatabaseSettings {
   return {
     url: vars.DATABASE_URL,
+    namedStatements: vars.DATABASE_POOLER !== 'transaction',
     migrationsRun: vars.MIGRATIONS_RUN,
     dataDir: vars.DATA_DIR,
     embeddedPort: vars.EMBEDDED_POSTGRES_PORT,

@@ -11,7 +11,8 @@ const ENTITIES = [join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}'), jo
 /** How long a request for a new PostgreSQL connection may wait, for every pool the app opens. */
 export const CONNECT_TIMEOUT_MS = 5000;
 
-export function dataSourceOptions(url: string): DataSourceOptions {
+/** `namedStatements`: the hot statements marked `prepared()` run as named prepared statements (pool-client.ts). */
+export function dataSourceOptions(url: string, namedStatements = false): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -20,7 +21,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     migrationsRun: false,
-    extra: { max: 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PoolClient },
+    extra: { max: 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, Client: PoolClient, namedStatements },
   };
 }
 

@@ -1,5 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 
+export { isPrepared, prepared } from './pool-client';
+
 /**
  * The one way to run raw SQL outside the tenant-scoped repositories (whose `sql()` binds the scope first
  * and then comes here): for the few statements that are not one tenant's, such as the outbox relays,

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { clock } from '../../common/time/clock';
+import { prepared } from '../../database/sql';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
@@ -15,9 +16,10 @@ export interface KeyWithTenant {
   tenantName: string;
 }
 
-const FIND_FOR_AUTHENTICATION = `SELECT k.id, k.tenant_id AS "tenantId", k.mode, k.name, k.role, k.scopes, k.expires_at AS "expiresAt",
+const FIND_FOR_AUTHENTICATION =
+  prepared(`SELECT k.id, k.tenant_id AS "tenantId", k.mode, k.name, k.role, k.scopes, k.expires_at AS "expiresAt",
     k.revoked_at AS "revokedAt", t.name AS "tenantName"
-  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`;
+  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`);
 
 @Injectable()
 export class ApiKeysRepository extends TenantEntityRepository<ApiKeyEntity> {

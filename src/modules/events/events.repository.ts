@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { TimeRange } from '../../common/http/lists/time-range';
+import { isPrepared, prepared } from '../../database/sql';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { newestFirstPage, Page, ScopedStatement, TenantScopedRepository } from '../../database/tenant-scoped.repository';
 import { EventEntity } from './entities/event.entity';
@@ -27,11 +28,13 @@ export class EventsRepository extends TenantScopedRepository<EventEntity> {
    */
   async insertWith(scope: TenantScope, write: ScopedStatement, event: NewEvent, tx?: EntityManager): Promise<void> {
     const n = write.params.length + 2;
+    const statement = `WITH written AS (${write.statement} RETURNING 1)
+       INSERT INTO events (id, tenant_id, mode, type, payload, created_at)
+       SELECT $${n + 1}::uuid, $1, $2, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::timestamptz FROM written`;
+    // A hot write stays hot with its event.
     await this.sql(
       scope,
-      `WITH written AS (${write.statement} RETURNING 1)
-       INSERT INTO events (id, tenant_id, mode, type, payload, created_at)
-       SELECT $${n + 1}::uuid, $1, $2, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::timestamptz FROM written`,
+      isPrepared(write.statement) ? prepared(statement) : statement,
       [...write.params, event.id, event.type, JSON.stringify(event.payload), event.createdAt],
       tx,
     );

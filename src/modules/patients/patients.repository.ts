@@ -4,6 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
+import { prepared } from '../../database/sql';
 import { keysetPage, Page, ScopedStatement, TenantEntityRepository } from '../../database/tenant-scoped.repository';
 import { PatientEntity } from './entities/patient.entity';
 import type { PatientStatus, PatientType } from './patient-rules';
@@ -99,8 +100,9 @@ const COLUMNS = [
 ].join(', ');
 
 /** INSERT of one patient: $1 tenant, $2 mode, $3 id, $4 joining code, then FIELDS in order, then the time. */
-const INSERT_PATIENT = `INSERT INTO patients (tenant_id, mode, id, joining_code, ${FIELDS.map(column).join(', ')}, version, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, ${FIELDS.map((_, i) => `$${i + 5}`).join(', ')}, 1, $${FIELDS.length + 5}, $${FIELDS.length + 5})`;
+const INSERT_PATIENT =
+  prepared(`INSERT INTO patients (tenant_id, mode, id, joining_code, ${FIELDS.map(column).join(', ')}, version, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, ${FIELDS.map((_, i) => `$${i + 5}`).join(', ')}, 1, $${FIELDS.length + 5}, $${FIELDS.length + 5})`);
 
 /**
  * The bulk upsert (see upsertBatch): $3 the rows as a JSON array, $4 the time. A row that names an
@@ -133,8 +135,9 @@ const UPSERT_PATIENTS = (() => {
     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`;
 })();
 
-const GET_PATIENT = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`;
-const GET_PATIENTS_BY_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::uuid[])`;
+const GET_PATIENT = prepared(`SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = $3`);
+const GET_PATIENT_LOCKED = prepared(`${GET_PATIENT} FOR UPDATE`);
+const GET_PATIENTS_BY_ID = prepared(`SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::uuid[])`);
 const GET_PATIENTS_BY_EXTERNAL_ID = `SELECT ${COLUMNS} FROM patients WHERE tenant_id = $1 AND mode = $2 AND external_id = ANY($3::text[])`;
 
 /**
@@ -154,7 +157,7 @@ export class PatientsRepository extends TenantEntityRepository<PatientEntity> {
 
   /** The patient, its row locked until `tx` ends (the state a change is compared with). */
   async getLocked(scope: TenantScope, id: string, tx: EntityManager): Promise<PatientEntity | null> {
-    const rows = await this.sql<PatientEntity[]>(scope, `${GET_PATIENT} FOR UPDATE`, [id], tx);
+    const rows = await this.sql<PatientEntity[]>(scope, GET_PATIENT_LOCKED, [id], tx);
     return rows[0] ?? null;
   }
 
