@@ -102,6 +102,8 @@ describe('OpenAPI examples work as documented', () => {
   const NOT_FROM_EXAMPLES: Record<string, string> = {
     'POST /api/v1/public/unsubscribe/{token}': "the token arrives only in an email's List-Unsubscribe header (email-consent.e2e-spec.ts)",
     'GET /api/v1/public/unsubscribe/{token}': 'the same token: the page of the link (unsubscribe-page.e2e-spec.ts)',
+    'POST /api/v1/public/schedulers/{id}/page/hold': "a browser's form post of the hosted booking page (booking-page.e2e-spec.ts)",
+    'POST /api/v1/public/schedulers/{id}/page/book': 'the same page, after the hold (booking-page.e2e-spec.ts)',
     'POST /api/v1/public/sms/twilio/status': 'only Twilio signs its callbacks (X-Twilio-Signature; sms.e2e-spec.ts signs them as it does)',
     'POST /api/v1/public/sms/twilio/inbound': 'the same signature (sms.e2e-spec.ts)',
     ...Object.fromEntries(

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { acceptsHtml } from '../../common/http/responses/html-page';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
@@ -13,7 +14,9 @@ import {
   PublicBookingDto,
   PublicBookingResultDto,
   PublicSchedulerDto,
+  PublicSchedulerPageQueryDto,
 } from './dto/public-scheduler.dto';
+import { BookingPageService } from './booking-page.service';
 import { PublicBookingCaller } from './public-booking-caller';
 import { PublicBookingService } from './public-booking.service';
 
@@ -27,17 +30,28 @@ const PUBLIC =
 // Each view is counted, so nothing in between may answer it from a cache.
 @NoStore()
 export class PublicBookingPagesController {
-  constructor(private readonly booking: PublicBookingService) {}
+  constructor(
+    private readonly booking: PublicBookingService,
+    private readonly page: BookingPageService,
+  ) {}
 
   @Get(':id')
   @ApiOperation({
     operationId: 'getPublicScheduler',
     summary: 'A booking page (counts a view)',
-    description: `The page's name, description, appointment length and type, and its active providers (name and timezone only). Each answer counts one view. ${PUBLIC}`,
+    description: `The page's name, description, appointment length and type, and its active providers (name and timezone only). Each answer counts one view. With \`Accept: text/html\` (a browser), the hosted booking page instead: free times by day for a week (\`from\`, a date) of one provider (\`provider\`, a provider's id; the page's first by default), each a button that holds the time, then a details form and a confirmation with the manage link; it works without script, may be framed only by practice settings \`embedOrigins\`, and counts a view when opened without \`provider\` and \`from\`. ${PUBLIC}`,
   })
+  @ApiProduces('application/json', 'text/html')
   @ApiOkResponse({ type: PublicSchedulerDto })
-  view(@IdParam() id: string): Promise<PublicSchedulerDto> {
-    return this.booking.view(id);
+  async view(
+    @IdParam() id: string,
+    @Query() query: PublicSchedulerPageQueryDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PublicSchedulerDto | string> {
+    if (!acceptsHtml(request.headers.accept)) return this.booking.view(id);
+    const opened = query.provider === undefined && query.from === undefined;
+    return this.page.times(reply, opened ? await this.booking.countView(id) : await this.booking.require(id), query);
   }
 
   @Get(':id/availability')

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import { apiPath } from '../../common/http/responses/response-headers';
+import { BusinessClock } from '../../common/time/business-clock';
 import { problemOf, ValidationFailedException } from '../../common/http/errors/problem';
 import type { ApiException } from '../../common/http/errors/problem';
 import { retryOnDeadlock } from '../../database/database-errors';
@@ -26,6 +29,7 @@ import {
   PublicBookingResultDto,
   PublicSchedulerDto,
 } from './dto/public-scheduler.dto';
+import { DAYS_SHOWN, PageHeading, PageProvider, TimesView } from './booking-page.view';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { SchedulerNotFoundException } from './booking-pages.exceptions';
 import { BookingPagesRepository } from './booking-pages.repository';
@@ -49,12 +53,12 @@ export class PublicBookingService {
     private readonly patients: PatientsService,
     private readonly sms: SmsConsent,
     private readonly transactions: Transactions,
+    private readonly clock: BusinessClock,
   ) {}
 
   /** GET /public/schedulers/{id}: the page, counting the view in the same statement that reads it. */
   async view(id: string): Promise<PublicSchedulerDto> {
-    const scheduler = await this.schedulers.countPublicView(id);
-    if (!scheduler) throw new SchedulerNotFoundException();
+    const scheduler = await this.countView(id);
     const page = await this.pageOf(scheduler);
     return {
       id: scheduler.id,
@@ -66,6 +70,13 @@ export class PublicBookingService {
       requirePhone: scheduler.requirePhone,
       providers: page.providers.map((p) => ({ name: p.name, timezone: p.timezone })),
     };
+  }
+
+  /** The active scheduler behind a public id, one more view counted; 404 for an unknown or inactive one. */
+  async countView(id: string): Promise<SchedulerEntity> {
+    const scheduler = await this.schedulers.countPublicView(id);
+    if (!scheduler) throw new SchedulerNotFoundException();
+    return scheduler;
   }
 
   /** The active scheduler behind a public id; 404 for an unknown or inactive one. */
@@ -138,6 +149,63 @@ export class PublicBookingService {
     }
   }
 
+  /**
+   * The booking page's times as a browser shows them: the chosen provider's (an unknown choice, or none, is
+   * the page's first) free starts for a week from `from` (a date in the provider's timezone; before today,
+   * or none, is today by the page's clock).
+   */
+  async pageTimes(scheduler: SchedulerEntity, providerId?: string, from?: string): Promise<Omit<TimesView, 'notice'>> {
+    const page = await this.pageOf(scheduler);
+    const providers: PageProvider[] = page.providers.map((p) => ({ id: p.id, name: p.name, timezone: p.timezone }));
+    const provider = page.providers.find((p) => p.id === providerId) ?? page.providers[0];
+    if (!provider)
+      return { heading: this.heading(scheduler, page), providers, provider: NO_PROVIDER, slots: [], from: '', earlier: null, later: '' };
+    const today = DateTime.fromMillis(await this.clock.nowMs(scheduler), { zone: provider.timezone }).startOf('day');
+    const asked = from ? DateTime.fromISO(from, { zone: provider.timezone }) : today;
+    const first = asked.isValid && asked > today ? asked.startOf('day') : today;
+    const last = first.plus({ days: DAYS_SHOWN - 1 });
+    const range = parseRange(first.toISODate()!, last.toISODate()!);
+    const slots = await this.availability.slotsFor(scheduler, [provider], range, page.policy);
+    return {
+      heading: this.heading(scheduler, page),
+      providers,
+      provider: { id: provider.id, name: provider.name, timezone: provider.timezone },
+      slots: slots.map((s) => s.start),
+      from: first.toISODate()!,
+      earlier: first > today ? DateTime.max(today, first.minus({ days: DAYS_SHOWN })).toISODate() : null,
+      later: first.plus({ days: DAYS_SHOWN }).toISODate()!,
+    };
+  }
+
+  /** The page's heading and one of its providers (null when it is not the page's), for a step of the page. */
+  async pageStep(scheduler: SchedulerEntity, providerId: string): Promise<{ heading: PageHeading; provider: PageProvider } | null> {
+    const page = await this.pageOf(scheduler);
+    const provider = page.providers.find((p) => p.id === providerId);
+    return provider
+      ? { heading: this.heading(scheduler, page), provider: { id: provider.id, name: provider.name, timezone: provider.timezone } }
+      : null;
+  }
+
+  /** Whether the page offers `datetime` with this provider now. */
+  async isFree(scheduler: SchedulerEntity, providerId: string, datetime: string): Promise<boolean> {
+    const page = await this.pageOf(scheduler);
+    const provider = page.providers.find((p) => p.id === providerId);
+    const start = Date.parse(datetime);
+    if (!provider) return false;
+    const at = { start: { instant: start }, end: { instant: start + page.policy.duration * MINUTE } };
+    return (await this.availability.slotsFor(scheduler, [provider], at, page.policy)).some((s) => Date.parse(s.start) === start);
+  }
+
+  private heading(scheduler: SchedulerEntity, page: BookingPage): PageHeading {
+    return {
+      path: apiPath('public', 'schedulers', scheduler.id),
+      name: scheduler.name,
+      description: scheduler.description,
+      duration: page.policy.duration,
+      type: page.typeName,
+    };
+  }
+
   /** What the page books: its policy (its type's, or its bare duration's), the type's name and its active providers that offer it. */
   private async pageOf(scheduler: SchedulerEntity): Promise<BookingPage> {
     const active = (await this.providers.findMany(scheduler, scheduler.providerIds)).filter((p) => p.isActive);
@@ -156,6 +224,9 @@ export class PublicBookingService {
     return problemOf('slot_unavailable', detail, { alternatives: publicSlots(slots).slice(0, ALTERNATIVES) });
   }
 }
+
+/** A page whose providers all left it: it shows no times. */
+const NO_PROVIDER: PageProvider = { id: '', name: 'nobody at the moment', timezone: 'UTC' };
 
 interface BookingPage {
   policy: BookingPolicy;

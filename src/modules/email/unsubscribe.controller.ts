@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Audited, auditAs } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
-import { acceptsHtml, html, htmlPage } from '../../common/http/responses/html-page';
+import { acceptsHtml, asPage, html, htmlPage } from '../../common/http/responses/html-page';
 import { ResourceNotFoundProblem } from '../../common/http/errors/problem';
 import { apiPath } from '../../common/http/responses/response-headers';
 import { PatientsService } from '../patients';
@@ -42,8 +42,9 @@ export class UnsubscribeController {
   ): Promise<string> {
     const subject = await this.subject(token);
     if (!subject) return this.invalid(request, reply);
-    const practice = await this.settings.practiceName(subject);
-    void reply.type(HTML).header('cache-control', 'no-store');
+    const look = await this.settings.pageLook(subject);
+    const practice = look.practiceName;
+    asPage(reply, look);
     return htmlPage(
       `Unsubscribe from ${practice}`,
       html`<h1>Unsubscribe from ${practice}</h1>
@@ -52,6 +53,7 @@ export class UnsubscribeController {
           <input type="hidden" name="List-Unsubscribe" value="One-Click" />
           <button type="submit">Unsubscribe</button>
         </form>`,
+      look,
     );
   }
 
@@ -80,12 +82,13 @@ export class UnsubscribeController {
     // A consent change is audited whatever made it: here in the patient's tenant and mode, with no key.
     auditAs(request, subject, subject.patientId);
     if (!acceptsHtml(request.headers.accept)) return { message: UNSUBSCRIBED };
-    const practice = await this.settings.practiceName(subject);
-    void reply.type(HTML).header('cache-control', 'no-store');
+    const look = await this.settings.pageLook(subject);
+    asPage(reply, look);
     return htmlPage(
       'Unsubscribed',
       html`<h1>You are unsubscribed</h1>
-        <p>${practice} will send no more email to this address.</p>`,
+        <p>${look.practiceName} will send no more email to this address.</p>`,
+      look,
     );
   }
 

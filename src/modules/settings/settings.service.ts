@@ -6,6 +6,7 @@ import { TenantScope } from '../../database/tenant-owned.entity';
 import { SettingsDto, SettingsUpdatedDto } from './dto/settings.dto';
 import { SettingsSection } from './entities/settings.entity';
 import { parseSettingsPatch } from './settings-payload';
+import { brandSettingsErrors, embedOriginsErrors, PageLook, pageLookOf } from './page-look';
 import { practiceSettingsErrors, smsCountriesOf } from './practice-settings';
 import { SettingsRepository } from './settings.repository';
 import { SmsNumbersService } from '../sms-numbers';
@@ -32,9 +33,19 @@ export class SettingsService {
    * SMS HELP reply): `name` of the practice settings, else the tenant's name.
    */
   async practiceName(scope: TenantScope): Promise<string> {
-    const value = (await this.settings.get(scope, 'practice')).data.name;
+    return this.nameIn(scope, (await this.settings.get(scope, 'practice')).data);
+  }
+
+  private async nameIn(scope: TenantScope, practice: Record<string, unknown>): Promise<string> {
+    const value = practice.name;
     if (typeof value === 'string' && value.trim()) return value.trim();
     return (await this.tenants.find(scope.tenantId))?.name ?? UNNAMED_PRACTICE;
+  }
+
+  /** How the pages patients open show the practice: its name, logo and colour, and who may frame them. */
+  async pageLook(scope: TenantScope): Promise<PageLook> {
+    const [practice, brand] = await Promise.all([this.settings.get(scope, 'practice'), this.settings.get(scope, 'brand')]);
+    return pageLookOf(await this.nameIn(scope, practice.data), practice.data, brand.data);
   }
 
   /**
@@ -47,10 +58,13 @@ export class SettingsService {
 
   async update(auth: AuthContext, section: SettingsSection, body: unknown): Promise<SettingsUpdatedDto> {
     const patch = parseSettingsPatch(body);
-    if (section === 'practice') {
-      const errors = practiceSettingsErrors(patch.set, patch.deleted);
-      if (errors.length) throw new ValidationFailedException(errors);
-    }
+    const errors =
+      section === 'practice'
+        ? [...practiceSettingsErrors(patch.set, patch.deleted), ...embedOriginsErrors(patch.set)]
+        : section === 'brand'
+          ? brandSettingsErrors(patch.set)
+          : [];
+    if (errors.length) throw new ValidationFailedException(errors);
     const doc = await this.settings.merge(auth, section, patch.set, patch.deleted);
     return { message: 'Settings updated', settings: await this.shown(auth, section, doc.data) };
   }

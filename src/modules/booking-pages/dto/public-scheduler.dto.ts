@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsEmail, IsOptional, MaxLength } from 'class-validator';
+import { IsEmail, IsISO8601, IsOptional, IsUUID, Matches, MaxLength } from 'class-validator';
 import { CreatePatientDto, IsPhone } from '../../patients';
 import { DateRangeQueryDto, IsInstant } from '../../scheduling';
 import { IsTextableNumber } from '../../sms';
@@ -28,6 +28,22 @@ export class PublicSchedulerDto extends PickType(SchedulerDto, [
   /** The page's active providers. */
   @ApiProperty({ type: [PublicProviderDto] })
   providers!: PublicProviderDto[];
+}
+
+/** What the hosted page (a browser's GET of the page) shows: one provider's times, a week from a date. */
+export class PublicSchedulerPageQueryDto {
+  /** One of the page's providers (its id); the page's first by default. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a provider id' })
+  provider?: string;
+
+  /** The first day shown, in the provider's timezone (`2026-03-02`); today by default (an earlier date shows today). */
+  @ApiPropertyOptional({ format: 'date' })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date (YYYY-MM-DD)' })
+  @IsISO8601({ strict: true }, { message: 'must be a real date' })
+  from?: string;
 }
 
 /** startDate and endDate (dates read in each provider's timezone, or date-times), at most 31 days apart. */
@@ -69,6 +85,15 @@ export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', '
   @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:00') })
   @IsInstant()
   datetime!: string;
+}
+
+/** A time button of the hosted page: the time and the provider it is free with. */
+export class PageHoldFormDto {
+  @IsInstant()
+  datetime!: string;
+
+  @IsUUID('all', { message: 'must be a provider id' })
+  providerId!: string;
 }
 
 /** A public booking as the booker sees it: the appointment's id and time, the provider's name. */

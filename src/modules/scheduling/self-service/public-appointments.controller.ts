@@ -4,7 +4,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditAs, Audited } from '../../../common/audit/audited.decorator';
 import { Public } from '../../../common/auth/route-policy.decorator';
-import { acceptsHtml, html, htmlPage, SafeHtml } from '../../../common/http/responses/html-page';
+import { acceptsHtml, asPage, html, htmlPage, SafeHtml } from '../../../common/http/responses/html-page';
 import { ApiErrors } from '../../../common/http/openapi/openapi';
 import { ValidationFailedException } from '../../../common/http/errors/problem';
 import { apiPath, NoStore } from '../../../common/http/responses/response-headers';
@@ -17,7 +17,6 @@ import {
 } from './dto/public-appointment.dto';
 import { Managed, SelfServiceService } from './self-service.service';
 
-const HTML = 'text/html; charset=utf-8';
 /** How many free times the page offers to reschedule to. */
 const PAGE_SLOTS = 6;
 const PUBLIC =
@@ -55,7 +54,7 @@ export class PublicAppointmentsController {
     const managed = await this.selfService.require(token);
     const view = await this.selfService.view(managed);
     if (!acceptsHtml(request.headers.accept)) return view;
-    return this.page(reply, token, view, await this.pageSlots(managed, view));
+    return this.page(reply, token, view, managed, await this.pageSlots(managed, view));
   }
 
   @Post(':token/confirm')
@@ -162,7 +161,7 @@ export class PublicAppointmentsController {
   ): Promise<PublicAppointmentDto | string> {
     if (!acceptsHtml(request.headers.accept)) return view;
     const moved = { ...managed, appointment: { ...managed.appointment, datetime: view.datetime, status: view.status } };
-    return this.page(reply, token, view, await this.pageSlots(moved, view), done);
+    return this.page(reply, token, view, managed, await this.pageSlots(moved, view), done);
   }
 
   /** A few free times of the coming two weeks, when the link may still reschedule. */
@@ -175,12 +174,20 @@ export class PublicAppointmentsController {
       .slice(0, PAGE_SLOTS);
   }
 
-  private page(reply: FastifyReply, token: string, view: PublicAppointmentDto, slots: string[], done?: string): string {
-    void reply.type(HTML);
+  private async page(
+    reply: FastifyReply,
+    token: string,
+    view: PublicAppointmentDto,
+    managed: Managed,
+    slots: string[],
+    done?: string,
+  ): Promise<string> {
+    const look = await this.selfService.pageLook(managed);
+    asPage(reply, look);
     const action = (what: string): string => apiPath('public', 'appointments', token, what);
     const when = localTime(view.datetime, view.timezone);
     const button = (what: string, label: string): SafeHtml =>
-      html`<form method="post" action="${action(what)}"><button type="submit">${label}</button></form>`;
+      html`<form method="post" action="${action(what)}" class="inline"><button type="submit">${label}</button></form>`;
     const times = slots.map(
       (s) =>
         html`<form method="post" action="${`${action('reschedule')}?datetime=${encodeURIComponent(s)}`}">
@@ -196,10 +203,12 @@ export class PublicAppointmentsController {
         ${
           view.canReschedule && times.length
             ? html`<h2>Reschedule</h2>
-                ${join(times)}`
+                <div class="row">${join(times)}</div>`
             : html``
         }
-        ${view.canCancel || view.status !== 'scheduled' ? html`` : html`<p>To change it now, please contact the practice.</p>`}`,
+        ${view.canCancel || view.status !== 'scheduled' ? html`` : html`<p>To change it now, please contact the practice.</p>`}
+        <p><a href="${apiPath('public', 'appointments', token, 'calendar.ics')}" download>Add it to your calendar (.ics)</a></p>`,
+      look,
     );
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ResourceNotFoundProblem } from '../../../common/http/errors/problem';
 import { BusinessClock } from '../../../common/time/business-clock';
-import { SettingsService } from '../../settings';
+import { SettingsService, type PageLook } from '../../settings';
 import { changeDeadline } from '../appointments/appointment-policies';
 import { appointmentCalendar } from '../appointments/appointment-calendar';
 import { AppointmentsService } from '../appointments/appointments.service';
@@ -116,6 +116,11 @@ export class SelfServiceService {
   /** The appointment's iCalendar file, as the keyed route answers it, under the practice's name. */
   async calendar(managed: Managed): Promise<string> {
     return appointmentCalendar(managed.appointment, managed.provider, await this.settings.practiceName(managed.subject));
+  }
+
+  /** How the manage page shows the practice (its name, logo and colour). */
+  pageLook(managed: Managed): Promise<PageLook> {
+    return this.settings.pageLook(managed.subject);
   }
 
   /** `slots` from now, by the appointment's clock, for `days` days. */
