@@ -10,6 +10,8 @@ import { useApp } from '../helpers/use-app';
 const API_HOST = 'book.clinic.test';
 const PHONE = { width: 360, height: 740 };
 const HTML = { accept: 'text/html' };
+/** Set (to a directory, e.g. docs/images) to save the pages as the docs show them. */
+const SCREENSHOTS = process.env.BOOKING_PAGE_SCREENSHOTS;
 
 interface Scheduler {
   id: string;
@@ -85,6 +87,12 @@ describe('The hosted booking page', () => {
         expect(await page.locator('h1').innerText()).toBe('Book an appointment');
         expect(await page.locator('main').innerText()).toContain('Times are in Europe/London');
         await accessible(page, script);
+        if (SCREENSHOTS && script) {
+          await page.screenshot({ path: `${SCREENSHOTS}/booking-page-360.png` });
+          await page.setViewportSize({ width: 1280, height: 800 });
+          await page.screenshot({ path: `${SCREENSHOTS}/booking-page-1280.png` });
+          await page.setViewportSize(PHONE);
+        }
 
         // The second provider's times, in its own timezone.
         await page.getByRole('link', { name: 'Dr Alan Turing' }).click();
@@ -108,6 +116,7 @@ describe('The hosted booking page', () => {
         expect(await page.locator('input[name="firstName"]').inputValue()).toBe('Grace');
         expect(await page.locator('input[name="email"]').inputValue()).toBe('not an email');
         await accessible(page, script);
+        if (SCREENSHOTS && script) await page.screenshot({ path: `${SCREENSHOTS}/booking-details-360.png`, fullPage: true });
 
         await page.locator('input[name="lastName"]').fill('Hopper');
         await page.locator('input[name="email"]').fill(`grace.${script ? 'on' : 'off'}@example.com`);
@@ -117,6 +126,7 @@ describe('The hosted booking page', () => {
         expect(manageUrl).toMatch(new RegExp(`^http://${API_HOST.replace(/\./g, '\\.')}:${port}/api/v1/public/appointments/`));
         expect(await page.locator(`a[href="${manageUrl}/calendar.ics"]`).count()).toBe(1);
         await accessible(page, script);
+        if (SCREENSHOTS && script) await page.screenshot({ path: `${SCREENSHOTS}/booking-confirmation-360.png` });
 
         // The booking is the practice's, at the time picked.
         const appointments = await client(suite.app, tenant.testKey).get<{ appointments: { datetime: string }[] }>(
