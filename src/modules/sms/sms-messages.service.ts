@@ -109,7 +109,8 @@ export class SmsMessagesService {
     tx?: EntityManager,
   ): Promise<Prepared | Refusal> {
     requireExactlyOne(request, 'patientId', 'to');
-    const patient = request.patientId ? await this.patients.find(scope, request.patientId) : null;
+    // In the caller's transaction, when there is one: a booking page's lead patient is written in it.
+    const patient = request.patientId ? await this.patients.find(scope, request.patientId, tx) : null;
     if (request.patientId && !patient) return refused('no_address', 'patientId', noSuchPatient('patientId').message);
     if (patient && !patient.phone) return refused('no_address', 'patientId', 'names a patient without a phone number');
     const to = patient ? patient.phone! : request.to!;
