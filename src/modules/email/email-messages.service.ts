@@ -90,7 +90,7 @@ export class EmailMessagesService {
     requireExactlyOne(input, 'templateId', 'content');
     const content = async (): Promise<{ parts: EmailParts; templateId: string | null } | Refusal> => {
       if (input.content) return { parts: input.content, templateId: null };
-      const template = await this.templates.find(scope, input.templateId!);
+      const template = await this.templates.find(scope, input.templateId!, tx);
       return template ? { parts: template, templateId: template.id } : refused('template_missing', 'templateId', 'names no email template');
     };
     const prepared = await this.prepare(scope, input, content, input, 'variables', tx);
@@ -134,7 +134,7 @@ export class EmailMessagesService {
     const recipient: Recipient = { to: patient ? patient.email! : request.to!, patient };
     const source = await content();
     if ('status' in source) return source;
-    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment });
+    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment, tx });
     const rendered = emailPartsOrRefusal(source.parts, context, variablesField);
     if ('status' in rendered) return rendered;
     return { recipient, rendered, templateId: source.templateId };

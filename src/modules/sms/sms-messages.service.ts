@@ -124,13 +124,13 @@ export class SmsMessagesService {
     let source = request.body!;
     let templateId: string | null = null;
     if (request.templateId) {
-      const template = await this.templates.find(scope, request.templateId);
+      const template = await this.templates.find(scope, request.templateId, tx);
       if (!template) return refused('template_missing', 'templateId', 'names no SMS template of this tenant and mode');
       ({ body: source, id: templateId } = template);
     } else {
       assertTemplatesCompile({ body: ['text', request.body] });
     }
-    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment });
+    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment, tx });
     const rendered = smsOrRefusal(source, context, variablesField, true);
     if ('status' in rendered) return rendered;
     return { recipient: { to, patient }, rendered, templateId };

@@ -70,7 +70,7 @@ export class BookingNotices {
     const policy = policyOf(type);
     if (!policy.enabled[event]) return;
     const provider = (await this.providers.findById(scope, appointment.providerId, tx))!;
-    const practiceName = await this.settings.practiceName(scope);
+    const practiceName = await this.settings.practiceName(scope, tx);
     const start = new Date(appointment.datetime);
     const base = {
       kind: 'booking_notice' as const,
