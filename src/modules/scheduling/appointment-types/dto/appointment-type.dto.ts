@@ -93,17 +93,17 @@ export class NoticesInputDto {
  * `noticeTemplates.<change>`); omitted or null: the built-in text (PATCH: omitted is unchanged, null clears).
  */
 export class NoticeTemplatesInputDto {
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: null })
   @WhenClearable()
   @IsUUID('all', { message: 'must be a template id' })
   booked?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: null })
   @WhenClearable()
   @IsUUID('all', { message: 'must be a template id' })
   rescheduled?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: null })
   @WhenClearable()
   @IsUUID('all', { message: 'must be a template id' })
   cancelled?: string | null;
