@@ -363,9 +363,9 @@ export class AppointmentsService {
    * confirmed; checked like a booking under the appointment's policy, and by the same constraint), notes and
    * type. The row is locked for the change, then the provider's schedule. A patient's link (`source:
    * "patient_link"`) may not cancel or move it after its change deadline (409 change_window_closed).
-   * Completing records an encounter in the patient's clinical data in the same transaction. So does the
-   * patient's notice of a move or cancellation, for a patient's link or a key that asks for it. The change's
-   * event goes in that transaction too: `appointment.confirmed`, `.cancelled`, `.no_show` for those
+   * Completing records an encounter in the patient's clinical data in the same transaction, and a move or
+   * cancellation queues the patient's notice in it (always for a patient's link, on request for a key). The
+   * change's event goes in that transaction too: `appointment.confirmed`, `.cancelled`, `.no_show` for those
    * statuses, `appointment.rescheduled` for a move (each with `previous` and `source`), and
    * `appointment.updated` (the appointment) for any other change.
    */

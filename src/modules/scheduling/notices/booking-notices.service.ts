@@ -8,13 +8,7 @@ import { appointmentCalendar } from '../appointments/appointment-calendar';
 import type { AppointmentDto } from '../appointments/dto/appointment.dto';
 import { templateAppointment } from '../appointments/template-appointment';
 import { AppointmentTypesRepository } from '../appointment-types/appointment-types.repository';
-import {
-  AppointmentTypeEntity,
-  NOTICE_CHANNELS,
-  NoticeChannel,
-  NoticeEvent,
-  NoticeTemplates,
-} from '../appointment-types/entities/appointment-type.entity';
+import { AppointmentTypeEntity, NoticeChannel, NoticeEvent, NoticeTemplates } from '../appointment-types/entities/appointment-type.entity';
 import { ProvidersRepository } from '../providers/providers.repository';
 import { builtInNoticeEmail, builtInNoticeSms, noticeVariables } from './notice-text';
 
@@ -27,7 +21,7 @@ interface NoticePolicy {
 
 const DEFAULTS: NoticePolicy = {
   enabled: { booked: true, rescheduled: true, cancelled: true },
-  channels: [NOTICE_CHANNELS[0]],
+  channels: ['email'],
   templates: {},
 };
 
