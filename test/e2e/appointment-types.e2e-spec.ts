@@ -84,6 +84,9 @@ describe('Appointment types and booking policies', () => {
         cancellationWindowMinutes: 1440,
         providerIds: [],
         reminders: [],
+        notices: { booked: true, rescheduled: true, cancelled: true },
+        noticeChannels: ['email'],
+        noticeTemplates: { booked: null, rescheduled: null, cancelled: null },
         isActive: true,
         createdAt: expect.stringMatching(/Z$/),
         updatedAt: expect.stringMatching(/Z$/),
@@ -200,6 +203,70 @@ describe('Appointment types and booking policies', () => {
       });
       expect(fieldsOf(patched.body)).toEqual(['reminders.0.templateId']);
       expect((await api().get<AppointmentTypeDto>(`${TYPES}/${ok.body.id}`)).body.reminders).toHaveLength(2);
+    });
+
+    it('keeps its booking notices: which changes, by which channels, with which email templates; PATCH merges them', async () => {
+      const email = await api().post<EmailTemplateDto>('/api/v1/emails/templates', {
+        name: 'Notice',
+        subject: 'Booked',
+        textContent: 'Hi',
+      });
+      const sms = await api().post<SmsTemplateDto>('/api/v1/sms/templates', { name: 'Notice', body: 'Hi {{patient.firstName}}' });
+      const liveEmail = await suite
+        .api(suite.tenant.liveKey)
+        .post<EmailTemplateDto>('/api/v1/emails/templates', { name: 'Notice', subject: 'Booked', textContent: 'Hi' });
+      const type = await createType({
+        notices: { cancelled: false },
+        noticeChannels: ['sms', 'email'],
+        noticeTemplates: { booked: email.body.id.toUpperCase() },
+      });
+      expect(type).toMatchObject({
+        notices: { booked: true, rescheduled: true, cancelled: false },
+        noticeChannels: ['sms', 'email'],
+        noticeTemplates: { booked: email.body.id, rescheduled: null, cancelled: null },
+      });
+
+      const bad = await api().post<Problem>(TYPES, {
+        name: 'Bad',
+        durationMinutes: 30,
+        notices: { booked: 'yes', sometimes: true },
+        noticeChannels: ['fax'],
+        noticeTemplates: { booked: sms.body.id, rescheduled: liveEmail.body.id, cancelled: 'x' },
+      });
+      expect([bad.status, bad.body.code]).toEqual([400, 'validation_failed']);
+      expect(fieldsOf(bad.body).sort()).toEqual(
+        ['noticeChannels', 'noticeTemplates.cancelled', 'notices.booked', 'notices.sometimes'].sort(),
+      );
+      for (const noticeChannels of [[], ['email', 'email'], 'email', ['sms', 'email', 'sms']]) {
+        const refused = await api().post<Problem>(TYPES, { name: 'Bad', durationMinutes: 30, noticeChannels });
+        expect([refused.status, fieldsOf(refused.body)]).toEqual([400, ['noticeChannels']]);
+      }
+      // Ids that name no email template of this tenant and mode (an SMS template's, live mode's) are checked once the shapes are right.
+      const unknown = await api().post<Problem>(TYPES, {
+        name: 'Bad',
+        durationMinutes: 30,
+        noticeTemplates: { booked: sms.body.id, rescheduled: liveEmail.body.id },
+      });
+      expect(fieldsOf(unknown.body)).toEqual(['noticeTemplates.booked', 'noticeTemplates.rescheduled']);
+
+      const patched = await api().patch<AppointmentTypeDto>(`${TYPES}/${type.id}`, {
+        notices: { booked: false },
+        noticeChannels: ['email'],
+        noticeTemplates: { booked: null, cancelled: email.body.id },
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({
+        notices: { booked: false, rescheduled: true, cancelled: false },
+        noticeChannels: ['email'],
+        noticeTemplates: { booked: null, rescheduled: null, cancelled: email.body.id },
+      });
+      expect(fieldsOf((await api().patch<Problem>(`${TYPES}/${type.id}`, { notices: null, noticeChannels: null })).body)).toEqual([
+        'notices',
+        'noticeChannels',
+      ]);
+      const unknownPatch = await api().patch<Problem>(`${TYPES}/${type.id}`, { noticeTemplates: { rescheduled: sms.body.id } });
+      expect(fieldsOf(unknownPatch.body)).toEqual(['noticeTemplates.rescheduled']);
+      expect((await api().get<AppointmentTypeDto>(`${TYPES}/${type.id}`)).body).toEqual(patched.body);
     });
 
     it('refuses a reminder with the offset and channel of an earlier one, on create and PATCH, naming it', async () => {

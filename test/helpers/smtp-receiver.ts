@@ -9,6 +9,8 @@ export interface ReceivedEmail {
   headers: Record<string, string>;
   html: string | null;
   text: string | null;
+  /** The text/calendar part (an .ics), decoded, with its Content-Type. */
+  calendar: { contentType: string; body: string } | null;
   /** When its final dot arrived (ms since the epoch). */
   receivedAt: number;
 }
@@ -104,7 +106,7 @@ export class SmtpReceiver {
   }
 }
 
-/** Just enough MIME for tests: top-level headers, and the text/html and text/plain parts decoded. */
+/** Just enough MIME for tests: top-level headers, and the text/html, text/plain and text/calendar parts decoded. */
 export function parseEmail(raw: string): Omit<ReceivedEmail, 'from' | 'to' | 'receivedAt'> {
   const { headers, body } = splitHeaders(raw);
   const parts: { headers: Record<string, string>; body: string }[] = [];
@@ -118,11 +120,19 @@ export function parseEmail(raw: string): Omit<ReceivedEmail, 'from' | 'to' | 're
     }
   };
   walk(headers, body);
+  const partOf = (type: string) => parts.find((p) => (p.headers['content-type'] ?? 'text/plain').startsWith(type));
   const find = (type: string): string | null => {
-    const part = parts.find((p) => (p.headers['content-type'] ?? 'text/plain').startsWith(type));
+    const part = partOf(type);
     return part ? decode(part.body, part.headers['content-transfer-encoding'] ?? '7bit') : null;
   };
-  return { raw, headers, html: find('text/html'), text: find('text/plain') };
+  const calendar = partOf('text/calendar');
+  return {
+    raw,
+    headers,
+    html: find('text/html'),
+    text: find('text/plain'),
+    calendar: calendar ? { contentType: calendar.headers['content-type'], body: find('text/calendar')! } : null,
+  };
 }
 
 function splitHeaders(raw: string): { headers: Record<string, string>; body: string } {

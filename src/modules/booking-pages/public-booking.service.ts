@@ -97,7 +97,7 @@ export class PublicBookingService {
    * Books `datetime` with the first of the page's providers that availability shows free then (under the
    * page's policies), in one transaction: Scheduling claims the slot, the patient is found by email in the
    * scheduler's tenant and mode or created as a lead (so a refused booking leaves no lead behind), Scheduling
-   * records the appointment, and the page counts the booking. A race for the slot is settled as for POST
+   * records the appointment and queues the patient's notice, and the page counts the booking. A race for the slot is settled as for POST
    * /scheduling/book: the provider's lock and the exclusion constraint let one booking through, and the
    * others get the page's alternatives, computed once.
    */
@@ -118,7 +118,8 @@ export class PublicBookingService {
     );
     const provider = page.providers.find((p) => free.has(p.id));
     if (!provider) throw await this.unavailable(scope, page, start, 'No provider of this page is free at the requested time');
-    const request = { start, policy: page.policy, type: page.typeName, notes: null };
+    // A booking page always tells the patient (a notice by the type's channels).
+    const request = { start, policy: page.policy, type: page.typeName, notes: null, notifyPatient: true };
     const lead = { firstName: dto.firstName, lastName: dto.lastName, email: dto.email, phone: dto.phone };
     try {
       const appointment = await retryOnDeadlock(() =>

@@ -16,7 +16,7 @@ export class EmailBodyRetention {
   async clearSentBefore(cutoff: Date, now: Date, limit: number): Promise<number> {
     const [, cleared] = await unscopedSql<[unknown, number]>(
       this.dataSource,
-      `UPDATE email_messages SET html_body = NULL, text_body = NULL, body_cleared_at = $3
+      `UPDATE email_messages SET html_body = NULL, text_body = NULL, attachments = NULL, body_cleared_at = $3
         WHERE id IN (SELECT id FROM email_messages
                       WHERE status = 'sent' AND body_cleared_at IS NULL AND sent_at < $1
                       ORDER BY sent_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,

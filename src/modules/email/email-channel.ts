@@ -91,6 +91,7 @@ export class EmailChannel implements MessageChannel<EmailMessageEntity>, OnAppli
       subject: row.subject,
       html: row.htmlBody ?? undefined,
       text: row.textBody ?? undefined,
+      attachments: row.attachments?.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
       messageId: this.headers.messageId(row.id),
       date: new Date(), // for mail servers and their real clocks, not a business time
       headers: this.headers.forMessage(row),

@@ -7,7 +7,7 @@ import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page } from '../../database/tenant-scoped.repository';
 import { ClaimedMessage, MessageKind, OutgoingMessageFilters, OutgoingMessagesRepository } from '../../common/messaging';
-import { EmailMessageEntity, EmailStatus, EmailTransportName } from './entities/email-message.entity';
+import { EmailAttachment, EmailMessageEntity, EmailStatus, EmailTransportName } from './entities/email-message.entity';
 
 /** A message as queued: rendered, addressed, and (for a sequence step) placed in its enrolment. `suppressed` carries the reason it will not be sent. */
 export interface NewEmailMessage {
@@ -22,6 +22,7 @@ export interface NewEmailMessage {
   subject: string;
   htmlBody: string | null;
   textBody: string | null;
+  attachments?: EmailAttachment[] | null;
   suppressed?: string;
 }
 
@@ -47,8 +48,8 @@ export class EmailMessagesRepository extends OutgoingMessagesRepository<EmailMes
     const [row] = await this.sql<{ id: string }[]>(
       scope,
       `INSERT INTO email_messages (id, tenant_id, mode, patient_id, template_id, sequence_id, enrollment_id, step, to_address, subject,
-                                   html_body, text_body, kind, appointment_id, status, last_error, attempts, next_attempt_at, created_at, updated_at)
-       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, 0, $13, $13, $13)
+                                   html_body, text_body, kind, appointment_id, status, last_error, attachments, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18, 0, $13, $13, $13)
        ON CONFLICT (tenant_id, mode, enrollment_id, step) WHERE enrollment_id IS NOT NULL DO NOTHING
        RETURNING id`,
       [
@@ -67,6 +68,7 @@ export class EmailMessagesRepository extends OutgoingMessagesRepository<EmailMes
         values.appointmentId,
         values.suppressed ? 'suppressed' : 'queued',
         values.suppressed ?? null,
+        values.attachments?.length ? JSON.stringify(values.attachments) : null,
       ],
       tx,
     );

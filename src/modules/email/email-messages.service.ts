@@ -16,15 +16,20 @@ import { EmailMessagesRepository } from './email-messages.repository';
 import { EmailSendJobs } from './email-send-jobs.service';
 import { EmailTemplatesService } from './email-templates.service';
 import { EmailMessageNotFoundException } from './email.exceptions';
-import { EmailMessageEntity } from './entities/email-message.entity';
+import { EmailAttachment, EmailMessageEntity } from './entities/email-message.entity';
 
-/** A sequence step's or a reminder's message (see EmailMessagesService.queue). */
+/** A sequence step's, a reminder's or a notice's message (see EmailMessagesService.queue). */
 export interface QueueEmailInput {
   kind: Exclude<MessageKind, 'send'>;
   patientId: string;
   /** The appointment a reminder or notice is about. */
   appointmentId?: string;
-  templateId: string;
+  /** An email template of the scope; or, instead, `content`. */
+  templateId?: string;
+  /** The message's own template source (a notice's built-in text), rendered as a template's would be. */
+  content?: EmailParts;
+  /** Sent with the message as they are (a notice's .ics). */
+  attachments?: EmailAttachment[];
   variables?: Record<string, unknown>;
   /** A reminder's appointment, which its template sees as `{{appointment.*}}`. */
   appointment?: TemplateAppointment;
@@ -82,11 +87,13 @@ export class EmailMessagesService {
    * or one that cannot be rendered for this patient is `refused` and writes nothing.
    */
   async queue(scope: TenantScope, input: QueueEmailInput, tx: EntityManager): Promise<QueueOutcome> {
-    const content = async (): Promise<{ parts: EmailParts; templateId: string } | Refusal> => {
-      const template = await this.templates.find(scope, input.templateId);
+    requireExactlyOne(input, 'templateId', 'content');
+    const content = async (): Promise<{ parts: EmailParts; templateId: string | null } | Refusal> => {
+      if (input.content) return { parts: input.content, templateId: null };
+      const template = await this.templates.find(scope, input.templateId!, tx);
       return template ? { parts: template, templateId: template.id } : refused('template_missing', 'templateId', 'names no email template');
     };
-    const prepared = await this.prepare(scope, input, content, input, 'variables');
+    const prepared = await this.prepare(scope, input, content, input, 'variables', tx);
     return 'status' in prepared ? prepared : this.write(scope, prepared, input, tx);
   }
 
@@ -117,15 +124,17 @@ export class EmailMessagesService {
     content: () => Promise<{ parts: EmailParts; templateId: string | null } | Refusal>,
     values: { variables?: Record<string, unknown> | null; appointment?: TemplateAppointment },
     variablesField: string,
+    tx?: EntityManager,
   ): Promise<Prepared | Refusal> {
     requireExactlyOne(request, 'patientId', 'to');
-    const patient = request.patientId ? await this.patients.find(scope, request.patientId) : null;
+    // In the caller's transaction: a booking page's lead patient is written in it.
+    const patient = request.patientId ? await this.patients.find(scope, request.patientId, tx) : null;
     if (request.patientId && !patient) return refused('no_address', 'patientId', noSuchPatient('patientId').message);
     if (patient && !patient.email) return refused('no_address', 'patientId', 'names a patient without an email address');
     const recipient: Recipient = { to: patient ? patient.email! : request.to!, patient };
     const source = await content();
     if ('status' in source) return source;
-    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment });
+    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment, tx });
     const rendered = emailPartsOrRefusal(source.parts, context, variablesField);
     if ('status' in rendered) return rendered;
     return { recipient, rendered, templateId: source.templateId };
@@ -135,7 +144,14 @@ export class EmailMessagesService {
   private async write(
     scope: TenantScope,
     { recipient, rendered, templateId }: Prepared,
-    refs: { kind: MessageKind; appointmentId?: string; sequenceId?: string; enrollmentId?: string; step?: number },
+    refs: {
+      kind: MessageKind;
+      appointmentId?: string;
+      sequenceId?: string;
+      enrollmentId?: string;
+      step?: number;
+      attachments?: EmailAttachment[];
+    },
     tx: EntityManager,
   ): Promise<Extract<QueueOutcome, { messageId: string }>> {
     const suppressed = emailSuppression(recipient.patient);
@@ -154,6 +170,7 @@ export class EmailMessagesService {
         subject: rendered.subject.replace(/[\r\n]+/g, ' ').slice(0, 998),
         htmlBody: rendered.htmlContent,
         textBody: rendered.textContent,
+        attachments: refs.attachments,
         suppressed: suppressed ?? undefined,
       },
       tx,

@@ -4,7 +4,7 @@ import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { clock } from '../../common/time/clock';
 import { TenantScope } from '../../database/tenant-owned.entity';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import { Transactions } from '../../database/transactions';
 import {
   CreateEmailTemplateDto,
@@ -54,9 +54,9 @@ export class EmailTemplatesService {
     return row;
   }
 
-  /** The template of the scope with this id, or null. */
-  find(scope: TenantScope, id: string): Promise<EmailTemplateEntity | null> {
-    return this.templates.findById(scope, id);
+  /** The template of the scope with this id, or null (read in `tx` when given). */
+  find(scope: TenantScope, id: string, tx?: EntityManager): Promise<EmailTemplateEntity | null> {
+    return this.templates.findById(scope, id, tx);
   }
 
   /** Whether every id names a template of this tenant and mode (for sequences, whose steps name templates). */

@@ -31,6 +31,6 @@ export class MessagingService {
     input: QueueMessageInputs[C],
     tx: EntityManager,
   ): Promise<QueueOutcome> {
-    return channel === 'email' ? this.email.queue(scope, input as QueueEmailInput, tx) : this.sms.queue(scope, input, tx);
+    return channel === 'email' ? this.email.queue(scope, input, tx) : this.sms.queue(scope, input, tx);
   }
 }

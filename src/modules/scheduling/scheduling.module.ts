@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmailModule } from '../email';
 import { EventsModule } from '../events';
+import { MessagingModule } from '../messaging';
 import { PatientsModule } from '../patients';
 import { SettingsModule } from '../settings';
 import { SmsModule } from '../sms';
@@ -19,6 +20,7 @@ import { AppointmentEntity } from './appointments/entities/appointment.entity';
 import { ProviderEntity } from './providers/entities/provider.entity';
 import { TimeOffEntity } from './providers/entities/time-off.entity';
 import { ManageTokens } from './self-service/manage-tokens';
+import { BookingNotices } from './notices/booking-notices.service';
 import { PublicAppointmentsController } from './self-service/public-appointments.controller';
 import { SelfServiceService } from './self-service/self-service.service';
 import { ProvidersController } from './providers/providers.controller';
@@ -36,6 +38,7 @@ import { TimeOffRepository } from './providers/time-off.repository';
     EmailModule,
     SmsModule,
     SettingsModule,
+    MessagingModule,
   ],
   controllers: [
     ProvidersController,
@@ -57,6 +60,7 @@ import { TimeOffRepository } from './providers/time-off.repository';
     SelfServiceService,
     RemindersRepository,
     RemindersService,
+    BookingNotices,
   ],
   exports: [
     ProvidersService,

@@ -23,23 +23,25 @@ export class SettingsService {
     private readonly tenants: TenantsService,
   ) {}
 
-  async get(scope: TenantScope, section: SettingsSection): Promise<SettingsDto> {
-    const doc = await this.settings.get(scope, section);
-    return { settings: await this.shown(scope, section, doc.data), updatedAt: doc.updatedAt ? doc.updatedAt.toISOString() : null };
+  /** A section as the API shows it (read in `tx` when given: inside a transaction, pass it). */
+  async get(scope: TenantScope, section: SettingsSection, tx?: EntityManager): Promise<SettingsDto> {
+    const doc = await this.settings.get(scope, section, tx);
+    return { settings: await this.shown(scope, section, doc.data, tx), updatedAt: doc.updatedAt ? doc.updatedAt.toISOString() : null };
   }
 
   /**
    * The practice's name as patients read it (the manage page and its calendar file, the unsubscribe page, an
-   * SMS HELP reply): `name` of the practice settings, else the tenant's name.
+   * SMS HELP reply, a booking notice): `name` of the practice settings, else the tenant's name. Inside a
+   * transaction, pass it.
    */
-  async practiceName(scope: TenantScope): Promise<string> {
-    return this.nameIn(scope, (await this.settings.get(scope, 'practice')).data);
+  async practiceName(scope: TenantScope, tx?: EntityManager): Promise<string> {
+    return this.nameIn(scope, (await this.settings.get(scope, 'practice', tx)).data, tx);
   }
 
-  private async nameIn(scope: TenantScope, practice: Record<string, unknown>): Promise<string> {
+  private async nameIn(scope: TenantScope, practice: Record<string, unknown>, tx?: EntityManager): Promise<string> {
     const value = practice.name;
     if (typeof value === 'string' && value.trim()) return value.trim();
-    return (await this.tenants.find(scope.tenantId))?.name ?? UNNAMED_PRACTICE;
+    return (await this.tenants.find(scope.tenantId, tx))?.name ?? UNNAMED_PRACTICE;
   }
 
   /** How the pages patients open show the practice: its name, logo and colour, and who may frame them. */
@@ -70,9 +72,14 @@ export class SettingsService {
   }
 
   /** A section as the API shows it: the practice's with its operator-assigned sending number. */
-  private async shown(scope: TenantScope, section: SettingsSection, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async shown(
+    scope: TenantScope,
+    section: SettingsSection,
+    data: Record<string, unknown>,
+    tx?: EntityManager,
+  ): Promise<Record<string, unknown>> {
     if (section !== 'practice') return data;
-    const smsFromNumber = await this.smsNumbers.find(scope);
+    const smsFromNumber = await this.smsNumbers.find(scope, tx);
     return smsFromNumber ? { ...data, smsFromNumber } : data;
   }
 }

@@ -109,7 +109,8 @@ export class SmsMessagesService {
     tx?: EntityManager,
   ): Promise<Prepared | Refusal> {
     requireExactlyOne(request, 'patientId', 'to');
-    const patient = request.patientId ? await this.patients.find(scope, request.patientId) : null;
+    // In the caller's transaction, when there is one: a booking page's lead patient is written in it.
+    const patient = request.patientId ? await this.patients.find(scope, request.patientId, tx) : null;
     if (request.patientId && !patient) return refused('no_address', 'patientId', noSuchPatient('patientId').message);
     if (patient && !patient.phone) return refused('no_address', 'patientId', 'names a patient without a phone number');
     const to = patient ? patient.phone! : request.to!;
@@ -123,13 +124,13 @@ export class SmsMessagesService {
     let source = request.body!;
     let templateId: string | null = null;
     if (request.templateId) {
-      const template = await this.templates.find(scope, request.templateId);
+      const template = await this.templates.find(scope, request.templateId, tx);
       if (!template) return refused('template_missing', 'templateId', 'names no SMS template of this tenant and mode');
       ({ body: source, id: templateId } = template);
     } else {
       assertTemplatesCompile({ body: ['text', request.body] });
     }
-    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment });
+    const context = await this.contexts.build(scope, { patient, variables: values.variables, appointment: values.appointment, tx });
     const rendered = smsOrRefusal(source, context, variablesField, true);
     if ('status' in rendered) return rendered;
     return { recipient: { to, patient }, rendered, templateId };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
@@ -58,9 +58,9 @@ export class SmsTemplatesService {
     return { ...renderSms(template.body, context, 'variables'), patientId: dto.patientId?.toLowerCase() ?? null };
   }
 
-  /** The template of the scope with this id, or null. */
-  find(scope: TenantScope, id: string): Promise<SmsTemplateEntity | null> {
-    return this.templates.get(scope, id);
+  /** The template of the scope with this id, or null (read in `tx` when given). */
+  find(scope: TenantScope, id: string, tx?: EntityManager): Promise<SmsTemplateEntity | null> {
+    return this.templates.get(scope, id, tx);
   }
 
   /** Those of the ids that name an SMS template of this tenant and mode. */

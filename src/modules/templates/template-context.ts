@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { PatientsService } from '../patients';
 import { SettingsService } from '../settings';
@@ -84,6 +85,8 @@ export interface TemplateContextRequest {
   appointment?: TemplateAppointment | null;
   /** The body field that carried the patient id, named in the 400 when it names no patient. */
   patientField?: string;
+  /** The caller's transaction, to read in: a message queued inside one needs no second connection. */
+  tx?: EntityManager;
 }
 
 /**
@@ -102,7 +105,7 @@ export class TemplateContextService {
       typeof request.patient === 'string'
         ? this.patients.requireReference(scope, request.patient, request.patientField ?? 'patientId')
         : request.patient,
-      this.settings.get(scope, 'practice'),
+      this.settings.get(scope, 'practice', request.tx),
     ]);
     return buildTemplateContext({ patient, practice: practice.settings, variables: request.variables, appointment: request.appointment });
   }

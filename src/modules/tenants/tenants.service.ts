@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { uuidv7 } from '../../common/ids';
 import { isUUID } from 'class-validator';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MODES, Mode, Role } from '../../common/auth/auth.types';
 import { clock } from '../../common/time/clock';
 import { Transactions } from '../../database/transactions';
@@ -44,10 +44,10 @@ export class TenantsService {
     return (await this.find(id)) !== null;
   }
 
-  /** The tenant, or null (a malformed id names no tenant). */
-  async find(id: string): Promise<TenantEntity | null> {
+  /** The tenant, or null (a malformed id names no tenant); read in `tx` when given. */
+  async find(id: string, tx?: EntityManager): Promise<TenantEntity | null> {
     if (!isUUID(id)) return null;
-    return this.dataSource.getRepository(TenantEntity).findOneBy({ id });
+    return (tx ?? this.dataSource.manager).getRepository(TenantEntity).findOneBy({ id });
   }
 
   /**

@@ -6,6 +6,14 @@ import { InstantColumn } from '../../../database/instant-column';
 export const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
+/** A file sent with a message (a booking notice's .ics), stored as queued so that every try sends the same bytes. */
+export interface EmailAttachment {
+  filename: string;
+  /** The part's Content-Type, parameters included (`text/calendar; method=PUBLISH`). */
+  contentType: string;
+  content: string;
+}
+
 export const EMAIL_TRANSPORTS = ['smtp', 'log', 'test'] as const;
 export type EmailTransportName = (typeof EMAIL_TRANSPORTS)[number];
 
@@ -58,6 +66,10 @@ export class EmailMessageEntity extends OutgoingMessageEntity<EmailStatus, Email
 
   @Column({ type: 'text', nullable: true })
   textBody!: string | null;
+
+  /** Cleared with the bodies. */
+  @Column({ type: 'jsonb', nullable: true })
+  attachments!: EmailAttachment[] | null;
 
   @Column({ type: 'varchar', length: 998, nullable: true })
   smtpMessageId!: string | null;

@@ -14,10 +14,11 @@ import {
   AppointmentTypeDto,
   AppointmentTypeListDto,
   CreateAppointmentTypeDto,
+  NoticeTemplatesInputDto,
   ReminderRuleDto,
   UpdateAppointmentTypeDto,
 } from './dto/appointment-type.dto';
-import { AppointmentTypeEntity, ReminderRule } from './entities/appointment-type.entity';
+import { AppointmentTypeEntity, NOTICE_EVENTS, NoticeTemplates, ReminderRule } from './entities/appointment-type.entity';
 import { ProvidersService } from '../providers/providers.service';
 import { AppointmentTypeNotFoundException } from '../scheduling.exceptions';
 
@@ -34,7 +35,8 @@ export class AppointmentTypesService {
   async create(auth: AuthContext, dto: CreateAppointmentTypeDto): Promise<AppointmentTypeDto> {
     const providerIds = (dto.providerIds ?? []).map((id) => id.toLowerCase());
     const reminders = (dto.reminders ?? []).map(reminderOf);
-    await this.check(auth, providerIds, reminders);
+    const noticeTemplates = noticeTemplatesOf({}, dto.noticeTemplates);
+    await this.check(auth, providerIds, reminders, noticeTemplates);
     const row = await this.types.insert(auth, {
       name: dto.name.trim(),
       durationMinutes: dto.durationMinutes,
@@ -48,6 +50,11 @@ export class AppointmentTypesService {
       providerIds,
       reminders,
       isActive: dto.isActive ?? true,
+      noticeBooked: dto.notices?.booked ?? true,
+      noticeRescheduled: dto.notices?.rescheduled ?? true,
+      noticeCancelled: dto.notices?.cancelled ?? true,
+      noticeChannels: dto.noticeChannels ?? ['email'],
+      noticeTemplates,
     });
     return appointmentTypeDto(row);
   }
@@ -83,12 +90,15 @@ export class AppointmentTypesService {
 
   /**
    * PATCH: a new duration without a slot interval keeps the stored interval (it was chosen or defaulted
-   * once, when the type was created).
+   * once, when the type was created). `notices` and `noticeTemplates` merge into the stored ones.
    */
   async update(auth: AuthContext, id: string, dto: UpdateAppointmentTypeDto): Promise<AppointmentTypeDto> {
     const providerIds = dto.providerIds?.map((p) => p.toLowerCase());
     const reminders = dto.reminders?.map(reminderOf);
-    await this.check(auth, providerIds ?? [], reminders ?? []);
+    // Merged into the stored ones, so read first: a concurrent PATCH of the same member may win, as any PATCH.
+    const current = dto.noticeTemplates ? await this.require(auth, id) : null;
+    const noticeTemplates = current ? noticeTemplatesOf(current.noticeTemplates, dto.noticeTemplates) : undefined;
+    await this.check(auth, providerIds ?? [], reminders ?? [], noticeTemplates ?? {});
     const changed = await this.types.update(
       auth,
       { id },
@@ -105,6 +115,11 @@ export class AppointmentTypesService {
         providerIds,
         reminders,
         isActive: dto.isActive,
+        noticeBooked: dto.notices?.booked,
+        noticeRescheduled: dto.notices?.rescheduled,
+        noticeCancelled: dto.notices?.cancelled,
+        noticeChannels: dto.noticeChannels,
+        noticeTemplates,
         updatedAt: clock.now(),
       }),
     );
@@ -113,16 +128,23 @@ export class AppointmentTypesService {
   }
 
   /**
-   * Providers and reminder templates must be the caller's: 400 naming `providerIds.<i>` /
-   * `reminders.<i>.templateId`; and no reminder may repeat an earlier one's offset and channel (`reminders.<i>`).
+   * Providers, reminder templates and notice templates must be the caller's: 400 naming `providerIds.<i>`,
+   * `reminders.<i>.templateId` or `noticeTemplates.<change>`; and no reminder may repeat an earlier one's
+   * offset and channel (`reminders.<i>`).
    */
-  private async check(scope: TenantScope, providerIds: string[], reminders: ReminderRule[]): Promise<void> {
+  private async check(scope: TenantScope, providerIds: string[], reminders: ReminderRule[], notices: NoticeTemplates): Promise<void> {
     const errors: FieldError[] = [...(await this.providers.unknownIds(scope, providerIds)), ...repeatedReminders(reminders)];
     const ids = (channel: string): string[] => reminders.filter((r) => r.channel === channel).map((r) => r.templateId);
     const [email, sms] = await Promise.all([
-      this.emailTemplates.existing(scope, ids('email')),
+      this.emailTemplates.existing(scope, [...ids('email'), ...Object.values(notices)]),
       this.smsTemplates.existing(scope, ids('sms')),
     ]);
+    for (const event of NOTICE_EVENTS) {
+      const templateId = notices[event];
+      if (templateId && !email.has(templateId)) {
+        errors.push({ field: `noticeTemplates.${event}`, message: 'names no email template of this tenant and mode' });
+      }
+    }
     reminders.forEach((r, i) => {
       if (!(r.channel === 'email' ? email : sms).has(r.templateId)) {
         errors.push({
@@ -151,6 +173,17 @@ function repeatedReminders(reminders: ReminderRule[]): FieldError[] {
   return errors;
 }
 
+/** Templates as stored (lower-cased ids, no nulls): `changes` merged into `stored`, null removing one. */
+function noticeTemplatesOf(stored: NoticeTemplates, changes: NoticeTemplatesInputDto | undefined): NoticeTemplates {
+  const merged: NoticeTemplates = { ...stored };
+  for (const event of NOTICE_EVENTS) {
+    const value = changes?.[event];
+    if (value === null) delete merged[event];
+    else if (value !== undefined) merged[event] = value.toLowerCase();
+  }
+  return merged;
+}
+
 function reminderOf(r: ReminderRuleDto): ReminderRule {
   return { offsetMinutes: r.offsetMinutes, channel: r.channel, templateId: r.templateId.toLowerCase() };
 }
@@ -169,6 +202,13 @@ export function appointmentTypeDto(row: AppointmentTypeEntity): AppointmentTypeD
     cancellationWindowMinutes: row.cancellationWindowMinutes,
     providerIds: row.providerIds,
     reminders: row.reminders.map((r) => ({ offsetMinutes: r.offsetMinutes, channel: r.channel, templateId: r.templateId })),
+    notices: { booked: row.noticeBooked, rescheduled: row.noticeRescheduled, cancelled: row.noticeCancelled },
+    noticeChannels: row.noticeChannels,
+    noticeTemplates: {
+      booked: row.noticeTemplates.booked ?? null,
+      rescheduled: row.noticeTemplates.rescheduled ?? null,
+      cancelled: row.noticeTemplates.cancelled ?? null,
+    },
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -15,11 +15,17 @@ const STATUS: Record<AppointmentStatus, ICalEventStatus> = {
  * The appointment as an RFC 5545 calendar with one VEVENT, what a patient's calendar imports. Times are
  * UTC; the UID is the appointment's id, and SEQUENCE grows with each change, so a re-import updates the
  * event (a cancellation shows as STATUS:CANCELLED). Notes stay out: they are the practice's, not the patient's.
+ * `cancel`: METHOD:CANCEL, which mail clients read as "remove this event" when a cancellation notice carries it.
  */
-export function appointmentCalendar(appointment: AppointmentDto, provider: ProviderEntity, practiceName: string): string {
+export function appointmentCalendar(
+  appointment: AppointmentDto,
+  provider: Pick<ProviderEntity, 'name' | 'email'>,
+  practiceName: string,
+  method: 'publish' | 'cancel' = 'publish',
+): string {
   const calendar = ical({
     prodId: { company: 'Practice API', product: 'Scheduling', language: 'EN' },
-    method: ICalCalendarMethod.PUBLISH,
+    method: method === 'cancel' ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.PUBLISH,
     name: practiceName,
   });
   const updatedAt = new Date(appointment.updatedAt);

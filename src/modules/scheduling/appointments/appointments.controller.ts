@@ -37,7 +37,7 @@ export class AppointmentsController {
     operationId: 'bookAppointment',
     summary: 'Book an appointment',
     description:
-      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider, or (with appointmentTypeId, unless overridePolicies) off the type's slot grid or against its other policies: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400.",
+      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider, or (with appointmentTypeId, unless overridePolicies) off the type's slot grid or against its other policies: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400. `notifyPatient: true` sends the patient a booking notice (kind `booking_notice`, by the type's notice channels; email with the .ics by default), queued with the booking; without it nobody is told.",
   })
   @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
   @ApiErrors('slot_unavailable')
@@ -125,7 +125,7 @@ export class AppointmentsController {
     operationId: 'updateAppointment',
     summary: 'Change, reschedule or complete an appointment',
     description:
-      "status: scheduled → confirmed, cancelled, no_show, completed; confirmed → completed, cancelled, no_show; completed, cancelled and no_show are final (409 `invalid_transition`, naming from and to). datetime/duration reschedule a scheduled or confirmed appointment, checked like a booking (409 `slot_unavailable` with alternatives). Completing records an encounter in the patient's clinical data in the same transaction.",
+      "status: scheduled → confirmed, cancelled, no_show, completed; confirmed → completed, cancelled, no_show; completed, cancelled and no_show are final (409 `invalid_transition`, naming from and to). datetime/duration reschedule a scheduled or confirmed appointment, checked like a booking (409 `slot_unavailable` with alternatives). Completing records an encounter in the patient's clinical data in the same transaction. With `notifyPatient: true`, a reschedule or cancellation sends the patient a booking notice, queued with the change; other changes send none.",
   })
   @ApiOkResponse({ type: AppointmentDto })
   @ApiErrors('invalid_transition', 'slot_unavailable')

@@ -24,7 +24,8 @@ import {
   ListAppointmentsQueryDto,
   UpdateAppointmentDto,
 } from './dto/appointment.dto';
-import { AppointmentTypeEntity } from '../appointment-types/entities/appointment-type.entity';
+import { AppointmentTypeEntity, NoticeEvent } from '../appointment-types/entities/appointment-type.entity';
+import { BookingNotices } from '../notices/booking-notices.service';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from '../providers/entities/provider.entity';
 import { definedOnly } from '../defined-only';
@@ -67,6 +68,8 @@ export interface BookingRequest {
   overridePolicies?: boolean;
   type: string | null;
   notes: string | null;
+  /** Tell the patient (a booking notice, by the type's channels): always for a booking page, on request for a key. */
+  notifyPatient?: boolean;
 }
 
 /** The provider and appointment an encounter names (either may be absent): ids lower-cased. */
@@ -83,6 +86,8 @@ export interface AppointmentChange {
   type?: string | null;
   notes?: string | null;
   overridePolicies?: boolean;
+  /** Tell the patient of a move or cancellation (a key's choice; a patient's link always does). */
+  notifyPatient?: boolean;
 }
 
 /** Thrown inside a booking's transaction when a rule refuses it; answered after the rollback, with alternatives. */
@@ -137,6 +142,7 @@ export class AppointmentsService {
     private readonly tokens: ManageTokens,
     private readonly reminders: RemindersService,
     private readonly clock: BusinessClock,
+    private readonly notices: BookingNotices,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -165,6 +171,7 @@ export class AppointmentsService {
       overridePolicies: dto.overridePolicies ?? false,
       type: type ? type.name : dto.type?.trim() || null,
       notes: dto.notes ?? null,
+      notifyPatient: dto.notifyPatient ?? false,
     };
     try {
       const appointment = await retryOnDeadlock(() =>
@@ -197,7 +204,10 @@ export class AppointmentsService {
     if (refused) throw new Refused(refused);
   }
 
-  /** The second step of a booking (after claimSlot, in its transaction): the appointment, its reminders and `appointment.booked`. */
+  /**
+   * The second step of a booking (after claimSlot, in its transaction): the appointment, its reminders,
+   * `appointment.booked`, and the patient's notice when the request asks for one.
+   */
   async recordBooking(
     scope: TenantScope,
     provider: ProviderEntity,
@@ -227,6 +237,7 @@ export class AppointmentsService {
     const reminders = await this.reminders.plan(scope, row, policy.reminders, provider.timezone, tx);
     const appointment = this.dto(row, patient, reminders);
     await this.events.record(scope, 'appointment.booked', appointment, tx);
+    if (request.notifyPatient) await this.notices.queue(scope, 'booked', appointment, null, tx);
     return appointment;
   }
 
@@ -352,8 +363,9 @@ export class AppointmentsService {
    * confirmed; checked like a booking under the appointment's policy, and by the same constraint), notes and
    * type. The row is locked for the change, then the provider's schedule. A patient's link (`source:
    * "patient_link"`) may not cancel or move it after its change deadline (409 change_window_closed).
-   * Completing records an encounter in the patient's clinical data in the same transaction. The change's
-   * event goes in that transaction too: `appointment.confirmed`, `.cancelled`, `.no_show` for those
+   * Completing records an encounter in the patient's clinical data in the same transaction, and a move or
+   * cancellation queues the patient's notice in it (always for a patient's link, on request for a key). The
+   * change's event goes in that transaction too: `appointment.confirmed`, `.cancelled`, `.no_show` for those
    * statuses, `appointment.rescheduled` for a move (each with `previous` and `source`), and
    * `appointment.updated` (the appointment) for any other change.
    */
@@ -409,6 +421,10 @@ export class AppointmentsService {
     const [patient, reminders] = await Promise.all([this.patients.find(scope, updated.patientId, tx), this.reminders.of(scope, [id], tx)]);
     const appointment = this.dto(updated, patient!, reminders.get(id)!);
     await this.recordChange(tx, scope, current, updated, appointment, source);
+    const notice = noticeOf(current, updated);
+    if (notice && (source === 'patient_link' || dto.notifyPatient)) {
+      await this.notices.queue(scope, notice, appointment, notice === 'rescheduled' ? current.startsAt : null, tx);
+    }
     return appointment;
   }
 
@@ -512,6 +528,13 @@ export class AppointmentsService {
   dto(row: AppointmentEntity, patient: PatientDto, reminders: AppointmentReminderDto[]): AppointmentDto {
     return appointmentDto(row, patient, this.tokens.url(row.manageId), reminders);
   }
+}
+
+/** The notice a change calls for: a cancellation, or a move (a new start or length). */
+function noticeOf(before: AppointmentEntity, after: AppointmentEntity): NoticeEvent | null {
+  if (after.status === 'cancelled' && before.status !== 'cancelled') return 'cancelled';
+  const moved = before.startsAt.getTime() !== after.startsAt.getTime() || before.duration !== after.duration;
+  return moved ? 'rescheduled' : null;
 }
 
 /** The members a client sees that a change altered, with their values before it (updatedAt aside). */

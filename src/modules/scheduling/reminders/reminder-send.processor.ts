@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { DateTime } from 'luxon';
 import { EntityManager } from 'typeorm';
 import { JobNotReadyError, OnJob, OnJobFailed } from '../../../common/queue/job-handler';
 import { JobName, ReminderSendPayload } from '../../../common/queue/queues';
@@ -18,6 +17,7 @@ import { ProvidersRepository } from '../providers/providers.repository';
 import { RemindersRepository } from './reminders.repository';
 import { reminderDto } from './reminders.service';
 import { isActive } from '../appointments/transitions';
+import { templateAppointment } from '../appointments/template-appointment';
 
 interface Outcome {
   status: ReminderStatus;
@@ -96,17 +96,8 @@ export class ReminderSender {
   /** `{{appointment.*}}`: local times in the provider's zone. */
   private async context(scope: TenantScope, appointment: AppointmentEntity, tx: EntityManager): Promise<TemplateAppointment> {
     const provider = (await this.providers.findById(scope, appointment.providerId, tx))!;
-    const local = DateTime.fromJSDate(appointment.startsAt, { zone: provider.timezone });
-    return {
-      datetime: appointment.startsAt.toISOString(),
-      localDate: local.toISODate()!,
-      localTime: local.toFormat('HH:mm'),
-      timezone: provider.timezone,
-      durationMinutes: appointment.duration,
-      providerName: provider.name,
-      typeName: appointment.type,
-      manageUrl: this.tokens.url(appointment.manageId),
-    };
+    const { startsAt, duration: durationMinutes, type: typeName } = appointment;
+    return templateAppointment({ startsAt, durationMinutes, typeName, manageUrl: this.tokens.url(appointment.manageId) }, provider);
   }
 }
 

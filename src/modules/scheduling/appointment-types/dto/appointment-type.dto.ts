@@ -1,7 +1,9 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -21,6 +23,8 @@ import { PageOf, PageQueryDto } from '../../../../common/http/lists/pagination';
 import { WhenClearable, WhenPresent } from '../../../../common/http/requests/patch-members';
 import { POLICY_LIMITS, REMINDER_CHANNELS } from '../../appointments/appointment-policies';
 import type { ReminderChannel } from '../../appointments/appointment-policies';
+import { NOTICE_CHANNELS } from '../entities/appointment-type.entity';
+import type { NoticeChannel } from '../entities/appointment-type.entity';
 
 const NOT_BLANK = /\S/;
 const L = POLICY_LIMITS;
@@ -41,6 +45,68 @@ export class ReminderRuleDto {
   @ApiProperty({ format: 'uuid' })
   @IsUUID('all', { message: 'must be a template id' })
   templateId!: string;
+}
+
+/** A list of notice channels: one or both, once each (documented by hand: the plugin cannot see through a composed decorator). */
+const NOTICE_CHANNEL_LIST = {
+  enum: NOTICE_CHANNELS,
+  isArray: true,
+  minItems: 1,
+  maxItems: NOTICE_CHANNELS.length,
+  uniqueItems: true,
+} as const;
+const NoticeChannelList = (): PropertyDecorator =>
+  applyDecorators(
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(NOTICE_CHANNELS.length),
+    ArrayUnique({ message: 'must not repeat a channel' }),
+    IsIn(NOTICE_CHANNELS, { each: true }),
+  );
+
+/** A nested object member, validated by its class (unknown members refused as at the top). */
+const NestedObject = (type: () => new () => object): PropertyDecorator => applyDecorators(IsObject(), ValidateNested(), Type(type));
+
+/** Which changes of an appointment tell the patient; an omitted member is on (create) or unchanged (PATCH). */
+export class NoticesInputDto {
+  /** Booked through a booking page, or by a key with notifyPatient. */
+  @ApiPropertyOptional({ default: true, example: true })
+  @WhenPresent()
+  @IsBoolean()
+  booked?: boolean;
+
+  /** Moved through the patient's manage link, or by a key with notifyPatient. */
+  @ApiPropertyOptional({ default: true, example: true })
+  @WhenPresent()
+  @IsBoolean()
+  rescheduled?: boolean;
+
+  /** Cancelled through the patient's manage link, or by a key with notifyPatient. */
+  @ApiPropertyOptional({ default: true, example: true })
+  @WhenPresent()
+  @IsBoolean()
+  cancelled?: boolean;
+}
+
+/**
+ * Email templates of this tenant and mode that replace a notice's built-in text (else 400 naming
+ * `noticeTemplates.<change>`); omitted or null: the built-in text (PATCH: omitted is unchanged, null clears).
+ */
+export class NoticeTemplatesInputDto {
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: null })
+  @WhenClearable()
+  @IsUUID('all', { message: 'must be a template id' })
+  booked?: string | null;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: null })
+  @WhenClearable()
+  @IsUUID('all', { message: 'must be a template id' })
+  rescheduled?: string | null;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: null })
+  @WhenClearable()
+  @IsUUID('all', { message: 'must be a template id' })
+  cancelled?: string | null;
 }
 
 /** The body of POST /scheduling/appointment-types. */
@@ -136,6 +202,23 @@ export class CreateAppointmentTypeDto {
   @Type(() => ReminderRuleDto)
   reminders?: ReminderRuleDto[];
 
+  /** Which changes send the patient a booking notice (each on by default). */
+  @ApiPropertyOptional({ type: NoticesInputDto, example: { booked: true, rescheduled: true, cancelled: true } })
+  @IsOptional()
+  @NestedObject(() => NoticesInputDto)
+  notices?: NoticesInputDto;
+
+  /** The channels of its notices: `["email"]` (default, with the appointment's .ics), `["sms"]` or both. */
+  @ApiPropertyOptional({ ...NOTICE_CHANNEL_LIST, default: ['email'], example: ['email'] })
+  @IsOptional()
+  @NoticeChannelList()
+  noticeChannels?: NoticeChannel[];
+
+  @ApiPropertyOptional({ type: NoticeTemplatesInputDto, example: {} })
+  @IsOptional()
+  @NestedObject(() => NoticeTemplatesInputDto)
+  noticeTemplates?: NoticeTemplatesInputDto;
+
   /** An inactive type cannot be booked or offered; its appointments keep it. */
   @ApiPropertyOptional({ default: true })
   @IsOptional()
@@ -227,6 +310,24 @@ export class UpdateAppointmentTypeDto {
   @Type(() => ReminderRuleDto)
   reminders?: ReminderRuleDto[];
 
+  /** Merged: an omitted member is unchanged. */
+  @ApiPropertyOptional({ type: NoticesInputDto, example: { cancelled: false } })
+  @WhenPresent()
+  @NestedObject(() => NoticesInputDto)
+  notices?: NoticesInputDto;
+
+  /** Replaces the list: `["email"]`, `["sms"]` or both. */
+  @ApiPropertyOptional({ ...NOTICE_CHANNEL_LIST, example: ['email', 'sms'] })
+  @WhenPresent()
+  @NoticeChannelList()
+  noticeChannels?: NoticeChannel[];
+
+  /** Merged per change: an omitted member is unchanged, null returns it to the built-in text. */
+  @ApiPropertyOptional({ type: NoticeTemplatesInputDto, example: {} })
+  @WhenPresent()
+  @NestedObject(() => NoticeTemplatesInputDto)
+  noticeTemplates?: NoticeTemplatesInputDto;
+
   @ApiPropertyOptional({ example: true })
   @WhenPresent()
   @IsBoolean()
@@ -234,6 +335,29 @@ export class UpdateAppointmentTypeDto {
 }
 
 export class ListAppointmentTypesQueryDto extends PageQueryDto {}
+
+export class NoticesDto {
+  @ApiProperty({ example: true })
+  booked!: boolean;
+
+  @ApiProperty({ example: true })
+  rescheduled!: boolean;
+
+  @ApiProperty({ example: true })
+  cancelled!: boolean;
+}
+
+/** Null: the built-in text. */
+export class NoticeTemplatesDto {
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: null })
+  booked!: string | null;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: null })
+  rescheduled!: string | null;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: null })
+  cancelled!: string | null;
+}
 
 export class AppointmentTypeDto {
   @ApiProperty({ format: 'uuid' })
@@ -272,6 +396,17 @@ export class AppointmentTypeDto {
 
   @ApiProperty({ type: [ReminderRuleDto] })
   reminders!: ReminderRuleDto[];
+
+  /** Which changes send the patient a booking notice. */
+  @ApiProperty({ type: NoticesDto })
+  notices!: NoticesDto;
+
+  @ApiProperty({ enum: NOTICE_CHANNELS, isArray: true, example: ['email'] })
+  noticeChannels!: NoticeChannel[];
+
+  /** The email templates that replace the built-in notices. */
+  @ApiProperty({ type: NoticeTemplatesDto })
+  noticeTemplates!: NoticeTemplatesDto;
 
   @ApiProperty()
   isActive!: boolean;

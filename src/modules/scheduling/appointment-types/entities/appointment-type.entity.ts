@@ -8,10 +8,20 @@ export interface ReminderRule {
   templateId: string;
 }
 
+/** The changes of an appointment a booking notice tells the patient of. */
+export const NOTICE_EVENTS = ['booked', 'rescheduled', 'cancelled'] as const;
+export type NoticeEvent = (typeof NOTICE_EVENTS)[number];
+
+export const NOTICE_CHANNELS = ['email', 'sms'] as const;
+export type NoticeChannel = (typeof NOTICE_CHANNELS)[number];
+
+/** The email template that replaces a notice's built-in text, per change; a change without one uses the built-in text. */
+export type NoticeTemplates = Partial<Record<NoticeEvent, string>>;
+
 /**
  * A kind of appointment with its booking policies: length, buffers around it, minimum notice, booking
  * horizon, slot grid, a daily cap per provider, the window after which a patient can no longer change it,
- * the providers who offer it and its reminders. Appointments name their type, so that each keeps its own
+ * the providers who offer it, its reminders and its booking notices. Appointments name their type, so that each keeps its own
  * buffers when others are booked around it.
  */
 @Entity('appointment_types')
@@ -61,4 +71,19 @@ export class AppointmentTypeEntity extends TenantOwnedEntity {
 
   @Column({ type: 'boolean', default: true })
   isActive!: boolean;
+
+  @Column({ type: 'boolean', default: true })
+  noticeBooked!: boolean;
+
+  @Column({ type: 'boolean', default: true })
+  noticeRescheduled!: boolean;
+
+  @Column({ type: 'boolean', default: true })
+  noticeCancelled!: boolean;
+
+  @Column({ type: 'jsonb', default: () => `'["email"]'` })
+  noticeChannels!: NoticeChannel[];
+
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  noticeTemplates!: NoticeTemplates;
 }

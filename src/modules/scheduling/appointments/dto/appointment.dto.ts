@@ -64,6 +64,12 @@ export class BookAppointmentDto {
   @IsString()
   @MaxLength(10000)
   notes?: string;
+
+  /** Send the patient a booking notice by the appointment type's notice channels (email by default, with the .ics). */
+  @ApiPropertyOptional({ default: false, example: false })
+  @IsOptional()
+  @IsBoolean()
+  notifyPatient?: boolean;
 }
 
 /** PATCH: a status change (per the transition table), a reschedule (datetime, duration), notes, type. */
@@ -102,6 +108,12 @@ export class UpdateAppointmentDto {
   @WhenPresent()
   @IsBoolean()
   overridePolicies?: boolean;
+
+  /** Send the patient a notice of a reschedule or cancellation (by the appointment type's notice channels). Other changes send none. */
+  @ApiPropertyOptional({ default: false, example: false })
+  @WhenPresent()
+  @IsBoolean()
+  notifyPatient?: boolean;
 }
 
 export class ListAppointmentsQueryDto extends PageQueryDto {
