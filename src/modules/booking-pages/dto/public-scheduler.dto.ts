@@ -5,6 +5,7 @@ import { DateRangeQueryDto, IsInstant, UnlessHeld } from '../../scheduling';
 import { IsTextableNumber } from '../../sms';
 import { SchedulerDto } from './scheduler.dto';
 import { exampleFromNow } from '../../../common/http/openapi/example-dates';
+import { WhenPresent } from '../../../common/http/requests/patch-members';
 
 /** Who a public page books with: a name and a timezone, never an id. */
 export class PublicProviderDto {
@@ -73,7 +74,7 @@ export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', '
 
   /** A hold this page took (POST /public/schedulers/{id}/holds): its time is booked, with its provider. */
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @WhenPresent()
   @IsUUID()
   holdId?: string;
 }
@@ -87,7 +88,7 @@ export class PublicHoldDto {
 
   /** One of the page's providers; absent: the first of them free at datetime. */
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @WhenPresent()
   @IsUUID()
   providerId?: string;
 }

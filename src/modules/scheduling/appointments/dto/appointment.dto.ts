@@ -37,7 +37,7 @@ export class BookAppointmentDto {
    * overridePolicies must be.
    */
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @WhenPresent()
   @IsUUID()
   holdId?: string;
 

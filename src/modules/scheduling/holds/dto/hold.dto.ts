@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsInt, IsUUID, Max, Min } from 'class-validator';
+import { WhenPresent } from '../../../../common/http/requests/patch-members';
 import { exampleFromNow } from '../../../../common/http/openapi/example-dates';
 import { IsInstant } from '../../is-instant';
 import { HOLD_STATUSES } from '../entities/hold.entity';
@@ -20,13 +21,13 @@ export class CreateHoldDto {
 
   /** An active appointment type of this tenant and mode that the provider offers (its duration and policies); or send duration. */
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @WhenPresent()
   @IsUUID()
   appointmentTypeId?: string;
 
   /** Minutes; or send appointmentTypeId. */
   @ApiPropertyOptional({ minimum: 5, maximum: 480 })
-  @IsOptional()
+  @WhenPresent()
   @IsInt()
   @Min(5)
   @Max(480)
@@ -34,7 +35,7 @@ export class CreateHoldDto {
 
   /** How long the time is kept, in seconds. */
   @ApiPropertyOptional({ minimum: HOLD_TTL.min, maximum: HOLD_TTL.max, default: HOLD_TTL.default })
-  @IsOptional()
+  @WhenPresent()
   @IsInt()
   @Min(HOLD_TTL.min)
   @Max(HOLD_TTL.max)
