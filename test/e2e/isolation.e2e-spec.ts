@@ -6,6 +6,7 @@ import type { EventListDto } from '../../src/modules/events/dto/event.dto';
 import type { PatientDto } from '../../src/modules/patients/dto/patient.dto';
 import type { AppointmentListDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
+import type { HoldDto } from '../../src/modules/scheduling/holds/dto/hold.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
 import { SmsNumbersService } from '../../src/modules/sms-numbers';
 import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
@@ -174,5 +175,27 @@ describe('Tenant and mode isolation', () => {
       expect(list.body.appointments.flatMap((a) => a.reminders.map((r) => r.id))).not.toContain(booked.reminders[0].id);
       expect((await suite.api(key).get<EventListDto>('/api/v1/events?type=reminder.sent')).body.events).toEqual([]);
     }
+  });
+
+  it("cannot see, release or book another tenant's or mode's hold", async () => {
+    const HOLDS = '/api/v1/scheduling/holds';
+    const provider = await createProvider(suite.app, globex.testKey, { timezone: 'UTC', workingHours: everyDay() });
+    const datetime = `${utcDate(21)}T10:00:00.000Z`;
+    const hold = await suite.api(globex.testKey).post<HoldDto>(HOLDS, { providerId: provider.id, datetime, duration: 30 });
+    expect(hold.status).toBe(201);
+    for (const key of [acme.testKey, acme.liveKey, globex.liveKey]) {
+      for (const res of [
+        await suite.api(key).get<Problem>(`${HOLDS}/${hold.body.id}`),
+        await suite.api(key).delete<Problem>(`${HOLDS}/${hold.body.id}`),
+      ]) {
+        expect([res.status, res.body.code]).toEqual([404, 'not_found']);
+      }
+      const patient = await createPatient(suite.app, key);
+      const book = await suite.api(key).post<Problem>('/api/v1/scheduling/book', { patientId: patient.id, holdId: hold.body.id });
+      expect([book.status, book.body.errors]).toEqual([400, [{ field: 'holdId', message: 'names no hold of this tenant and mode' }]]);
+      const foreign = await suite.api(key).post<Problem>(HOLDS, { providerId: provider.id, datetime, duration: 30 });
+      expect([foreign.status, foreign.body.errors?.map((e) => e.field)]).toEqual([400, ['providerId']]);
+    }
+    expect((await suite.api(globex.testKey).get<HoldDto>(`${HOLDS}/${hold.body.id}`)).body.status).toBe('active');
   });
 });

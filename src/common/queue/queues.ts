@@ -14,6 +14,7 @@ export enum QueueName {
   EmailSequences = 'email-sequences',
   SmsSends = 'sms-sends',
   AppointmentReminders = 'appointment-reminders',
+  SchedulingHolds = 'scheduling-holds',
   Maintenance = 'maintenance',
 }
 
@@ -49,6 +50,12 @@ export enum JobName {
    * and a job whose reminder was cancelled or re-planned does nothing.
    */
   ReminderSend = 'reminder-send',
+  /**
+   * Expire one hold at its time; jobId = the hold's id, recorded with its due time in the transaction that
+   * takes the hold and forgotten by the one that books or releases it. Only an active hold whose time has
+   * come is expired, so a duplicated or late job does nothing more.
+   */
+  HoldExpire = 'hold-expire',
   /** Periodic (PERIODIC_JOBS): add the job outbox's jobs that their own process did not add (JobOutboxRelay). */
   JobOutboxRelay = 'job-outbox-relay',
   /** Periodic: fan committed events out into webhook deliveries (EventRelay). */
@@ -107,6 +114,14 @@ export interface ReminderSendPayload {
   mode: Mode;
 }
 
+export interface HoldExpirePayload {
+  holdId: string;
+  /** The hold's expiry (ISO 8601, the clock's time): a job that runs early waits. */
+  expiresAt: string;
+  tenantId: string;
+  mode: Mode;
+}
+
 /** A periodic job's payload: empty, as it works across tenants by design (each row it takes names its own). */
 export type PeriodicPayload = Record<string, never>;
 
@@ -117,6 +132,7 @@ export interface JobPayloads {
   [JobName.EmailSequenceStep]: EmailSequenceStepPayload;
   [JobName.SmsSend]: SmsSendPayload;
   [JobName.ReminderSend]: ReminderSendPayload;
+  [JobName.HoldExpire]: HoldExpirePayload;
   [JobName.JobOutboxRelay]: PeriodicPayload;
   [JobName.EventRelay]: PeriodicPayload;
   [JobName.RetentionSweep]: PeriodicPayload;
@@ -273,6 +289,19 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
     stalledInterval: 5_000,
     maxStalledCount: 5,
     retriesFrom: 'reminders',
+  }),
+  // Concurrency 8: an expiry is one short UPDATE, and holds are taken one at a time by people. A short lock
+  // and stalled check as for reminders, since an expiry frees time others are waiting to book (availability
+  // already ignores a lapsed hold, so a late expiry costs nothing else). 5 attempts, 1, 2, 4, 8 s apart,
+  // for our own failures (database, Redis); a hold whose job failed for good is expired by the next booking
+  // or hold of its provider's time.
+  [QueueName.SchedulingHolds]: policy([JobName.HoldExpire], {
+    concurrency: 8,
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 5,
+    attempts: 5,
+    retryDelay: 1_000,
   }),
   // The periodic jobs (PERIODIC_JOBS). Concurrency 3: a long retention pass must not hold back the relays.
   // One attempt and one stall: the next run, an interval later, is the retry. Completed runs are not kept

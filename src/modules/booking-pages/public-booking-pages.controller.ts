@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptsHtml } from '../../common/http/responses/html-page';
 import { auditAs, Audited } from '../../common/audit/audited.decorator';
 import { Public } from '../../common/auth/route-policy.decorator';
 import { Idempotent } from '../../common/idempotency/idempotent.decorator';
 import { IdParam } from '../../common/http/requests/id-param';
+import { dateFromNow } from '../../common/http/openapi/example-dates';
 import { ApiErrors } from '../../common/http/openapi/openapi';
 import { Created, NoStore } from '../../common/http/responses/response-headers';
 import {
@@ -13,6 +14,8 @@ import {
   PublicAvailabilityQueryDto,
   PublicBookingDto,
   PublicBookingResultDto,
+  PublicHoldDto,
+  PublicHoldResultDto,
   PublicSchedulerDto,
   PublicSchedulerPageQueryDto,
 } from './dto/public-scheduler.dto';
@@ -65,6 +68,27 @@ export class PublicBookingPagesController {
     return this.booking.slots(await this.booking.require(id), query);
   }
 
+  @Post(':id/holds')
+  @Created((hold: PublicHoldResultDto) => ['scheduling', 'holds', hold.holdId])
+  @ApiOperation({
+    operationId: 'holdPublicScheduler',
+    summary: 'Hold a time on a booking page',
+    description: `201 with the hold's id and expiry (Location: the hold, for the practice). Keeps datetime for the page's duration and type with providerId (one of the page's providers) or the first of its providers free then, for 300 seconds by the practice's clock; meanwhile the time is booked for everyone else. Book it with \`holdId\` in POST /public/schedulers/{id}/book. Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. ${PUBLIC}`,
+  })
+  @ApiCreatedResponse({
+    type: PublicHoldResultDto,
+    headers: { Location: { description: 'The hold URL (needs a key)', schema: { type: 'string' } } },
+  })
+  @ApiErrors('slot_unavailable')
+  // Written out so that the optional providerId (an id the page's answers never show) is not pre-filled.
+  @ApiBody({
+    type: PublicHoldDto,
+    examples: { firstFree: { summary: 'The first provider free then', value: { datetime: dateFromNow(0, '18:00') } } },
+  })
+  async hold(@IdParam() id: string, @Body() body: PublicHoldDto): Promise<PublicHoldResultDto> {
+    return this.booking.hold(await this.booking.require(id), body);
+  }
+
   @Post(':id/book')
   @Idempotent(PublicBookingCaller)
   @Audited('appointment.public_book', { idParam: 'appointmentId' })
@@ -72,13 +96,29 @@ export class PublicBookingPagesController {
   @ApiOperation({
     operationId: 'bookPublicScheduler',
     summary: 'Book through a booking page',
-    description: `201 with the appointment's id and time, the provider's name and the patient's manage link (manageUrl; Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. An \`Idempotency-Key\` (kept per booking page) makes a retry safe: a booking that went through is answered again instead of 409. ${PUBLIC}`,
+    description: `201 with the appointment's id and time, the provider's name and the patient's manage link (manageUrl; Location: the appointment, for the practice). Books the first of the page's providers free at datetime, for the page's duration and type; or, with \`holdId\` (a hold this page took), the held time with its provider (datetime may then be omitted, else it must be the hold's): an expired or released hold is 410 \`hold_expired\`, a booked one 409 \`hold_consumed\`. The patient is the one with this email in the practice, else a new \`lead\` (an existing patient's record is not changed). Not free: 409 \`slot_unavailable\` with \`alternatives\`, the page's next three free times. Counted in bookingsCount. An \`Idempotency-Key\` (kept per booking page) makes a retry safe: a booking that went through is answered again instead of 409. ${PUBLIC}`,
   })
   @ApiCreatedResponse({
     type: PublicBookingResultDto,
     headers: { Location: { description: 'The appointment URL (needs a key)', schema: { type: 'string' } } },
   })
-  @ApiErrors('slot_unavailable')
+  @ApiErrors('slot_unavailable', 'hold_consumed', 'hold_expired')
+  // Written out so that the optional holdId is not pre-filled with an id that names nothing.
+  @ApiBody({
+    type: PublicBookingDto,
+    examples: {
+      datetime: {
+        summary: 'A free time of the page',
+        value: {
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          email: 'ada.lovelace@example.com',
+          phone: '+44 7400 123456',
+          datetime: dateFromNow(0, '14:00'),
+        },
+      },
+    },
+  })
   async book(@IdParam() id: string, @Body() body: PublicBookingDto, @Req() request: FastifyRequest): Promise<PublicBookingResultDto> {
     const scheduler = await this.booking.require(id);
     // Keyless: the audit entry is recorded in the scheduler's tenant and mode, without an API key.

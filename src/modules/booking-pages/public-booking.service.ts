@@ -13,6 +13,9 @@ import {
   AppointmentTypesService,
   AvailabilityService,
   type BookingPolicy,
+  type BookingRequest,
+  HOLD_TTL,
+  HoldsService,
   durationPolicy,
   offering,
   parseRange,
@@ -27,6 +30,8 @@ import {
   PublicAvailabilityQueryDto,
   PublicBookingDto,
   PublicBookingResultDto,
+  PublicHoldDto,
+  PublicHoldResultDto,
   PublicSchedulerDto,
 } from './dto/public-scheduler.dto';
 import { DAYS_SHOWN, PageHeading, PageProvider, TimesView } from './booking-page.view';
@@ -50,6 +55,7 @@ export class PublicBookingService {
     private readonly types: AppointmentTypesService,
     private readonly availability: AvailabilityService,
     private readonly appointments: AppointmentsService,
+    private readonly holds: HoldsService,
     private readonly patients: PatientsService,
     private readonly sms: SmsConsent,
     private readonly transactions: Transactions,
@@ -95,10 +101,11 @@ export class PublicBookingService {
 
   /**
    * Books `datetime` with the first of the page's providers that availability shows free then (under the
-   * page's policies), in one transaction: Scheduling claims the slot, the patient is found by email in the
-   * scheduler's tenant and mode or created as a lead (so a refused booking leaves no lead behind), Scheduling
-   * records the appointment and queues the patient's notice, and the page counts the booking. A race for the slot is settled as for POST
-   * /scheduling/book: the provider's lock and the exclusion constraint let one booking through, and the
+   * page's policies), or the time of a hold the page took (`holdId`, with its provider), in one transaction:
+   * Scheduling claims the slot (consuming the hold first), the patient is found by email in the scheduler's
+   * tenant and mode or created as a lead (so a refused booking leaves no lead behind), Scheduling records the
+   * appointment and queues the patient's notice, and the page counts the booking. A race for the slot is settled as for POST
+   * /scheduling/book: the provider's lock and the exclusion constraints let one booking through, and the
    * others get the page's alternatives, computed once.
    */
   async book(scheduler: SchedulerEntity, dto: PublicBookingDto): Promise<PublicBookingResultDto> {
@@ -109,7 +116,85 @@ export class PublicBookingService {
     const refused = dto.phone ? await this.sms.untextable(scope, dto.phone) : null;
     if (refused) throw new ValidationFailedException([{ field: 'phone', message: refused }]);
     const page = await this.pageOf(scheduler);
+    const asked = dto.datetime === undefined ? undefined : Date.parse(dto.datetime);
+    // Without a hold the DTO required datetime.
+    const free = dto.holdId === undefined ? await this.firstFree(scope, page, asked!) : undefined;
+    let slot = { provider: free, start: asked };
+    const lead = { firstName: dto.firstName, lastName: dto.lastName, email: dto.email, phone: dto.phone };
+    try {
+      const appointment = await retryOnDeadlock(() =>
+        this.transactions.run(async (tx) => {
+          // A booking page always tells the patient (a notice by the type's channels).
+          let request: BookingRequest = { start: asked!, policy: page.policy, type: page.typeName, notes: null, notifyPatient: true };
+          let provider = free!;
+          if (dto.holdId !== undefined) {
+            const held = await this.holds.consume(scope, dto.holdId, { notes: null, schedulerId: scheduler.id }, tx);
+            if (asked !== undefined && asked !== held.request.start)
+              throw new ValidationFailedException([{ field: 'datetime', message: "must be the hold's datetime or omitted" }]);
+            ({ provider } = held);
+            request = { ...held.request, type: page.typeName, notifyPatient: true };
+            slot = { provider, start: request.start };
+          }
+          await this.appointments.claimSlot(scope, provider, request, tx);
+          const patient = await this.patients.findOrCreateLead(scope, lead, tx);
+          const booked = await this.appointments.recordBooking(scope, provider, request, patient, tx);
+          if (dto.holdId !== undefined) await this.holds.booked(scope, dto.holdId, booked.id, tx);
+          // Deactivated since it was read: the booking rolls back with the count.
+          if (!(await this.schedulers.countBooking(scope, scheduler.id, tx))) throw new SchedulerNotFoundException();
+          return { appointment: booked, provider };
+        }),
+      );
+      return {
+        id: appointment.appointment.id,
+        schedulerId: scheduler.id,
+        datetime: appointment.appointment.datetime,
+        end: appointment.appointment.end,
+        duration: appointment.appointment.duration,
+        status: 'scheduled',
+        type: appointment.appointment.type,
+        provider: { name: appointment.provider.name, timezone: appointment.provider.timezone },
+        manageUrl: appointment.appointment.manageUrl,
+      };
+    } catch (err) {
+      const refused = this.appointments.refusedBecause(err);
+      if (refused && slot.start !== undefined) throw await this.unavailable(scope, page, slot.start, refused);
+      throw err;
+    }
+  }
+
+  /**
+   * POST /public/schedulers/{id}/holds: holds `datetime` with the page's provider `providerId`, or the first
+   * of its providers free then, for the page's duration and type, for the default time. Refused as a
+   * booking of the page would be (409 slot_unavailable with the page's next free times).
+   */
+  async hold(scheduler: SchedulerEntity, dto: PublicHoldDto): Promise<PublicHoldResultDto> {
+    const scope: TenantScope = { tenantId: scheduler.tenantId, mode: scheduler.mode };
+    const page = await this.pageOf(scheduler);
     const start = Date.parse(dto.datetime);
+    if (dto.providerId !== undefined) {
+      const chosen = page.providers.filter((p) => p.id === dto.providerId!.toLowerCase());
+      if (!chosen.length) throw new ValidationFailedException([{ field: 'providerId', message: 'names no provider of this booking page' }]);
+      page.providers = chosen;
+    }
+    const provider = await this.firstFree(scope, page, start);
+    try {
+      const hold = await this.holds.place(scope, {
+        provider,
+        start,
+        policy: page.policy,
+        ttlSeconds: HOLD_TTL.default,
+        schedulerId: scheduler.id,
+      });
+      return { holdId: hold.id, expiresAt: hold.expiresAt };
+    } catch (err) {
+      const refused = this.appointments.refusedBecause(err);
+      if (refused) throw await this.unavailable(scope, page, start, refused);
+      throw err;
+    }
+  }
+
+  /** The first of the page's providers that availability shows free at `start`; 409 slot_unavailable when none is. */
+  private async firstFree(scope: TenantScope, page: BookingPage, start: number): Promise<ProviderEntity> {
     const at = { start: { instant: start }, end: { instant: start + page.policy.duration * MINUTE } };
     const free = new Set(
       (await this.availability.slotsFor(scope, page.providers, at, page.policy))
@@ -118,36 +203,7 @@ export class PublicBookingService {
     );
     const provider = page.providers.find((p) => free.has(p.id));
     if (!provider) throw await this.unavailable(scope, page, start, 'No provider of this page is free at the requested time');
-    // A booking page always tells the patient (a notice by the type's channels).
-    const request = { start, policy: page.policy, type: page.typeName, notes: null, notifyPatient: true };
-    const lead = { firstName: dto.firstName, lastName: dto.lastName, email: dto.email, phone: dto.phone };
-    try {
-      const appointment = await retryOnDeadlock(() =>
-        this.transactions.run(async (tx) => {
-          await this.appointments.claimSlot(scope, provider, request, tx);
-          const patient = await this.patients.findOrCreateLead(scope, lead, tx);
-          const booked = await this.appointments.recordBooking(scope, provider, request, patient, tx);
-          // Deactivated since it was read: the booking rolls back with the count.
-          if (!(await this.schedulers.countBooking(scope, scheduler.id, tx))) throw new SchedulerNotFoundException();
-          return booked;
-        }),
-      );
-      return {
-        id: appointment.id,
-        schedulerId: scheduler.id,
-        datetime: appointment.datetime,
-        end: appointment.end,
-        duration: appointment.duration,
-        status: 'scheduled',
-        type: appointment.type,
-        provider: { name: provider.name, timezone: provider.timezone },
-        manageUrl: appointment.manageUrl,
-      };
-    } catch (err) {
-      const refused = this.appointments.refusedBecause(err);
-      if (refused) throw await this.unavailable(scope, page, start, refused);
-      throw err;
-    }
+    return provider;
   }
 
   /**

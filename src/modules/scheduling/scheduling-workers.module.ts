@@ -3,11 +3,12 @@ import { EventsModule } from '../events';
 import { PatientsModule } from '../patients';
 import { MessagingModule } from '../messaging';
 import { ReminderSender } from './reminders/reminder-send.processor';
+import { HoldExpirer } from './holds/hold-expiry.processor';
 import { SchedulingModule } from './scheduling.module';
 
-/** The reminder send job's handler; imported by WorkersModule. */
+/** The reminder send and hold expiry jobs' handlers; imported by WorkersModule. */
 @Module({
   imports: [SchedulingModule, PatientsModule, MessagingModule, EventsModule],
-  providers: [ReminderSender],
+  providers: [ReminderSender, HoldExpirer],
 })
 export class SchedulingWorkersModule {}

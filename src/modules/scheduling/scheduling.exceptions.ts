@@ -1,4 +1,4 @@
-import { ConflictProblem, ResourceNotFoundProblem } from '../../common/http/errors/problem';
+import { ApiException, ConflictProblem, ResourceNotFoundProblem } from '../../common/http/errors/problem';
 import type { SlotDto } from './availability/dto/availability.dto';
 import { publicSlots, type PublicSlot } from './availability/public-slots';
 import type { AppointmentStatus } from './appointments/transitions';
@@ -61,5 +61,25 @@ export class ChangeWindowClosedException extends ConflictProblem {
       `This appointment can no longer be changed online (the deadline was ${changeDeadline}); please contact the practice`,
       { changeDeadline },
     );
+  }
+}
+
+export class HoldNotFoundException extends ResourceNotFoundProblem {
+  constructor() {
+    super('The hold');
+  }
+}
+
+/** 409: the hold was booked already; the problem names its appointment. */
+export class HoldConsumedException extends ConflictProblem {
+  constructor(appointmentId: string | null) {
+    super('hold_consumed', 'Hold consumed', 'This hold has already been booked', { appointmentId });
+  }
+}
+
+/** 410: the hold keeps its time no more (expired, or released by its taker). */
+export class HoldExpiredException extends ApiException {
+  constructor(status: 'expired' | 'released') {
+    super(410, 'hold_expired', 'Hold expired', status === 'expired' ? 'This hold has expired' : 'This hold was released');
   }
 }

@@ -29,10 +29,23 @@ import { ProvidersService } from './providers/providers.service';
 import { RemindersRepository } from './reminders/reminders.repository';
 import { RemindersService } from './reminders/reminders.service';
 import { TimeOffRepository } from './providers/time-off.repository';
+import { HoldEntity } from './holds/entities/hold.entity';
+import { ProviderTimeClaimEntity } from './holds/entities/provider-time-claim.entity';
+import { HoldsController } from './holds/holds.controller';
+import { HoldsRepository } from './holds/holds.repository';
+import { HoldsService } from './holds/holds.service';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity, AppointmentTypeEntity, AppointmentReminderEntity]),
+    TypeOrmModule.forFeature([
+      ProviderEntity,
+      TimeOffEntity,
+      AppointmentEntity,
+      AppointmentTypeEntity,
+      AppointmentReminderEntity,
+      HoldEntity,
+      ProviderTimeClaimEntity,
+    ]),
     PatientsModule,
     EventsModule,
     EmailModule,
@@ -45,6 +58,7 @@ import { TimeOffRepository } from './providers/time-off.repository';
     AppointmentTypesController,
     AvailabilityController,
     AppointmentsController,
+    HoldsController,
     PublicAppointmentsController,
   ],
   providers: [
@@ -61,17 +75,21 @@ import { TimeOffRepository } from './providers/time-off.repository';
     RemindersRepository,
     RemindersService,
     BookingNotices,
+    HoldsRepository,
+    HoldsService,
   ],
   exports: [
     ProvidersService,
     AppointmentTypesService,
     AvailabilityService,
     AppointmentsService,
+    HoldsService,
     ManageTokens,
-    // For the reminder job's handler (SchedulingWorkersModule).
+    // For the reminder and hold expiry jobs' handlers (SchedulingWorkersModule).
     AppointmentsRepository,
     ProvidersRepository,
     RemindersRepository,
+    HoldsRepository,
   ],
 })
 export class SchedulingModule {}

@@ -23,6 +23,7 @@ const LOCK_CLASS = 0x7e57c10c;
 const KINDS: Partial<Record<JobName, keyof TestClockRunDto>> = {
   [JobName.ReminderSend]: 'reminders',
   [JobName.EmailSequenceStep]: 'sequenceSteps',
+  [JobName.HoldExpire]: 'holdsExpired',
 };
 
 /**

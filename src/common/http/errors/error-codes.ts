@@ -28,6 +28,12 @@ export const ERROR_CODES = {
   },
   not_found: { status: 404, title: 'Not found', when: 'Unknown route, or an id the caller cannot see (malformed ids included)' },
   request_timeout: { status: 408, title: 'Request timeout', when: 'The request was not received in time' },
+  hold_consumed: {
+    status: 409,
+    title: 'Hold consumed',
+    when: 'The hold named has already been booked; `appointmentId` names its appointment',
+  },
+  hold_expired: { status: 410, title: 'Hold expired', when: 'The hold named has expired or was released: its time is no longer kept' },
   slot_unavailable: { status: 409, title: 'Slot unavailable', when: 'The time is outside availability or already booked' },
   invalid_transition: { status: 409, title: 'Invalid transition', when: 'The status cannot change this way' },
   change_window_closed: {

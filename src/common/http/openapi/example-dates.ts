@@ -38,10 +38,11 @@ export function dateFromNow(daysAfterNextMonday: number, time?: string): { [DATE
 }
 
 /**
- * The UTC hours the request examples' appointments take (their times are 14:00 to 16:00, an hour long at most,
- * with buffers): seed:demo books nothing between them, so that the examples work on a demo tenant too.
+ * The UTC hours the request examples' appointments and holds take (their times are 14:00 to 16:00, and a booking
+ * page's hold at 18:00, after the morning's examples have filled its providers, each an hour long at most, with
+ * buffers): seed:demo books nothing between them, so that the examples work on a demo tenant too.
  */
-export const EXAMPLE_APPOINTMENT_HOURS_UTC = { from: 13, to: 18 } as const;
+export const EXAMPLE_APPOINTMENT_HOURS_UTC = { from: 13, to: 20 } as const;
 
 /** The example a rule gives at `now`. */
 export function exampleDate(rule: ExampleFromNow, now: Date): string {

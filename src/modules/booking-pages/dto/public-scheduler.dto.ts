@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsEmail, IsISO8601, IsOptional, IsUUID, Matches, MaxLength } from 'class-validator';
 import { CreatePatientDto, IsPhone } from '../../patients';
-import { DateRangeQueryDto, IsInstant } from '../../scheduling';
+import { DateRangeQueryDto, IsInstant, UnlessHeld } from '../../scheduling';
 import { IsTextableNumber } from '../../sms';
 import { SchedulerDto } from './scheduler.dto';
 import { exampleFromNow } from '../../../common/http/openapi/example-dates';
+import { WhenPresent } from '../../../common/http/requests/patch-members';
 
 /** Who a public page books with: a name and a timezone, never an id. */
 export class PublicProviderDto {
@@ -81,10 +82,40 @@ export class PublicBookingDto extends PickType(CreatePatientDto, ['firstName', '
   @IsTextableNumber()
   phone?: string;
 
+  /** The start: one of the page's free slots. Required unless holdId is sent; with it, the hold's start or omitted. */
+  @ApiPropertyOptional({ format: 'date-time', ...exampleFromNow(0, '14:00') })
+  @UnlessHeld()
+  @IsInstant()
+  datetime?: string;
+
+  /** A hold this page took (POST /public/schedulers/{id}/holds): its time is booked, with its provider. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @WhenPresent()
+  @IsUUID()
+  holdId?: string;
+}
+
+/** The body of POST /public/schedulers/{id}/holds. */
+export class PublicHoldDto {
   /** The start: one of the page's free slots. */
-  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '14:00') })
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '18:00') })
   @IsInstant()
   datetime!: string;
+
+  /** One of the page's providers; absent: the first of them free at datetime. */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @WhenPresent()
+  @IsUUID()
+  providerId?: string;
+}
+
+/** A hold a booking page took: book it with holdId within expiresAt. */
+export class PublicHoldResultDto {
+  @ApiProperty({ format: 'uuid', example: '0193a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e10' })
+  holdId!: string;
+
+  @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '09:05') })
+  expiresAt!: string;
 }
 
 /** A time button of the hosted page: the time and the provider it is free with. */

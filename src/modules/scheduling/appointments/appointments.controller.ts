@@ -20,13 +20,17 @@ import {
   UpdateAppointmentDto,
 } from './dto/appointment.dto';
 import { Idempotent } from '../../../common/idempotency/idempotent.decorator';
+import { HoldsService } from '../holds/holds.service';
 
 @ApiTags('Scheduling')
 @Controller('scheduling')
 // Appointments embed their patient; every route is audited (patient data).
 @NoStore()
 export class AppointmentsController {
-  constructor(private readonly appointments: AppointmentsService) {}
+  constructor(
+    private readonly appointments: AppointmentsService,
+    private readonly holds: HoldsService,
+  ) {}
 
   @Post('book')
   @Idempotent()
@@ -37,10 +41,10 @@ export class AppointmentsController {
     operationId: 'bookAppointment',
     summary: 'Book an appointment',
     description:
-      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider, or (with appointmentTypeId, unless overridePolicies) off the type's slot grid or against its other policies: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400. `notifyPatient: true` sends the patient a booking notice (kind `booking_notice`, by the type's notice channels; email with the .ics by default), queued with the booking; without it nobody is told.",
+      "201 with the appointment (status `scheduled`, patient embedded) and Location. Outside the provider's working hours, in its time off, in the past or overlapping another scheduled or confirmed appointment of the provider, or (with appointmentTypeId, unless overridePolicies) off the type's slot grid or against its other policies: 409 `slot_unavailable` with `alternatives`, the provider's next three free slots of that duration. The database's exclusion constraint settles races: of concurrent bookings of one slot exactly one succeeds. A patientId or providerId of another tenant or mode is 400. With `holdId` (a hold of POST /scheduling/holds) instead of providerId, datetime and the type or duration: books the held time under the policies it was taken with, and the hold becomes `consumed`, naming the appointment; an expired or released hold is 410 `hold_expired`, a booked one 409 `hold_consumed` with its `appointmentId`. `notifyPatient: true` sends the patient a booking notice (kind `booking_notice`, by the type's notice channels; email with the .ics by default), queued with the booking; without it nobody is told.",
   })
   @ApiCreatedResponse({ type: AppointmentDto, headers: { Location: { description: 'The appointment URL', schema: { type: 'string' } } } })
-  @ApiErrors('slot_unavailable')
+  @ApiErrors('slot_unavailable', 'hold_consumed', 'hold_expired')
   @ApiBody({
     type: BookAppointmentDto,
     // Written out so that the optional appointmentTypeId is not pre-filled with an id that names nothing.
@@ -68,7 +72,8 @@ export class AppointmentsController {
     },
   })
   book(@CurrentAuth() auth: AuthContext, @Body() body: BookAppointmentDto): Promise<AppointmentDto> {
-    return this.appointments.book(auth, body);
+    const { holdId } = body;
+    return holdId !== undefined ? this.holds.book(auth, { ...body, holdId }) : this.appointments.book(auth, body);
   }
 
   @Get('appointments')

@@ -11,6 +11,8 @@ import type { AppointmentStatus } from './transitions';
 /** The constraints whose violations scheduling answers with its own exceptions. */
 export const SchedulingConstraint = {
   ProviderActiveTime: 'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
+  /** Appointments' and holds' time together (provider_time_claims). */
+  ProviderTimeClaims: 'EX_PROVIDER_TIME_CLAIMS',
 } as const;
 
 /** The first key of the advisory locks that take turns at a provider's schedule (the second is the provider's hash). */
@@ -24,7 +26,7 @@ export interface AppointmentFilters {
   startsBefore?: Date;
 }
 
-/** An active appointment's time, type and that type's buffers (none without a type). */
+/** An active appointment's or hold's time, type and that type's buffers (none without a type). */
 export interface HeldTime {
   providerId: string;
   startsAt: Date;
@@ -89,11 +91,6 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     return rows[0] ?? null;
   }
 
-  /**
-   * Scheduled and confirmed appointments of these providers overlapping [from, to), except `exceptId`
-   * (an appointment being rescheduled), each with its type's current buffers. The range condition is the
-   * exclusion constraint's, so its partial GiST index answers it.
-   */
   /** The patient's first `scheduled` appointment starting in [from, to], or null. */
   async nextScheduledOfPatient(scope: TenantScope, patientId: string, from: Date, to: Date): Promise<string | null> {
     const rows = await this.sql<{ id: string }[]>(
@@ -106,7 +103,21 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     return rows[0]?.id ?? null;
   }
 
-  held(scope: TenantScope, providerIds: string[], from: Date, to: Date, exceptId?: string, tx?: EntityManager): Promise<HeldTime[]> {
+  /**
+   * The time these providers have taken in [from, to): their scheduled and confirmed appointments, except
+   * `exceptId` (an appointment being rescheduled), and their active holds not expired by `now`, each with
+   * its type's current buffers. The appointments' range condition is the exclusion constraint's, so its
+   * partial GiST index answers it; the holds' is IDX_HOLDS_TENANT_MODE_PROVIDER_ACTIVE.
+   */
+  held(
+    scope: TenantScope,
+    providerIds: string[],
+    from: Date,
+    to: Date,
+    now: Date,
+    exceptId?: string,
+    tx?: EntityManager,
+  ): Promise<HeldTime[]> {
     return this.sql<HeldTime[]>(
       scope,
       `SELECT a.provider_id AS "providerId", a.starts_at AS "startsAt", a.ends_at AS "endsAt", a.appointment_type_id AS "typeId",
@@ -116,8 +127,16 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
         WHERE a.tenant_id = $1 AND a.mode = $2 AND a.provider_id = ANY($3::uuid[])
           AND a.status IN ('scheduled', 'confirmed')
           AND tstzrange(a.starts_at, a.ends_at, '[)') && tstzrange($4, $5, '[)')
-          AND a.id IS DISTINCT FROM $6::uuid`,
-      [providerIds, from, to, exceptId ?? null],
+          AND a.id IS DISTINCT FROM $6::uuid
+       UNION ALL
+       SELECT h.provider_id, h.starts_at, h.ends_at, h.appointment_type_id,
+              COALESCE(t.buffer_before_minutes, 0), COALESCE(t.buffer_after_minutes, 0)
+         FROM holds h
+         LEFT JOIN appointment_types t ON t.id = h.appointment_type_id AND t.tenant_id = h.tenant_id AND t.mode = h.mode
+        WHERE h.tenant_id = $1 AND h.mode = $2 AND h.provider_id = ANY($3::uuid[])
+          AND h.status = 'active' AND h.expires_at > $7
+          AND h.starts_at < $5 AND h.ends_at > $4`,
+      [providerIds, from, to, exceptId ?? null, now],
       tx,
     );
   }

@@ -31,6 +31,7 @@ import { ProviderEntity } from '../providers/entities/provider.entity';
 import { definedOnly } from '../defined-only';
 import { ManageTokens, newManageId } from '../self-service/manage-tokens';
 import { ProvidersRepository } from '../providers/providers.repository';
+import { HoldsRepository } from '../holds/holds.repository';
 import { ReminderCancelReason, RemindersService } from '../reminders/reminders.service';
 import {
   AppointmentNotFoundException,
@@ -49,7 +50,7 @@ const REASONS: Record<Unbookable, string> = {
     "The requested time is not on the appointment type's slot grid (every slotIntervalMinutes from the start of the provider's working hours)",
   time_off: 'The provider is off at the requested time',
   provider_inactive: 'The provider is not taking appointments',
-  overlap: 'The provider has another appointment at the requested time',
+  overlap: 'The provider has another appointment or a hold at the requested time',
   too_soon: "The requested time is sooner than the appointment type's minimum notice",
   beyond_horizon: "The requested time is further ahead than the appointment type's booking horizon",
   buffer: 'The requested time leaves too little time around another appointment of the provider (buffers)',
@@ -109,10 +110,15 @@ interface Move {
   exceptId: string;
 }
 
-/** Why a booking's transaction failed, if a rule or the overlap constraint refused it. */
+/** Why a booking's transaction failed, if a rule or an overlap constraint refused it. */
 function refusalOf(err: unknown): Unbookable | undefined {
   if (err instanceof Refused) return err.reason;
-  return violates(err, SchedulingConstraint.ProviderActiveTime) ? 'overlap' : undefined;
+  return overlapped(err) ? 'overlap' : undefined;
+}
+
+/** The database refused an overlap: with another appointment, or with any appointment's or hold's time (the claims). */
+function overlapped(err: unknown): boolean {
+  return violates(err, SchedulingConstraint.ProviderActiveTime) || violates(err, SchedulingConstraint.ProviderTimeClaims);
 }
 
 const STATUS_EVENTS: Partial<Record<AppointmentStatus, EventType>> = {
@@ -143,6 +149,7 @@ export class AppointmentsService {
     private readonly reminders: RemindersService,
     private readonly clock: BusinessClock,
     private readonly notices: BookingNotices,
+    private readonly holds: HoldsRepository,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -182,10 +189,21 @@ export class AppointmentsService {
       );
       return appointmentFor(auth, appointment);
     } catch (err) {
-      const reason = refusalOf(err);
-      if (reason) throw await this.unavailable(auth, { provider: provider!, start: request.start, policy: request.policy }, reason);
-      throw err;
+      throw (await this.slotUnavailable(auth, err, { provider: provider!, start: request.start, policy: request.policy })) ?? err;
     }
+  }
+
+  /**
+   * A booking's or hold's failed transaction as its 409 slot_unavailable, with the provider's alternatives
+   * around the asked slot, when a rule or an overlap constraint refused it; undefined for any other failure.
+   */
+  async slotUnavailable(
+    scope: TenantScope,
+    err: unknown,
+    slot: { provider: ProviderEntity; start: number; policy: BookingPolicy },
+  ): Promise<SlotUnavailableException | undefined> {
+    const reason = refusalOf(err);
+    return reason ? this.unavailable(scope, slot, reason) : undefined;
   }
 
   /**
@@ -198,10 +216,19 @@ export class AppointmentsService {
    * Deadlocks are the caller's to retry (retryOnDeadlock around the whole transaction).
    */
   async claimSlot(scope: TenantScope, provider: ProviderEntity, request: BookingRequest, tx: EntityManager): Promise<void> {
-    await this.appointments.lockProviderSchedule(scope, provider.id, tx);
+    await this.takeTurn(scope, provider.id, tx);
     const policy = request.overridePolicies ? overridden(request.policy) : request.policy;
     const refused = await this.availability.unbookable(scope, provider, request.start, policy, { tx });
     if (refused) throw new Refused(refused);
+  }
+
+  /**
+   * The provider's turn at its schedule (see lockProviderSchedule), and its holds whose time has come
+   * expired in this transaction: their claims would refuse the time they no longer hold until their jobs run.
+   */
+  async takeTurn(scope: TenantScope, providerId: string, tx: EntityManager): Promise<void> {
+    await this.appointments.lockProviderSchedule(scope, providerId, tx);
+    await this.holds.expireLapsed(scope, providerId, await this.clock.now(scope, tx), tx);
   }
 
   /**
@@ -390,7 +417,7 @@ export class AppointmentsService {
     const current = await this.appointments.findByIdLocked(scope, id, tx);
     if (!current) throw new AppointmentNotFoundException();
     // After the row's lock, as every update takes them: the same order everywhere, so no deadlock.
-    await this.appointments.lockProviderSchedule(scope, current.providerId, tx);
+    await this.takeTurn(scope, current.providerId, tx);
     const next = await this.checkChange(scope, current, dto, source, tx);
     const move = next.moves ? await this.claimMove(scope, current, next, dto.overridePolicies ?? false, tx) : undefined;
     const now = clock.now();
@@ -409,7 +436,7 @@ export class AppointmentsService {
       await this.appointments.update(scope, { id }, values, tx);
     } catch (err) {
       // The exclusion constraint refuses an overlap the checks could not see: answered like theirs.
-      if (move && violates(err, SchedulingConstraint.ProviderActiveTime)) throw new Refused('overlap', move);
+      if (move && overlapped(err)) throw new Refused('overlap', move);
       throw err;
     }
     const updated = (await this.appointments.findById(scope, id, tx))!;
@@ -552,7 +579,7 @@ export function changedMembers(before: AppointmentEntity, after: AppointmentEnti
 }
 
 /** The appointment as `auth` may see it: its patient whole with patients:read, else the patient's summary. */
-function appointmentFor(auth: AuthContext, appointment: AppointmentDto): AppointmentDto {
+export function appointmentFor(auth: AuthContext, appointment: AppointmentDto): AppointmentDto {
   return { ...appointment, patient: patientFor(auth, appointment.patient) };
 }
 

@@ -17,7 +17,7 @@ export class AvailabilityController {
     operationId: 'getAvailability',
     summary: 'Free slots',
     description:
-      "Slots of `duration` minutes (default 30) inside the provider's working hours, computed in its timezone (correct across daylight-saving changes: each local time at most once, none in a skipped hour), on a grid of the duration or 15 minutes (whichever is smaller), never in the past, never overlapping a scheduled or confirmed appointment or time off. A date bound is read in the provider's timezone (endDate includes that day). The range is at most 31 days. Without providerId: every active provider's slots. An inactive provider has none.",
+      "Slots of `duration` minutes (default 30) inside the provider's working hours, computed in its timezone (correct across daylight-saving changes: each local time at most once, none in a skipped hour), on a grid of the duration or 15 minutes (whichever is smaller), never in the past, never overlapping a scheduled or confirmed appointment, an active hold or time off. A date bound is read in the provider's timezone (endDate includes that day). The range is at most 31 days. Without providerId: every active provider's slots. An inactive provider has none.",
   })
   @ApiOkResponse({ type: AvailabilityDto })
   get(@CurrentAuth() auth: AuthContext, @Query() query: AvailabilityQueryDto): Promise<AvailabilityDto> {

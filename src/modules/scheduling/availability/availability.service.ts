@@ -127,6 +127,7 @@ export class AvailabilityService {
         [provider.id],
         new Date(start - HELD_MARGIN),
         new Date(end + HELD_MARGIN),
+        new Date(now),
         options.exceptId,
         options.tx,
       ),
@@ -179,7 +180,7 @@ export class AvailabilityService {
     const to = Math.max(...live.map((s) => s.to));
     const ids = live.map((s) => s.provider.id);
     const [held, off] = await Promise.all([
-      this.appointments.held(scope, ids, new Date(from - HELD_MARGIN), new Date(to + HELD_MARGIN), exceptId),
+      this.appointments.held(scope, ids, new Date(from - HELD_MARGIN), new Date(to + HELD_MARGIN), new Date(now), exceptId),
       this.timeOff.overlapping(scope, ids, new Date(from), new Date(to)),
     ]);
     const heldBy = groupBy(held.map((h) => ({ providerId: h.providerId, held: heldAppointment(h) })));

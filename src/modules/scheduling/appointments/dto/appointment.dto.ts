@@ -9,6 +9,7 @@ import type { ReminderStatus } from '../../reminders/entities/appointment-remind
 import { APPOINTMENT_STATUSES } from '../transitions';
 import type { AppointmentStatus } from '../transitions';
 import { IsInstant } from '../../is-instant';
+import { UnlessHeld } from '../../holds/unless-held';
 import { WhenClearable, WhenPresent } from '../../../../common/http/requests/patch-members';
 import { exampleFromNow } from '../../../../common/http/openapi/example-dates';
 
@@ -17,14 +18,28 @@ export class BookAppointmentDto {
   @IsUUID()
   patientId!: string;
 
+  /** May be omitted with holdId (sent, it must be the hold's). */
   @ApiProperty({ format: 'uuid' })
+  @UnlessHeld()
   @IsUUID()
+  // Documented as required (the slot form); absent only beside holdId, where HoldsService reads it as optional.
   providerId!: string;
 
-  /** The start, with Z or an offset. */
+  /** The start, with Z or an offset. May be omitted with holdId (sent, it must be the hold's). */
   @ApiProperty({ format: 'date-time', ...exampleFromNow(0, '15:00') })
+  @UnlessHeld()
   @IsInstant()
   datetime!: string;
+
+  /**
+   * An active hold of this tenant and mode (POST /scheduling/holds), whose time is booked: the hold names the
+   * provider, time and type, so providerId and datetime may be omitted and the type, duration and
+   * overridePolicies must be.
+   */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @WhenPresent()
+  @IsUUID()
+  holdId?: string;
 
   /**
    * An active appointment type of this tenant and mode: its duration, policies and providers apply, and the

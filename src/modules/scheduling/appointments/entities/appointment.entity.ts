@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Exclusion, Index } from 'typeorm';
 import { References } from '../../../../database/references';
-import { TenantOwnedEntity } from '../../../../database/tenant-owned.entity';
+import { ProviderSpan } from '../../provider-span';
 import type { AppointmentStatus } from '../transitions';
 import { InstantColumn } from '../../../../database/instant-column';
 
@@ -21,29 +21,12 @@ import { InstantColumn } from '../../../../database/instant-column';
 @Check(`"ends_at" > "starts_at"`)
 @Check(`"duration" BETWEEN 5 AND 480`)
 @Check(`"status" IN ('scheduled', 'confirmed', 'completed', 'cancelled', 'no_show')`)
-export class AppointmentEntity extends TenantOwnedEntity {
+export class AppointmentEntity extends ProviderSpan {
   @Column('uuid')
   patientId!: string;
 
   @References('PatientEntity', 'patient_id', 'CASCADE')
   readonly patientFk?: never;
-
-  @Column('uuid')
-  providerId!: string;
-
-  @References('ProviderEntity', 'provider_id')
-  readonly providerFk?: never;
-
-  @InstantColumn()
-  startsAt!: Date;
-
-  /** startsAt + duration, stored so that the constraint and the overlap queries index one range. */
-  @InstantColumn()
-  endsAt!: Date;
-
-  /** Minutes. */
-  @Column({ type: 'integer' })
-  duration!: number;
 
   @Column({ type: 'varchar', length: 10 })
   status!: AppointmentStatus;
