@@ -5,6 +5,8 @@ import { useBrowser } from '../helpers/browser';
 import { NO_RATE_LIMITS } from '../helpers/patients';
 import { freePort } from '../helpers/ports';
 import { createProvider, createScheduler, everyDay, SCHEDULERS } from '../helpers/scheduling';
+import { eventually } from '../helpers/eventually';
+import { type ReceivedEmail, SmtpReceiver } from '../helpers/smtp-receiver';
 import { useApp } from '../helpers/use-app';
 
 const API_HOST = 'book.clinic.test';
@@ -30,33 +32,38 @@ describe('The hosted booking page', () => {
   let port: number;
   let tenant: TestTenant;
   let scheduler: Scheduler;
+  let secondId: string;
+  let receiver: SmtpReceiver;
   beforeAll(async () => {
     port = await freePort();
+    receiver = await new SmtpReceiver().start();
   });
+  afterAll(async () => receiver.stop());
   const suite = useApp(() => ({
     ...NO_RATE_LIMITS,
     RATE_LIMIT_IP_PER_SECOND: '0',
     RATE_LIMIT_IP_PER_HOUR: '0',
-    WORKERS: 'off',
+    SMTP_URL: receiver.url,
     PORT: String(port),
     PUBLIC_URL: `http://${API_HOST}:${port}`,
   }));
   beforeAll(async () => {
     await suite.app.listen({ port, host: '127.0.0.1' });
     tenant = await createTenant(suite.app, 'Riverside Physio');
-    const owner = client(suite.app, tenant.testKey);
+    const owner = client(suite.app, tenant.liveKey);
     await owner.post('/api/v1/settings/brand', { primaryColor: '#0F766E' });
-    const first = await createProvider(suite.app, tenant.testKey, {
+    const first = await createProvider(suite.app, tenant.liveKey, {
       name: 'Dr Ada Byron',
       timezone: 'Europe/London',
-      workingHours: everyDay(),
+      workingHours: everyDay('08:00', '18:00'),
     });
-    const second = await createProvider(suite.app, tenant.testKey, {
+    const second = await createProvider(suite.app, tenant.liveKey, {
       name: 'Dr Alan Turing',
       timezone: 'America/New_York',
-      workingHours: everyDay(),
+      workingHours: everyDay('08:00', '18:00'),
     });
-    scheduler = await createScheduler(suite.app, tenant.testKey, [first.id, second.id], {
+    secondId = second.id;
+    scheduler = await createScheduler(suite.app, tenant.liveKey, [first.id, second.id], {
       name: 'First visit',
       description: 'A first assessment of 30 minutes.',
     });
@@ -66,6 +73,14 @@ describe('The hosted booking page', () => {
     chromium.browser.newContext({ viewport: PHONE, javaScriptEnabled, bypassCSP: javaScriptEnabled });
 
   /** Fails with the page's serious or critical axe-core violations (only where script runs). */
+  /** Waits for `count` emails to `address` at the receiver, and answers them. */
+  const arrived = (address: string, count: number): Promise<ReceivedEmail[]> =>
+    eventually(async () => {
+      const mine = receiver.received.filter((m) => m.to.includes(address));
+      expect(mine).toHaveLength(count);
+      return mine;
+    }, 20_000);
+
   const accessible = async (page: Page, axe: boolean): Promise<void> => {
     if (axe) expect(await seriousViolations(page)).toEqual([]);
     // Readable at 360 px: nothing wider than the screen.
@@ -119,7 +134,8 @@ describe('The hosted booking page', () => {
         if (SCREENSHOTS && script) await page.screenshot({ path: `${SCREENSHOTS}/booking-details-360.png`, fullPage: true });
 
         await page.locator('input[name="lastName"]').fill('Hopper');
-        await page.locator('input[name="email"]').fill(`grace.${script ? 'on' : 'off'}@example.com`);
+        const email = `grace.${script ? 'on' : 'off'}@example.com`;
+        await page.locator('input[name="email"]').fill(email);
         await page.getByRole('button', { name: 'Book' }).click();
         expect(await page.locator('h1').innerText()).toBe('You are booked');
         const manageUrl = await page.locator('a[data-manage-url]').getAttribute('href');
@@ -128,11 +144,17 @@ describe('The hosted booking page', () => {
         await accessible(page, script);
         if (SCREENSHOTS && script) await page.screenshot({ path: `${SCREENSHOTS}/booking-confirmation-360.png` });
 
-        // The booking is the practice's, at the time picked.
-        const appointments = await client(suite.app, tenant.testKey).get<{ appointments: { datetime: string }[] }>(
-          '/api/v1/scheduling/appointments',
+        // The booking is the practice's, at the time picked, with the provider picked.
+        const appointments = await client(suite.app, tenant.liveKey).get<{ appointments: { datetime: string }[] }>(
+          `/api/v1/scheduling/appointments?providerId=${secondId}`,
         );
         expect(appointments.body.appointments.some((a) => Date.parse(a.datetime) === Date.parse(start!))).toBe(true);
+
+        // The booking notice: at a real SMTP receiver, with the manage link and the calendar file.
+        const [notice] = await arrived(email, 1);
+        expect(notice.text).toContain(manageUrl);
+        expect(notice.calendar?.contentType).toMatch(/^text\/calendar/);
+        expect(notice.calendar?.body).toContain('METHOD:PUBLISH');
 
         await page.goto(manageUrl!);
         expect(await page.locator('header').innerText()).toContain('Riverside Physio');
@@ -140,6 +162,9 @@ describe('The hosted booking page', () => {
         await page.locator('form[action*="/reschedule"] button').first().click();
         expect(await page.locator('main').innerText()).toContain('Your appointment is moved.');
         await accessible(page, script);
+        const [, moved] = await arrived(email, 2);
+        expect(moved.headers.subject).toMatch(/^Moved to /);
+        expect(moved.calendar?.body).toContain('METHOD:PUBLISH');
       } finally {
         await browser.close();
       }
@@ -148,26 +173,21 @@ describe('The hosted booking page', () => {
   );
 
   it('counts a view when opened, and a booking when booked; answers JSON to API clients as before', async () => {
-    const before = (await client(suite.app, tenant.testKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body;
+    const before = (await client(suite.app, tenant.liveKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body;
     const json = await client(suite.app).get<{ name: string }>(`/api/v1/public/schedulers/${scheduler.id}`);
     expect([json.status, json.body.name]).toEqual([200, 'First visit']);
     const page = await client(suite.app).get(`/api/v1/public/schedulers/${scheduler.id}`, HTML);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     // Moving through the days is not another view.
     await client(suite.app).get(`/api/v1/public/schedulers/${scheduler.id}?from=2099-01-01`, HTML);
-    const after = (await client(suite.app, tenant.testKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body;
+    const after = (await client(suite.app, tenant.liveKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body;
     expect(after.viewsCount - before.viewsCount).toBe(2);
   });
 
   it('books nothing when the honeypot is filled in, and answers a plain acknowledgement', async () => {
-    const page = await client(suite.app).get(`/api/v1/public/schedulers/${scheduler.id}`, HTML);
-    const start = /name="datetime"\s+value="([^"]+)"/.exec(page.text)?.[1];
-    const providerId = /name="providerId"\s+value="([^"]+)"/.exec(page.text)?.[1];
-    const before = (await client(suite.app, tenant.testKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body.bookingsCount;
+    const before = (await client(suite.app, tenant.liveKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body.bookingsCount;
     const form = new URLSearchParams({
       holdId: '',
-      datetime: start!,
-      providerId: providerId!,
       firstName: 'Bot',
       lastName: 'Net',
       email: 'bot@example.com',
@@ -178,12 +198,41 @@ describe('The hosted booking page', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...HTML },
     });
     expect([res.status, res.text.includes('Your request was received')]).toEqual([200, true]);
-    const after = (await client(suite.app, tenant.testKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body.bookingsCount;
+    const after = (await client(suite.app, tenant.liveKey).get<Scheduler>(`${SCHEDULERS}/${scheduler.id}`)).body.bookingsCount;
     expect(after).toBe(before);
   });
 
+  it('holds a picked time away from the page, and sends the patient back to the times when the hold ends', async () => {
+    const url = `/api/v1/public/schedulers/${scheduler.id}`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded', ...HTML };
+    const times = await client(suite.app).get(`${url}?provider=${secondId}`, HTML);
+    const start = [...times.text.matchAll(/data-slot="([^"]+)"/g)].map((m) => m[1])[5];
+    const held = await call(suite.app, 'POST', `${url}/page/hold`, {
+      rawBody: new URLSearchParams({ datetime: start, providerId: secondId }).toString(),
+      headers: form,
+    });
+    expect(held.status).toBe(200);
+    const holdId = /name="holdId"\s+value="([^"]+)"/.exec(held.text)![1];
+    // Held: no longer offered, on the page or to anyone else.
+    expect((await client(suite.app).get(`${url}?provider=${secondId}`, HTML)).text).not.toContain(`data-slot="${start}"`);
+    const again = await call(suite.app, 'POST', `${url}/page/hold`, {
+      rawBody: new URLSearchParams({ datetime: start, providerId: secondId }).toString(),
+      headers: form,
+    });
+    expect([again.status, again.text.includes('that time was just taken')]).toEqual([409, true]);
+
+    // The practice releases it (as a lapse would): the details form then leads back to the times.
+    expect((await client(suite.app, tenant.liveKey).delete(`/api/v1/scheduling/holds/${holdId}`)).status).toBe(204);
+    const late = await call(suite.app, 'POST', `${url}/page/book`, {
+      rawBody: new URLSearchParams({ holdId, firstName: 'Late', lastName: 'Patient', email: 'late@example.com' }).toString(),
+      headers: form,
+    });
+    expect([late.status, late.text.includes('the hold has ended')]).toEqual([410, true]);
+    expect(late.text).toContain(`data-slot="${start}"`);
+  });
+
   it('may be framed by the practice embedOrigins only, and shows an https logo and nothing else from elsewhere', async () => {
-    const owner = client(suite.app, tenant.testKey);
+    const owner = client(suite.app, tenant.liveKey);
     const url = `/api/v1/public/schedulers/${scheduler.id}`;
     const framed = (await client(suite.app).get(url, HTML)).headers;
     expect(framed['content-security-policy']).toContain(`frame-ancestors 'none'`);

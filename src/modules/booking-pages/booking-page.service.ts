@@ -6,16 +6,23 @@ import { createValidationPipe } from '../../common/http/errors/validation';
 import { asPage } from '../../common/http/responses/html-page';
 import { PageLook, SettingsService } from '../settings';
 import { confirmationPage, DetailsValues, detailsPage, receivedPage, timesPage } from './booking-page.view';
-import { PageHoldFormDto, PublicBookingDto } from './dto/public-scheduler.dto';
+import { PublicBookingDto, PublicHoldDto } from './dto/public-scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
 import { PublicBookingService } from './public-booking.service';
 
+const PICK = 'Please pick one of the times below.';
 const TAKEN = 'Sorry, that time was just taken. Please pick another.';
-const HELD_MINUTES = 5;
+const LAPSED = 'We held that time for you for a few minutes, and the hold has ended. Please pick a time again.';
+/** Why a refused step shows the times again, and its status, by the refusal's code. */
+const BACK_TO_TIMES: Partial<Record<string, { status: number; notice: string }>> = {
+  slot_unavailable: { status: 409, notice: TAKEN },
+  hold_expired: { status: 410, notice: LAPSED },
+  hold_consumed: { status: 409, notice: 'That time is booked already.' },
+};
 const validation = createValidationPipe();
 
 /** The fields of a form as a DTO takes them, or the fields it refused. */
-async function validated<T>(metatype: new () => T, fields: Record<string, string>): Promise<T | FieldError[]> {
+async function validated<T>(metatype: new () => T, fields: Record<string, string | undefined>): Promise<T | FieldError[]> {
   try {
     return (await validation.transform(fields, { type: 'body', metatype })) as T;
   } catch (err) {
@@ -29,10 +36,15 @@ function fieldErrors(err: unknown): FieldError[] {
   throw err;
 }
 
+/** A form's filled-in fields: an empty input is as absent as in a JSON body without it. */
+const filled = (fields: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => !!entry[1]));
+
 /**
  * The hosted booking page, for a browser at a scheduler's bookingUrl: server-rendered steps (times, details,
- * confirmation) whose links and forms work without script, over the same service as the JSON routes, in the
- * practice's name and colours, framed only by the practice's `embedOrigins`.
+ * confirmation) whose links and forms work without script, over the same service as the JSON routes (a
+ * picked time is a hold of POST /public/schedulers/{id}/holds, the details a booking with its holdId), in
+ * the practice's name and colours, framed only by the practice's `embedOrigins`.
  */
 @Injectable()
 export class BookingPageService {
@@ -55,77 +67,78 @@ export class BookingPageService {
   /** A time picked: held for the patient, then the details form; a time no longer free shows the times again. */
   async hold(reply: FastifyReply, id: string, fields: Record<string, string>): Promise<string> {
     const scheduler = await this.booking.require(id);
-    const form = await validated(PageHoldFormDto, { datetime: fields.datetime, providerId: fields.providerId });
-    const step = Array.isArray(form) ? null : await this.booking.pageStep(scheduler, form.providerId);
-    if (Array.isArray(form) || !step) {
-      void reply.status(400);
-      return this.times(reply, scheduler, {}, 'Please pick one of the times below.');
+    const form = await validated(PublicHoldDto, filled({ datetime: fields.datetime, providerId: fields.providerId }));
+    if (Array.isArray(form)) return this.backToTimes(reply, scheduler, 400, PICK);
+    try {
+      const { holdId } = await this.booking.hold(scheduler, form);
+      return await this.details(reply, scheduler, holdId, {}, []);
+    } catch (err) {
+      return this.refused(reply, scheduler, err, form.providerId);
     }
-    if (!(await this.booking.isFree(scheduler, form.providerId, form.datetime))) {
-      void reply.status(409);
-      return this.times(reply, scheduler, { provider: form.providerId }, TAKEN);
-    }
-    const look = await this.prepare(reply, scheduler);
-    const heldUntil = new Date(Date.now() + HELD_MINUTES * 60_000).toISOString();
-    return detailsPage(look, {
-      ...step,
-      start: form.datetime,
-      holdId: '',
-      heldUntil,
-      requirePhone: scheduler.requirePhone,
-      values: {},
-      errors: [],
-    });
   }
 
   /**
    * The details form posted: the confirmation when booked; the form again (400) with the messages beside
-   * the fields and the entries kept; the times again (409) when the time went meanwhile. A filled-in
-   * honeypot books nothing and gets a plain acknowledgement, so a bot learns nothing.
+   * the fields and the entries kept; the times again when the hold lapsed or the time went meanwhile. A
+   * filled-in honeypot books nothing and gets a plain acknowledgement, so a bot learns nothing.
    */
   async book(request: FastifyRequest, reply: FastifyReply, id: string, fields: Record<string, string>): Promise<string> {
     const scheduler = await this.booking.require(id);
     auditAs(request, scheduler);
-    const look = await this.prepare(reply, scheduler);
-    const step = await this.booking.pageStep(scheduler, fields.providerId ?? '');
-    if (!step) {
-      void reply.status(400);
-      return this.times(reply, scheduler, {}, 'Please pick one of the times below.');
-    }
-    if (fields.website?.trim()) {
-      void reply.status(200);
-      return receivedPage(look, step.heading);
-    }
+    if (fields.website?.trim()) return receivedPage(await this.prepare(reply.status(200), scheduler));
     const values: DetailsValues = { firstName: fields.firstName, lastName: fields.lastName, email: fields.email, phone: fields.phone };
-    const again = (errors: FieldError[]): string => {
-      void reply.status(400);
-      const heldUntil = new Date(Date.now() + HELD_MINUTES * 60_000).toISOString();
-      return detailsPage(look, {
-        ...step,
-        start: fields.datetime,
-        holdId: '',
-        heldUntil,
-        requirePhone: scheduler.requirePhone,
-        values,
-        errors,
-      });
-    };
-    const entered = Object.fromEntries(
-      Object.entries({ ...values, datetime: fields.datetime }).filter(([, v]) => v !== undefined && v !== ''),
-    );
-    const dto = await validated(PublicBookingDto, entered as Record<string, string>);
-    if (Array.isArray(dto)) return again(dto);
+    const dto = await validated(PublicBookingDto, filled({ ...values, holdId: fields.holdId }));
+    if (Array.isArray(dto)) return this.details(reply.status(400), scheduler, fields.holdId ?? '', values, dto);
     try {
       const booked = await this.booking.book(scheduler, dto);
       auditAs(request, scheduler, booked.id);
-      return confirmationPage(look, { ...step, start: booked.datetime, manageUrl: booked.manageUrl });
+      const look = await this.prepare(reply, scheduler);
+      return confirmationPage(look, {
+        heading: this.booking.pageHeading(scheduler, booked.type, booked.duration),
+        provider: booked.provider,
+        start: booked.datetime,
+        manageUrl: booked.manageUrl,
+      });
     } catch (err) {
-      if (err instanceof ApiException && err.code === 'slot_unavailable') {
-        void reply.status(409);
-        return this.times(reply, scheduler, { provider: step.provider.id }, TAKEN);
-      }
-      return again(fieldErrors(err));
+      if (err instanceof ApiException && BACK_TO_TIMES[err.code]) return this.refused(reply, scheduler, err);
+      return this.details(reply.status(400), scheduler, dto.holdId ?? '', values, fieldErrors(err));
     }
+  }
+
+  /** The details form for a hold that still holds its time; the times again when it no longer does. */
+  private async details(
+    reply: FastifyReply,
+    scheduler: SchedulerEntity,
+    holdId: string,
+    values: DetailsValues,
+    errors: FieldError[],
+  ): Promise<string> {
+    const held = await this.booking.heldTime(scheduler, holdId);
+    const step = held && (await this.booking.pageStep(scheduler, held.providerId));
+    if (!held || !step) return this.backToTimes(reply, scheduler, 410, LAPSED);
+    const look = await this.prepare(reply, scheduler);
+    return detailsPage(look, {
+      ...step,
+      start: held.start,
+      holdId,
+      heldUntil: held.expiresAt,
+      requirePhone: scheduler.requirePhone,
+      values,
+      errors,
+    });
+  }
+
+  /** A refused hold or booking as the patient reads it: the times again, saying why. */
+  private refused(reply: FastifyReply, scheduler: SchedulerEntity, err: unknown, provider?: string): Promise<string> {
+    const back = err instanceof ApiException ? BACK_TO_TIMES[err.code] : undefined;
+    if (back) return this.backToTimes(reply, scheduler, back.status, back.notice, provider);
+    if (err instanceof ApiException && err.code === 'validation_failed') return this.backToTimes(reply, scheduler, 400, PICK, provider);
+    throw err;
+  }
+
+  private backToTimes(reply: FastifyReply, scheduler: SchedulerEntity, status: number, notice: string, provider?: string): Promise<string> {
+    void reply.status(status);
+    return this.times(reply, scheduler, provider ? { provider } : {}, notice);
   }
 
   /** The practice's look, with the page's headers set from it. */

@@ -49,7 +49,7 @@ export interface DetailsView {
 
 export interface ConfirmationView {
   heading: PageHeading;
-  provider: PageProvider;
+  provider: Omit<PageProvider, 'id'>;
   start: string;
   manageUrl: string;
 }
@@ -183,8 +183,7 @@ export function detailsPage(brand: PageBrand, view: DetailsView): string {
       </p>
       ${other.length ? html`<p role="alert" class="error">${other.map((e) => `${e.field} ${e.message}`).join('; ')}</p>` : html``}
       <form method="post" action="${`${view.heading.path}/page/book`}" novalidate>
-        <input type="hidden" name="holdId" value="${view.holdId}" /><input type="hidden" name="datetime" value="${view.start}" />
-        <input type="hidden" name="providerId" value="${view.provider.id}" />
+        <input type="hidden" name="holdId" value="${view.holdId}" />
         ${fields}
         <div class="hp" aria-hidden="true">
           <label for="f-website">Leave this empty</label
@@ -212,9 +211,9 @@ export function confirmationPage(brand: PageBrand, view: ConfirmationView): stri
 }
 
 /** What a form whose honeypot was filled in gets: a plain acknowledgement, nothing booked. */
-export function receivedPage(brand: PageBrand, heading: PageHeading): string {
+export function receivedPage(brand: PageBrand): string {
   return htmlPage(
-    `Book: ${heading.name}`,
+    'Thank you',
     html`<h1>Thank you</h1>
       <p>Your request was received.</p>`,
     brand,

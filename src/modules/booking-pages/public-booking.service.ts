@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
+import { isUuid } from '../../common/ids';
 import { apiPath } from '../../common/http/responses/response-headers';
 import { BusinessClock } from '../../common/time/business-clock';
 import { problemOf, ValidationFailedException } from '../../common/http/errors/problem';
@@ -243,23 +244,25 @@ export class PublicBookingService {
       : null;
   }
 
-  /** Whether the page offers `datetime` with this provider now. */
-  async isFree(scheduler: SchedulerEntity, providerId: string, datetime: string): Promise<boolean> {
-    const page = await this.pageOf(scheduler);
-    const provider = page.providers.find((p) => p.id === providerId);
-    const start = Date.parse(datetime);
-    if (!provider) return false;
-    const at = { start: { instant: start }, end: { instant: start + page.policy.duration * MINUTE } };
-    return (await this.availability.slotsFor(scheduler, [provider], at, page.policy)).some((s) => Date.parse(s.start) === start);
+  /** A hold of this page's scheduler that still holds its time (its start, provider and end of hold), else null. */
+  async heldTime(scheduler: SchedulerEntity, holdId: string): Promise<{ start: string; providerId: string; expiresAt: string } | null> {
+    if (!isUuid(holdId)) return null;
+    const hold = await this.holds.get(scheduler, holdId).catch(() => null);
+    return hold?.status === 'active' ? { start: hold.datetime, providerId: hold.providerId, expiresAt: hold.expiresAt } : null;
   }
 
   private heading(scheduler: SchedulerEntity, page: BookingPage): PageHeading {
+    return this.pageHeading(scheduler, page.typeName, page.policy.duration);
+  }
+
+  /** The heading every step of the page shows. */
+  pageHeading(scheduler: SchedulerEntity, type: string | null, duration: number): PageHeading {
     return {
       path: apiPath('public', 'schedulers', scheduler.id),
       name: scheduler.name,
       description: scheduler.description,
-      duration: page.policy.duration,
-      type: page.typeName,
+      duration,
+      type,
     };
   }
 

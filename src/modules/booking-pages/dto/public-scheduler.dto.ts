@@ -118,15 +118,6 @@ export class PublicHoldResultDto {
   expiresAt!: string;
 }
 
-/** A time button of the hosted page: the time and the provider it is free with. */
-export class PageHoldFormDto {
-  @IsInstant()
-  datetime!: string;
-
-  @IsUUID('all', { message: 'must be a provider id' })
-  providerId!: string;
-}
-
 /** A public booking as the booker sees it: the appointment's id and time, the provider's name. */
 export class PublicBookingResultDto {
   /** The appointment's id. */
