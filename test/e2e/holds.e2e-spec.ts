@@ -14,6 +14,7 @@ import type { AvailabilityDto } from '../../src/modules/scheduling/availability/
 import type { HoldDto } from '../../src/modules/scheduling/holds/dto/hold.dto';
 import type { ProviderDto } from '../../src/modules/scheduling/providers/dto/provider.dto';
 import type { TestClockAdvancedDto } from '../../src/modules/test-clocks/dto/test-clock.dto';
+import { clock } from '../../src/common/time/clock';
 
 const HOLDS = `${SCHEDULING}/holds`;
 const PUBLIC = '/api/v1/public/schedulers';
@@ -215,7 +216,7 @@ describe('Holds', () => {
       const res = await anonymous<PublicHoldResultDto>('POST', `${PUBLIC}/${scheduler.id}/holds`, { datetime });
       expect([res.status, res.text]).toEqual([201, expect.any(String)]);
       expect(res.body).toEqual({ holdId: expect.any(String), expiresAt: expect.any(String) });
-      const ttl = Date.parse(res.body.expiresAt) - Date.now();
+      const ttl = Date.parse(res.body.expiresAt) - clock.nowMs();
       expect(ttl).toBeGreaterThan(280_000);
       expect(ttl).toBeLessThanOrEqual(300_000);
       const slots = await anonymous<PublicAvailabilityDto>('GET', `${PUBLIC}/${scheduler.id}/availability?startDate=${day}&endDate=${day}`);

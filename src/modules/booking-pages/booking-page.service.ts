@@ -100,7 +100,9 @@ export class BookingPageService {
         manageUrl: booked.manageUrl,
       });
     } catch (err) {
-      if (err instanceof ApiException && BACK_TO_TIMES[err.code]) return this.refused(reply, scheduler, err);
+      if (err instanceof ApiException && BACK_TO_TIMES[err.code]) {
+        return this.refused(reply, scheduler, err, (await this.booking.heldTime(scheduler, dto.holdId ?? ''))?.providerId);
+      }
       return this.details(reply.status(400), scheduler, dto.holdId ?? '', values, fieldErrors(err));
     }
   }
@@ -115,7 +117,7 @@ export class BookingPageService {
   ): Promise<string> {
     const held = await this.booking.heldTime(scheduler, holdId);
     const step = held && (await this.booking.pageStep(scheduler, held.providerId));
-    if (!held || !step) return this.backToTimes(reply, scheduler, 410, LAPSED);
+    if (!held?.active || !step) return this.backToTimes(reply, scheduler, 410, LAPSED, step?.provider.id);
     const look = await this.prepare(reply, scheduler);
     return detailsPage(look, {
       ...step,

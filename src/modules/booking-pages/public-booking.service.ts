@@ -244,11 +244,14 @@ export class PublicBookingService {
       : null;
   }
 
-  /** A hold of this page's scheduler that still holds its time (its start, provider and end of hold), else null. */
-  async heldTime(scheduler: SchedulerEntity, holdId: string): Promise<{ start: string; providerId: string; expiresAt: string } | null> {
+  /** A hold of this page's tenant and mode (its start, provider, end of hold and whether it still holds its time), else null. */
+  async heldTime(
+    scheduler: SchedulerEntity,
+    holdId: string,
+  ): Promise<{ start: string; providerId: string; expiresAt: string; active: boolean } | null> {
     if (!isUuid(holdId)) return null;
     const hold = await this.holds.get(scheduler, holdId).catch(() => null);
-    return hold?.status === 'active' ? { start: hold.datetime, providerId: hold.providerId, expiresAt: hold.expiresAt } : null;
+    return hold && { start: hold.datetime, providerId: hold.providerId, expiresAt: hold.expiresAt, active: hold.status === 'active' };
   }
 
   private heading(scheduler: SchedulerEntity, page: BookingPage): PageHeading {
