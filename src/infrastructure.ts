@@ -55,7 +55,7 @@ export async function prepareInfrastructure(options: { migrate?: boolean } = {})
     stops.push(() => redis.stop());
   }
   if (options.migrate !== false && config.database.migrationsRun) {
-    const applied = await runMigrations(config.databaseUrl, appCryptoFor(config));
+    const applied = await runMigrations(config.migrationsUrl, appCryptoFor(config));
     if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
   }
   return {

@@ -54,7 +54,7 @@ export async function runCommand(args: Args): Promise<void> {
     // The command's whole point is to migrate: MIGRATIONS_RUN only governs what servers do at start-up.
     const infra = await prepareInfrastructure({ migrate: false });
     try {
-      const migrated = await runMigrations(infra.config.databaseUrl, appCryptoFor(infra.config));
+      const migrated = await runMigrations(infra.config.migrationsUrl, appCryptoFor(infra.config));
       process.stdout.write(`${JSON.stringify({ migrated })}\n`);
     } finally {
       await infra.stop();

@@ -27,7 +27,17 @@ describe('loadConfig', () => {
     });
   });
 
+  it('names statements unless behind a transaction pooler, and migrates over the direct URL when there is one', () => {
+    const pooled = 'postgres://app@pgbouncer:6432/pm';
+    expect(loadConfig({ DATABASE_URL: pooled }).database.namedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_URL: pooled }).migrationsUrl).toBe(pooled);
+    const behind = loadConfig({ DATABASE_URL: pooled, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: 'postgres://app@db:5432/pm' });
+    expect([behind.database.namedStatements, behind.migrationsUrl]).toEqual([false, 'postgres://app@db:5432/pm']);
+  });
+
   it.each([
+    ['DATABASE_POOLER', 'session', /DATABASE_POOLER/],
+    ['DATABASE_DIRECT_URL', 'db:5432', /DATABASE_DIRECT_URL must be a postgres:\/\/ URL/],
     ['PORT', 'eighty', /PORT must be an integer/],
     ['PORT', '70000', /PORT/],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL must be a postgres:\/\/ URL/],

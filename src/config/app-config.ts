@@ -59,7 +59,7 @@ export class AppConfig {
   readonly reminders: ReminderSettings;
   readonly retention: RetentionSettings;
 
-  constructor(groups: Omit<AppConfig, 'appSecret' | 'databaseUrl' | 'redisUrl'>) {
+  constructor(groups: Omit<AppConfig, 'appSecret' | 'databaseUrl' | 'migrationsUrl' | 'redisUrl'>) {
     this.http = groups.http;
     this.database = groups.database;
     this.redis = groups.redis;
@@ -92,6 +92,11 @@ export class AppConfig {
   get databaseUrl(): string {
     if (!this.database.url) throw new ConfigError('DATABASE_URL has not been resolved');
     return this.database.url;
+  }
+
+  /** Where migrations connect: DATABASE_DIRECT_URL, else the database URL. */
+  get migrationsUrl(): string {
+    return this.database.directUrl ?? this.databaseUrl;
   }
 
   get redisUrl(): string {

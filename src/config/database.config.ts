@@ -7,6 +7,11 @@ export class DatabaseEnv {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
   DATABASE_URL?: string = undefined;
 
+  /** A direct connection to the same database (no pooler): what migrations use; DATABASE_URL when unset. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
+  DATABASE_DIRECT_URL?: string = undefined;
+
   /** `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer), so no statement is named. */
   @IsIn(['none', 'transaction'])
   DATABASE_POOLER: 'none' | 'transaction' = 'none';
@@ -28,6 +33,8 @@ export class DatabaseEnv {
 export interface DatabaseSettings {
   /** Unset: start-up runs the embedded PostgreSQL and fills it in. */
   url?: string;
+  /** DATABASE_DIRECT_URL: migrations hold a session-level lock, which a transaction pooler would not keep. */
+  directUrl?: string;
   /** False behind a transaction pooler: hot statements then run unnamed, like the rest. */
   namedStatements: boolean;
   migrationsRun: boolean;
@@ -40,6 +47,7 @@ export interface DatabaseSettings {
 export function databaseSettings(vars: DatabaseEnv): DatabaseSettings {
   return {
     url: vars.DATABASE_URL,
+    directUrl: vars.DATABASE_DIRECT_URL,
     namedStatements: vars.DATABASE_POOLER !== 'transaction',
     migrationsRun: vars.MIGRATIONS_RUN,
     dataDir: vars.DATA_DIR,
