@@ -14,7 +14,7 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
   });
 }
 
-/** What `/health/ready` checks in a worker: its queue workers run, PostgreSQL and Redis answer. */
+/** What `/health/ready` checks in a worker: its queue workers run and meet no error, PostgreSQL and Redis answer. */
 async function readiness(app: INestApplicationContext): Promise<Record<string, { status: 'up' | 'down'; message?: string }>> {
   const check = async (what: string, probe: () => Promise<unknown>) => {
     try {
@@ -28,9 +28,13 @@ async function readiness(app: INestApplicationContext): Promise<Record<string, {
     check('PostgreSQL', () => unscopedSql(app.get(DataSource), 'SELECT 1')),
     check('Redis', () => app.get(RedisService).client.ping()),
   ]);
-  const workers = app.get(QueueWorkers, { strict: false }).running
-    ? { status: 'up' as const }
-    : { status: 'down' as const, message: 'stopped' };
+  const queues = app.get(QueueWorkers, { strict: false });
+  const failing = queues.failing;
+  const workers = !queues.running
+    ? { status: 'down' as const, message: 'stopped' }
+    : failing
+      ? { status: 'down' as const, message: failing }
+      : { status: 'up' as const };
   return { database, redis, workers };
 }
 

@@ -1,5 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { eventually } from '../helpers/eventually';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { freePort } from '../helpers/ports';
 
@@ -60,4 +61,51 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
     expect(((await down.json()) as { info: unknown }).info).toMatchObject({ database: { status: 'up' }, redis: { status: 'down' } });
     expect(await healthcheck(env)).toBe(1);
   }, 180_000);
+
+  it('answers 503 while its queues cannot work though Redis answers (scripts refused), and 200 again once they can', async () => {
+    const redisPort = await freePort();
+    redis = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    const healthPort = await freePort();
+    const env = {
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      WORKER_HEALTH_PORT: String(healthPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    };
+    await sleep(300);
+    worker = BuiltProcess.start('worker.js', env);
+    await worker.waitFor(/worker started/);
+    const ready = async (): Promise<{ status: number; body: { info: Record<string, { status: string; message?: string }> } }> => {
+      const res = await fetch(`http://127.0.0.1:${healthPort}/health/ready`);
+      return { status: res.status, body: (await res.json()) as { info: Record<string, { status: string; message?: string }> } };
+    };
+    await eventually(async () => expect((await ready()).status).toBe(200), 20_000);
+
+    // Every BullMQ fetch is a Lua script: refused, no job can run, while PING still answers.
+    const acl = (rule: string): Promise<void> =>
+      new Promise((resolve, reject) =>
+        execFile('redis-cli', ['-p', String(redisPort), 'ACL', 'SETUSER', 'default', rule], (err) =>
+          err ? reject(new Error(err.message)) : resolve(),
+        ),
+      );
+    await acl('-@scripting');
+    const failing = await eventually(async () => {
+      const answer = await ready();
+      expect(answer.status).toBe(503);
+      return answer.body.info;
+    }, 20_000);
+    expect(failing).toMatchObject({
+      redis: { status: 'up' },
+      workers: { status: 'down', message: expect.stringMatching(/^queue [a-z-]+: ReplyError/) },
+    });
+    // Logged once per interval, not once per failed fetch.
+    expect(worker.output.match(/ReplyError/g)?.length ?? 0).toBeLessThan(20);
+
+    await acl('+@all');
+    await eventually(async () => expect((await ready()).status).toBe(200), 30_000);
+    await worker.stop('SIGTERM');
+    redis.kill('SIGKILL');
+  }, 120_000);
 });

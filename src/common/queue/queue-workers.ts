@@ -12,6 +12,8 @@ import { bullConnection } from './queue.module';
 import { JobName, PERIODIC_JOBS, QueueName, QUEUES } from './queues';
 
 type Handler = (job: Job, context: JobContext) => Promise<unknown>;
+/** How long a queue error other than Redis being away (a refused script, a cluster's CROSSSLOT) counts against readiness, and how often it is logged. */
+const FAILING_FOR_MS = 10_000;
 type FailedHandler = (payload: unknown, jobId: string, reason: string) => Promise<void>;
 
 /**
@@ -28,6 +30,8 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly workers: Worker[] = [];
   private readonly events: QueueEvents[] = [];
   private readonly stopping = new AbortController();
+  /** The last error a queue's worker met while Redis answered, by queue: what keeps its work from running. */
+  private readonly failures = new Map<QueueName, { at: number; message: string; logged: number }>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -50,11 +54,31 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     return this.workers.length > 0 && this.workers.every((worker) => worker.isRunning());
   }
 
+  /**
+   * Why the queues cannot work although Redis answers (an error every worker fetch meets, such as a script
+   * Redis refuses or a cluster's CROSSSLOT), or null: a worker process is not ready while this says something.
+   */
+  get failing(): string | null {
+    const now = Date.now();
+    const recent = [...this.failures].find(([, failure]) => now - failure.at < FAILING_FOR_MS);
+    return recent ? `queue ${recent[0]}: ${recent[1].message}` : null;
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
     // close() waits for the active jobs, which now stop after their current unit of work.
     await Promise.all(this.workers.map((worker) => worker.close()));
     await Promise.all(this.events.map((events) => events.close()));
+  }
+
+  /** A worker error other than Redis being away: noted for readiness, and logged once per interval, however often it repeats. */
+  private failed(queue: QueueName, err: Error): void {
+    const now = Date.now();
+    const message = describeError(err);
+    const previous = this.failures.get(queue);
+    const log = !previous || now - previous.logged >= FAILING_FOR_MS;
+    this.failures.set(queue, { at: now, message, logged: log ? now : previous.logged });
+    if (log) this.logger.warn(`queue ${queue}: ${message}`);
   }
 
   private discover(): { handlers: FoundHandler[]; failed: FoundHandler[] } {
@@ -93,7 +117,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       // After a failed fetch (Redis away), try again within a second rather than BullMQ's 15 s.
       runRetryDelay: 1000,
     });
-    this.dependencies.watchBull(worker, 'queue-workers', (err) => this.logger.warn(`queue ${queue}: ${describeError(err)}`));
+    this.dependencies.watchBull(worker, 'queue-workers', (err) => this.failed(queue, err));
     worker.on('stalled', (jobId) => this.logger.warn(`queue ${queue}: job ${jobId} stalled (its worker stopped); it runs again`));
     this.workers.push(worker);
     // Final failures reach every process through Redis, including those BullMQ decides by itself (a job
