@@ -25,8 +25,8 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
     redis?.kill('SIGKILL');
   });
 
-  it('answers /health/ready 200 while PostgreSQL, Redis and its queue workers are up, 503 once Redis is gone', async () => {
-    // A Redis of its own, to take away: never the shared one.
+  /** The built worker with a Redis of its own (to take away or restrict: never the shared one), started; its environment. */
+  const startWorker = async (): Promise<{ env: Record<string, string>; redisPort: number; healthPort: number }> => {
     const redisPort = await freePort();
     redis = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
@@ -42,6 +42,11 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
     await sleep(300);
     worker = BuiltProcess.start('worker.js', env);
     await worker.waitFor(/worker started/);
+    return { env, redisPort, healthPort };
+  };
+
+  it('answers /health/ready 200 while PostgreSQL, Redis and its queue workers are up, 503 once Redis is gone', async () => {
+    const { env, healthPort } = await startWorker();
     const base = `http://127.0.0.1:${healthPort}`;
 
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
@@ -63,20 +68,7 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
   }, 180_000);
 
   it('answers 503 while its queues cannot work though Redis answers (scripts refused), and 200 again once they can', async () => {
-    const redisPort = await freePort();
-    redis = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
-    const healthPort = await freePort();
-    const env = {
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      WORKER_HEALTH_PORT: String(healthPort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-    };
-    await sleep(300);
-    worker = BuiltProcess.start('worker.js', env);
-    await worker.waitFor(/worker started/);
+    const { redisPort, healthPort } = await startWorker();
     const ready = async (): Promise<{ status: number; body: { info: Record<string, { status: string; message?: string }> } }> => {
       const res = await fetch(`http://127.0.0.1:${healthPort}/health/ready`);
       return { status: res.status, body: (await res.json()) as { info: Record<string, { status: string; message?: string }> } };
