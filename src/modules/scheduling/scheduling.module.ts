@@ -27,10 +27,21 @@ import { ProvidersService } from './providers/providers.service';
 import { RemindersRepository } from './reminders/reminders.repository';
 import { RemindersService } from './reminders/reminders.service';
 import { TimeOffRepository } from './providers/time-off.repository';
+import { AppointmentSeriesEntity } from './series/entities/appointment-series.entity';
+import { SeriesController } from './series/series.controller';
+import { SeriesRepository } from './series/series.repository';
+import { SeriesService } from './series/series.service';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ProviderEntity, TimeOffEntity, AppointmentEntity, AppointmentTypeEntity, AppointmentReminderEntity]),
+    TypeOrmModule.forFeature([
+      ProviderEntity,
+      TimeOffEntity,
+      AppointmentEntity,
+      AppointmentTypeEntity,
+      AppointmentReminderEntity,
+      AppointmentSeriesEntity,
+    ]),
     PatientsModule,
     EventsModule,
     EmailModule,
@@ -43,6 +54,7 @@ import { TimeOffRepository } from './providers/time-off.repository';
     AvailabilityController,
     AppointmentsController,
     PublicAppointmentsController,
+    SeriesController,
   ],
   providers: [
     ProvidersRepository,
@@ -57,6 +69,8 @@ import { TimeOffRepository } from './providers/time-off.repository';
     SelfServiceService,
     RemindersRepository,
     RemindersService,
+    SeriesRepository,
+    SeriesService,
   ],
   exports: [
     ProvidersService,

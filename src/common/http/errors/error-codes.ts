@@ -29,6 +29,11 @@ export const ERROR_CODES = {
   not_found: { status: 404, title: 'Not found', when: 'Unknown route, or an id the caller cannot see (malformed ids included)' },
   request_timeout: { status: 408, title: 'Request timeout', when: 'The request was not received in time' },
   slot_unavailable: { status: 409, title: 'Slot unavailable', when: 'The time is outside availability or already booked' },
+  series_conflicts: {
+    status: 409,
+    title: 'Series conflicts',
+    when: 'Occurrences of a recurring series cannot be booked or moved (onConflict reject); each is listed in conflicts',
+  },
   invalid_transition: { status: 409, title: 'Invalid transition', when: 'The status cannot change this way' },
   change_window_closed: {
     status: 409,
