@@ -55,7 +55,7 @@ export class SeriesController {
           patientId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40',
           providerId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
           duration: 30,
-          start: localDateFromNow(14, '09:00'),
+          start: localDateFromNow(35, '09:00'),
           timezone: 'America/New_York',
           rrule: 'FREQ=WEEKLY;COUNT=4',
           notes: 'Weekly physiotherapy',
@@ -67,7 +67,7 @@ export class SeriesController {
           patientId: '0193a5a8-7f3e-7c1a-9d52-3f0c8e1b2a40',
           providerId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b',
           appointmentTypeId: '0193a5b2-7c1d-7e4f-8a9b-0c1d2e3f4a60',
-          start: localDateFromNow(21, '09:00'),
+          start: localDateFromNow(42, '09:00'),
           timezone: 'America/New_York',
           rrule: 'FREQ=MONTHLY;BYDAY=-1MO;COUNT=3',
           onConflict: 'skip',
@@ -115,6 +115,11 @@ export class SeriesController {
   })
   @ApiOkResponse({ type: SeriesOutcomeDto })
   @ApiErrors('series_conflicts')
+  // Written out so that the optional `from` and `changes.providerId` are not pre-filled with ids that name nothing.
+  @ApiBody({
+    type: UpdateSeriesDto,
+    examples: { allLater: { summary: 'Every occurrence half an hour later', value: { scope: 'all', changes: { localTime: '09:30' } } } },
+  })
   update(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: UpdateSeriesDto): Promise<SeriesOutcomeDto> {
     return this.series.update(auth, id, body);
   }
@@ -131,6 +136,7 @@ export class SeriesController {
       'Cancels each scheduled or confirmed occurrence in scope that has not started (`all`, or `following` from the occurrence whose appointmentId is `from`), each as a single cancel does (`appointment.cancelled`, its reminders cancelled), in one transaction. The series becomes `cancelled` (`series.cancelled`) when the scope starts at its first occurrence; otherwise `series.updated`.',
   })
   @ApiOkResponse({ type: SeriesDto })
+  @ApiBody({ type: CancelSeriesDto, examples: { all: { summary: 'Every occurrence still to come', value: { scope: 'all' } } } })
   cancel(@CurrentAuth() auth: AuthContext, @IdParam() id: string, @Body() body: CancelSeriesDto): Promise<SeriesDto> {
     return this.series.cancel(auth, id, body);
   }

@@ -44,7 +44,7 @@ export class CreateSeriesDto extends PickType(BookAppointmentDto, [
   'overridePolicies',
 ] as const) {
   /** The first occurrence, as a wall time in `timezone` (no offset): every occurrence keeps this time of day. */
-  @ApiProperty({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$', ...localExampleFromNow(14, '09:00') })
+  @ApiProperty({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$', ...localExampleFromNow(35, '09:00') })
   @IsString()
   @Matches(LOCAL_DATE_TIME, { message: LOCAL_DATE_TIME_MESSAGE })
   start!: string;
