@@ -187,6 +187,43 @@ describe('Recurring series', () => {
     expect(cancelled.body.events.map((e) => e.data.id)).toEqual([series.id]);
   });
 
+  it("plans each occurrence's reminders, re-plans them when the series moves and cancels them with it", async () => {
+    const p = await provider();
+    const template = await suite
+      .api()
+      .post<{ id: string }>('/api/v1/emails/templates', { name: 'Soon', subject: 'Soon', textContent: 'x' });
+    const type = await suite.api().post<{ id: string }>(`${SCHEDULING}/appointment-types`, {
+      name: 'Weekly check',
+      durationMinutes: 30,
+      reminders: [{ offsetMinutes: 60, channel: 'email', templateId: template.body.id }],
+    });
+    const created = await create({
+      providerId: p.id,
+      appointmentTypeId: type.body.id,
+      duration: undefined,
+      start: localOf(nextStart()),
+      rrule: 'FREQ=WEEKLY;COUNT=3',
+    });
+    expect(created.status).toBe(201);
+    const series = created.body;
+    const remindersOf = async (): Promise<{ datetime: string; reminders: { status: string; reason: string | null; sendAt: string }[] }[]> =>
+      Promise.all(
+        series.occurrences.map(async (o) => (await suite.api().get<AppointmentDto>(`${SCHEDULING}/appointments/${o.appointmentId}`)).body),
+      );
+    const hourBefore = (datetime: string): string => new Date(Date.parse(datetime) - 3_600_000).toISOString();
+    for (const a of await remindersOf())
+      expect(a.reminders).toEqual([expect.objectContaining({ status: 'scheduled', sendAt: hourBefore(a.datetime) })]);
+    expect((await suite.api().patch(`${SERIES}/${series.id}`, { scope: 'all', changes: { localTime: '11:00' } })).status).toBe(200);
+    for (const a of await remindersOf()) {
+      expect(a.reminders.map((r) => [r.status, r.reason, r.sendAt === hourBefore(a.datetime)]).sort()).toEqual([
+        ['cancelled', 'rescheduled', false],
+        ['scheduled', null, true],
+      ]);
+    }
+    expect((await suite.api().post(`${SERIES}/${series.id}/cancel`, { scope: 'all' })).status).toBe(200);
+    for (const a of await remindersOf()) expect(a.reminders.map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
+  });
+
   it.each([
     ['FREQ=HOURLY', { rrule: 'FREQ=HOURLY;COUNT=3' }, 'rrule'],
     ['both COUNT and UNTIL', { rrule: 'FREQ=WEEKLY;COUNT=3;UNTIL=20991231' }, 'rrule'],
