@@ -187,6 +187,19 @@ describe('Recurring series', () => {
     expect(cancelled.body.events.map((e) => e.data.id)).toEqual([series.id]);
   });
 
+  it('moves every occurrence to another provider and a new length, keeping ids; the series names the new provider', async () => {
+    const [before, after] = [await provider(), await provider()];
+    const series = (await create({ providerId: before.id, start: localOf(nextStart()), rrule: 'FREQ=DAILY;COUNT=3' })).body;
+    const res = await suite
+      .api()
+      .patch<SeriesOutcomeDto>(`${SERIES}/${series.id}`, { scope: 'all', changes: { providerId: after.id, durationMinutes: 45 } });
+    expect([res.status, res.body.providerId]).toEqual([200, after.id]);
+    const moved = await appointmentsOf(after.id);
+    expect(moved.map((a) => [a.id, a.duration, a.datetime])).toEqual(series.occurrences.map((o) => [o.appointmentId, 45, o.datetime]));
+    expect(await appointmentsOf(before.id)).toEqual([]);
+    expect((await seriesOf(after.id)).map((s) => s.id)).toEqual([series.id]);
+  });
+
   it("plans each occurrence's reminders, re-plans them when the series moves and cancels them with it", async () => {
     const p = await provider();
     const template = await suite
