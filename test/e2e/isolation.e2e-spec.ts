@@ -7,6 +7,7 @@ import type { PatientDto } from '../../src/modules/patients/dto/patient.dto';
 import type { AppointmentListDto } from '../../src/modules/scheduling/appointments/dto/appointment.dto';
 import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
 import type { HoldDto } from '../../src/modules/scheduling/holds/dto/hold.dto';
+import type { SeriesDto, SeriesListDto } from '../../src/modules/scheduling/series/dto/series.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
 import { SmsNumbersService } from '../../src/modules/sms-numbers';
 import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
@@ -197,5 +198,35 @@ describe('Tenant and mode isolation', () => {
       expect([foreign.status, foreign.body.errors?.map((e) => e.field)]).toEqual([400, ['providerId']]);
     }
     expect((await suite.api(globex.testKey).get<HoldDto>(`${HOLDS}/${hold.body.id}`)).body.status).toBe('active');
+  });
+
+  it("cannot see, change or cancel another tenant's or mode's recurring series, nor book one on its records", async () => {
+    const SERIES = '/api/v1/scheduling/series';
+    const provider = await createProvider(suite.app, globex.testKey, { timezone: 'UTC', workingHours: everyDay() });
+    const patient = await createPatient(suite.app, globex.testKey);
+    const created = await suite.api(globex.testKey).post<SeriesDto>(SERIES, {
+      patientId: patient.id,
+      providerId: provider.id,
+      start: `${utcDate(30)}T10:00`,
+      rrule: 'FREQ=WEEKLY;COUNT=2',
+    });
+    expect(created.status).toBe(201);
+    const series = created.body;
+    const first = series.occurrences[0].appointmentId;
+    for (const key of [acme.testKey, acme.liveKey, globex.liveKey]) {
+      const api = suite.api(key);
+      expect((await api.get<Problem>(`${SERIES}/${series.id}`)).body.code).toBe('not_found');
+      expect((await api.patch<Problem>(`${SERIES}/${series.id}`, { scope: 'all', changes: { localTime: '11:00' } })).status).toBe(404);
+      expect((await api.post<Problem>(`${SERIES}/${series.id}/cancel`, { scope: 'following', from: first })).status).toBe(404);
+      expect((await api.get<SeriesListDto>(`${SERIES}?patientId=${patient.id}`)).body.series).toEqual([]);
+      const borrowed = await api.post<Problem>(SERIES, {
+        patientId: patient.id,
+        providerId: provider.id,
+        start: `${utcDate(40)}T10:00`,
+        rrule: 'FREQ=DAILY;COUNT=2',
+      });
+      expect([borrowed.status, borrowed.body.errors?.map((e) => e.field)]).toEqual([400, ['patientId', 'providerId']]);
+    }
+    expect((await suite.api(globex.testKey).get<SeriesDto>(`${SERIES}/${series.id}`)).body).toEqual(series);
   });
 });

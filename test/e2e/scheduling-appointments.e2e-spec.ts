@@ -69,6 +69,7 @@ describe('Scheduling: booking and appointments', () => {
         type: 'consultation',
         notes: 'First visit',
         appointmentTypeId: null,
+        seriesId: null,
         confirmedAt: null,
         cancelledAt: null,
         manageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/api\/v1\/public\/appointments\/[\w.-]+$/),

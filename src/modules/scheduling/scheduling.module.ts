@@ -34,6 +34,10 @@ import { ProviderTimeClaimEntity } from './holds/entities/provider-time-claim.en
 import { HoldsController } from './holds/holds.controller';
 import { HoldsRepository } from './holds/holds.repository';
 import { HoldsService } from './holds/holds.service';
+import { AppointmentSeriesEntity } from './series/entities/appointment-series.entity';
+import { SeriesController } from './series/series.controller';
+import { SeriesRepository } from './series/series.repository';
+import { SeriesService } from './series/series.service';
 
 @Module({
   imports: [
@@ -45,6 +49,7 @@ import { HoldsService } from './holds/holds.service';
       AppointmentReminderEntity,
       HoldEntity,
       ProviderTimeClaimEntity,
+      AppointmentSeriesEntity,
     ]),
     PatientsModule,
     EventsModule,
@@ -60,6 +65,7 @@ import { HoldsService } from './holds/holds.service';
     AppointmentsController,
     HoldsController,
     PublicAppointmentsController,
+    SeriesController,
   ],
   providers: [
     ProvidersRepository,
@@ -77,6 +83,8 @@ import { HoldsService } from './holds/holds.service';
     BookingNotices,
     HoldsRepository,
     HoldsService,
+    SeriesRepository,
+    SeriesService,
   ],
   exports: [
     ProvidersService,

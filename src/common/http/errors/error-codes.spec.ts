@@ -11,6 +11,7 @@ const CONTRACT: Record<string, number> = {
   insufficient_role: 403,
   not_found: 404,
   slot_unavailable: 409,
+  series_conflicts: 409,
   invalid_transition: 409,
   form_inactive: 409,
   sequence_not_active: 409,

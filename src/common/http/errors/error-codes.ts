@@ -35,6 +35,11 @@ export const ERROR_CODES = {
   },
   hold_expired: { status: 410, title: 'Hold expired', when: 'The hold named has expired or was released: its time is no longer kept' },
   slot_unavailable: { status: 409, title: 'Slot unavailable', when: 'The time is outside availability or already booked' },
+  series_conflicts: {
+    status: 409,
+    title: 'Series conflicts',
+    when: 'Occurrences of a recurring series cannot be booked or moved (onConflict reject); each is listed in conflicts',
+  },
   invalid_transition: { status: 409, title: 'Invalid transition', when: 'The status cannot change this way' },
   change_window_closed: {
     status: 409,

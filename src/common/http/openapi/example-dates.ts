@@ -16,6 +16,8 @@ export interface ExampleFromNow {
   daysAfterNextMonday: number;
   /** `HH:MM` UTC: the example is that date-time; absent, the date (YYYY-MM-DD). */
   time?: string;
+  /** The date-time as a local wall time without an offset (`YYYY-MM-DDTHH:MM`), read in a zone the request names. */
+  local?: true;
 }
 
 /**
@@ -28,6 +30,11 @@ export function exampleFromNow(daysAfterNextMonday: number, time?: string): ApiP
   return { [EXAMPLE_FROM_NOW]: rule } as ApiPropertyOptions;
 }
 
+/** As exampleFromNow, for a local date-time without an offset (`YYYY-MM-DDTHH:MM`, a recurring series' start). */
+export function localExampleFromNow(daysAfterNextMonday: number, time: string): ApiPropertyOptions {
+  return { [EXAMPLE_FROM_NOW]: { daysAfterNextMonday, time, local: true } satisfies ExampleFromNow } as ApiPropertyOptions;
+}
+
 /**
  * Such a date as a member of a request body's own example (@ApiBody's `examples`), e.g. `{ patientId: …,
  * datetime: dateFromNow(0, '15:00') }`: where an example must leave out members Swagger UI would compose
@@ -35,6 +42,11 @@ export function exampleFromNow(daysAfterNextMonday: number, time?: string): ApiP
  */
 export function dateFromNow(daysAfterNextMonday: number, time?: string): { [DATE_FROM_NOW]: ExampleFromNow } {
   return { [DATE_FROM_NOW]: time === undefined ? { daysAfterNextMonday } : { daysAfterNextMonday, time } };
+}
+
+/** As dateFromNow, for a local date-time without an offset (`YYYY-MM-DDTHH:MM`). */
+export function localDateFromNow(daysAfterNextMonday: number, time: string): { [DATE_FROM_NOW]: ExampleFromNow } {
+  return { [DATE_FROM_NOW]: { daysAfterNextMonday, time, local: true } };
 }
 
 /**
@@ -49,7 +61,8 @@ export function exampleDate(rule: ExampleFromNow, now: Date): string {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const untilMonday = 7 - ((now.getUTCDay() + 6) % 7); // Monday: 7, Sunday: 1
   const day = new Date(today + (untilMonday + rule.daysAfterNextMonday) * 86_400_000).toISOString().slice(0, 10);
-  return rule.time === undefined ? day : `${day}T${rule.time}:00.000Z`;
+  if (rule.time === undefined) return day;
+  return rule.local ? `${day}T${rule.time}` : `${day}T${rule.time}:00.000Z`;
 }
 
 /** A copy of the document with every rule's example computed at `now`. */

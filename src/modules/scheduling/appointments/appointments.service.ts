@@ -71,6 +71,8 @@ export interface BookingRequest {
   notes: string | null;
   /** Tell the patient (a booking notice, by the type's channels): always for a booking page, on request for a key. */
   notifyPatient?: boolean;
+  /** The recurring series the booking is an occurrence of. */
+  seriesId?: string;
 }
 
 /** The provider and appointment an encounter names (either may be absent): ids lower-cased. */
@@ -89,6 +91,8 @@ export interface AppointmentChange {
   overridePolicies?: boolean;
   /** Tell the patient of a move or cancellation (a key's choice; a patient's link always does). */
   notifyPatient?: boolean;
+  /** Another provider of the tenant (a series moves its occurrences so); checked like a move. */
+  providerId?: string;
 }
 
 /** Thrown inside a booking's transaction when a rule refuses it; answered after the rollback, with alternatives. */
@@ -154,23 +158,7 @@ export class AppointmentsService {
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
   async book(auth: AuthContext, dto: BookAppointmentDto): Promise<AppointmentDto> {
-    const [patient, provider, type] = await Promise.all([
-      this.patients.find(auth, dto.patientId),
-      this.providers.findById(auth, dto.providerId),
-      dto.appointmentTypeId ? this.types.find(auth, dto.appointmentTypeId) : undefined,
-    ]);
-    const errors: FieldError[] = [];
-    if (!patient) errors.push(noSuchPatient('patientId'));
-    if (!provider) errors.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
-    if (type === null || type?.isActive === false) {
-      errors.push({ field: 'appointmentTypeId', message: 'names no active appointment type of this tenant and mode' });
-    } else if (type) {
-      if (dto.duration !== undefined && dto.duration !== type.durationMinutes) {
-        errors.push({ field: 'duration', message: `must be the appointment type's durationMinutes (${type.durationMinutes}) or omitted` });
-      }
-      if (provider && !offering(type, [provider]).length)
-        errors.push({ field: 'providerId', message: 'does not offer this appointment type' });
-    }
+    const { patient, provider, type, errors } = await this.bookingReferences(auth, dto);
     if (errors.length) throw new ValidationFailedException(errors);
     const request: BookingRequest = {
       start: Date.parse(dto.datetime),
@@ -204,6 +192,35 @@ export class AppointmentsService {
   ): Promise<SlotUnavailableException | undefined> {
     const reason = refusalOf(err);
     return reason ? this.unavailable(scope, slot, reason) : undefined;
+  }
+
+  /**
+   * The patient, provider and type a booking names, and what is wrong with them (the fields of its 400): each
+   * must be of the caller's tenant and mode, the type active and offered by the provider, and a duration sent
+   * beside a type the type's.
+   */
+  async bookingReferences(
+    auth: AuthContext,
+    dto: { patientId: string; providerId: string; appointmentTypeId?: string; duration?: number },
+  ): Promise<{ patient: PatientDto | null; provider: ProviderEntity | null; type?: AppointmentTypeEntity | null; errors: FieldError[] }> {
+    const [patient, provider, type] = await Promise.all([
+      this.patients.find(auth, dto.patientId),
+      this.providers.findById(auth, dto.providerId),
+      dto.appointmentTypeId ? this.types.find(auth, dto.appointmentTypeId) : undefined,
+    ]);
+    const errors: FieldError[] = [];
+    if (!patient) errors.push(noSuchPatient('patientId'));
+    if (!provider) errors.push({ field: 'providerId', message: 'names no provider of this tenant and mode' });
+    if (type === null || type?.isActive === false) {
+      errors.push({ field: 'appointmentTypeId', message: 'names no active appointment type of this tenant and mode' });
+    } else if (type) {
+      if (dto.duration !== undefined && dto.duration !== type.durationMinutes) {
+        errors.push({ field: 'duration', message: `must be the appointment type's durationMinutes (${type.durationMinutes}) or omitted` });
+      }
+      if (provider && !offering(type, [provider]).length)
+        errors.push({ field: 'providerId', message: 'does not offer this appointment type' });
+    }
+    return { patient, provider, type, errors };
   }
 
   /**
@@ -258,6 +275,7 @@ export class AppointmentsService {
         confirmedAt: null,
         cancelledAt: null,
         manageId: newManageId(),
+        seriesId: request.seriesId ?? null,
       },
       tx,
     );
@@ -266,6 +284,11 @@ export class AppointmentsService {
     await this.events.record(scope, 'appointment.booked', appointment, tx);
     if (request.notifyPatient) await this.notices.queue(scope, 'booked', appointment, null, tx);
     return appointment;
+  }
+
+  /** Which rule refused a booking or move (claimSlot's checks, a change's, or the overlap constraint), or undefined for any other failure. */
+  refusalOf(err: unknown): Unbookable | undefined {
+    return refusalOf(err);
   }
 
   /** Why a booking's transaction failed (the text of its 409 slot_unavailable), or null for any other failure. */
@@ -406,6 +429,14 @@ export class AppointmentsService {
     }
   }
 
+  /**
+   * `change` inside the caller's transaction, for a workflow that changes several appointments together (a
+   * series): a refusal throws (refusalOf names it) and the caller answers it.
+   */
+  changeWithin(scope: TenantScope, id: string, dto: AppointmentChange, source: ChangeSource, tx: EntityManager): Promise<AppointmentDto> {
+    return this.applyChange(scope, id, dto, source, tx);
+  }
+
   /** `change` inside its transaction: lock, check, claim the new time if it moves, write, then what follows. */
   private async applyChange(
     scope: TenantScope,
@@ -418,11 +449,13 @@ export class AppointmentsService {
     if (!current) throw new AppointmentNotFoundException();
     // After the row's lock, as every update takes them: the same order everywhere, so no deadlock.
     await this.takeTurn(scope, current.providerId, tx);
+    if (dto.providerId && dto.providerId !== current.providerId) await this.takeTurn(scope, dto.providerId, tx);
     const next = await this.checkChange(scope, current, dto, source, tx);
     const move = next.moves ? await this.claimMove(scope, current, next, dto.overridePolicies ?? false, tx) : undefined;
     const now = clock.now();
     const values = definedOnly({
       status: next.status,
+      providerId: next.providerId !== current.providerId ? next.providerId : undefined,
       startsAt: new Date(next.start),
       endsAt: new Date(next.start + next.duration * MINUTE),
       duration: next.duration,
@@ -465,30 +498,31 @@ export class AppointmentsService {
     dto: AppointmentChange,
     source: ChangeSource,
     tx: EntityManager,
-  ): Promise<{ status: AppointmentStatus; start: number; duration: number; moves: boolean }> {
+  ): Promise<{ status: AppointmentStatus; start: number; duration: number; providerId: string; moves: boolean }> {
     const status = dto.status ?? current.status;
     if (!canTransition(current.status, status)) throw new InvalidTransitionException(current.status, status);
     // A patient's link changes nothing once the appointment is final, not even to the same status.
     if (source === 'patient_link' && !isActive(current.status)) throw new InvalidTransitionException(current.status, status);
     const start = dto.datetime !== undefined ? Date.parse(dto.datetime) : current.startsAt.getTime();
     const duration = dto.duration ?? current.duration;
-    const moves = start !== current.startsAt.getTime() || duration !== current.duration;
+    const providerId = dto.providerId ?? current.providerId;
+    const moves = start !== current.startsAt.getTime() || duration !== current.duration || providerId !== current.providerId;
     if (moves && (!isActive(current.status) || !isActive(status))) throw new InvalidTransitionException(current.status, 'rescheduled');
     if (source === 'patient_link' && (moves || (status === 'cancelled' && current.status !== 'cancelled'))) {
       await this.checkChangeWindow(scope, current, tx);
     }
-    return { status, start, duration, moves };
+    return { status, start, duration, providerId, moves };
   }
 
   /** A move's new time, checked like a booking under the appointment's policy (this appointment aside). */
   private async claimMove(
     scope: TenantScope,
     current: AppointmentEntity,
-    next: { start: number; duration: number },
+    next: { start: number; duration: number; providerId: string },
     overridePolicies: boolean,
     tx: EntityManager,
   ): Promise<Move> {
-    const provider = (await this.providers.findById(scope, current.providerId, tx))!;
+    const provider = (await this.providers.findById(scope, next.providerId, tx))!;
     const policy = await this.policyOf(scope, current, next.duration, tx);
     const move: Move = { provider, start: next.start, policy, exceptId: current.id };
     const held = overridePolicies ? overridden(policy) : policy;
@@ -510,7 +544,8 @@ export class AppointmentsService {
   ): Promise<void> {
     const ended = CANCELLING_STATUSES[after.status];
     if (ended && before.status !== after.status) return this.reminders.cancel(scope, after.id, ended, tx);
-    if (before.startsAt.getTime() === after.startsAt.getTime() || !isActive(after.status)) return;
+    if ((before.startsAt.getTime() === after.startsAt.getTime() && before.providerId === after.providerId) || !isActive(after.status))
+      return;
     await this.reminders.cancel(scope, after.id, 'rescheduled', tx);
     const type = after.appointmentTypeId ? await this.types.find(scope, after.appointmentTypeId, tx) : null;
     if (!type?.reminders.length) return;
@@ -537,7 +572,7 @@ export class AppointmentsService {
     const previous = changedMembers(before, after);
     if (!Object.keys(previous).length) return;
     const statusEvent = after.status !== before.status ? STATUS_EVENTS[after.status] : undefined;
-    const moved = 'datetime' in previous || 'duration' in previous;
+    const moved = 'datetime' in previous || 'duration' in previous || 'providerId' in previous;
     if (statusEvent) await this.events.record(scope, statusEvent, { appointment, previous, source }, tx);
     if (moved) await this.events.record(scope, 'appointment.rescheduled', { appointment, previous, source }, tx);
     if (!statusEvent && !moved) await this.events.record(scope, 'appointment.updated', appointment, tx);
@@ -568,6 +603,7 @@ function noticeOf(before: AppointmentEntity, after: AppointmentEntity): NoticeEv
 export function changedMembers(before: AppointmentEntity, after: AppointmentEntity): Record<string, unknown> {
   const previous: Record<string, unknown> = {};
   if (before.status !== after.status) previous.status = before.status;
+  if (before.providerId !== after.providerId) previous.providerId = before.providerId;
   if (before.startsAt.getTime() !== after.startsAt.getTime()) previous.datetime = before.startsAt.toISOString();
   if (before.endsAt.getTime() !== after.endsAt.getTime()) previous.end = before.endsAt.toISOString();
   if (before.duration !== after.duration) previous.duration = before.duration;
@@ -600,6 +636,7 @@ export function appointmentDto(
     type: row.type,
     notes: row.notes,
     appointmentTypeId: row.appointmentTypeId,
+    seriesId: row.seriesId ?? null,
     confirmedAt: row.confirmedAt?.toISOString() ?? null,
     cancelledAt: row.cancelledAt?.toISOString() ?? null,
     manageUrl,

@@ -229,6 +229,10 @@ export class AppointmentDto {
   @ApiProperty({ nullable: true, type: String, format: 'uuid' })
   appointmentTypeId!: string | null;
 
+  /** The recurring series it is an occurrence of (GET /scheduling/series/{id}); null for a single booking. */
+  @ApiProperty({ nullable: true, type: String, format: 'uuid', example: null })
+  seriesId!: string | null;
+
   /** When it was confirmed (by the practice, the patient's link or an SMS reply). */
   @ApiProperty({ nullable: true, type: String, format: 'date-time' })
   confirmedAt!: string | null;

@@ -14,6 +14,7 @@ import { InstantColumn } from '../../../../database/instant-column';
 @Index('IDX_APPOINTMENTS_TENANT_MODE_PATIENT_STARTS', ['tenantId', 'mode', 'patientId', 'startsAt'])
 @Index('IDX_APPOINTMENTS_TENANT_MODE_STATUS_STARTS', ['tenantId', 'mode', 'status', 'startsAt', 'id'])
 @Index('UQ_APPOINTMENTS_MANAGE_ID', ['manageId'], { unique: true })
+@Index('IDX_APPOINTMENTS_TENANT_MODE_SERIES', ['tenantId', 'mode', 'seriesId', 'startsAt'], { where: '"series_id" IS NOT NULL' })
 @Exclusion(
   'EX_APPOINTMENTS_PROVIDER_ACTIVE_TIME',
   `USING gist (provider_id WITH =, tstzrange(starts_at, ends_at, '[)') WITH &&) WHERE (status IN ('scheduled', 'confirmed'))`,
@@ -56,4 +57,11 @@ export class AppointmentEntity extends ProviderSpan {
    */
   @Column({ type: 'varchar', length: 16 })
   manageId!: string;
+
+  /** The recurring series it is an occurrence of; null for a single booking. */
+  @Column({ type: 'uuid', nullable: true })
+  seriesId!: string | null;
+
+  @References('AppointmentSeriesEntity', 'series_id')
+  readonly seriesFk?: never;
 }
