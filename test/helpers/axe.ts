@@ -11,9 +11,7 @@ interface AxeResults {
  */
 export async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: source });
-  const results = await page.evaluate(
-    () => (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run(),
-  );
+  const results = await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run());
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);

@@ -34,6 +34,14 @@ import { ProviderTimeClaimEntity } from './holds/entities/provider-time-claim.en
 import { HoldsController } from './holds/holds.controller';
 import { HoldsRepository } from './holds/holds.repository';
 import { HoldsService } from './holds/holds.service';
+import { WaitlistEntryEntity } from './waitlist/entities/waitlist-entry.entity';
+import { WaitlistOfferEntity } from './waitlist/entities/waitlist-offer.entity';
+import { PublicWaitlistOffersController } from './waitlist/public-waitlist-offers.controller';
+import { TimeFreed } from './waitlist/time-freed';
+import { WaitlistController } from './waitlist/waitlist.controller';
+import { WaitlistOffers } from './waitlist/waitlist-offers.service';
+import { WaitlistEntriesRepository, WaitlistOffersRepository } from './waitlist/waitlist.repository';
+import { WaitlistService } from './waitlist/waitlist.service';
 
 @Module({
   imports: [
@@ -45,6 +53,8 @@ import { HoldsService } from './holds/holds.service';
       AppointmentReminderEntity,
       HoldEntity,
       ProviderTimeClaimEntity,
+      WaitlistEntryEntity,
+      WaitlistOfferEntity,
     ]),
     PatientsModule,
     EventsModule,
@@ -59,7 +69,9 @@ import { HoldsService } from './holds/holds.service';
     AvailabilityController,
     AppointmentsController,
     HoldsController,
+    WaitlistController,
     PublicAppointmentsController,
+    PublicWaitlistOffersController,
   ],
   providers: [
     ProvidersRepository,
@@ -77,6 +89,11 @@ import { HoldsService } from './holds/holds.service';
     BookingNotices,
     HoldsRepository,
     HoldsService,
+    TimeFreed,
+    WaitlistEntriesRepository,
+    WaitlistOffersRepository,
+    WaitlistOffers,
+    WaitlistService,
   ],
   exports: [
     ProvidersService,
@@ -85,7 +102,8 @@ import { HoldsService } from './holds/holds.service';
     AppointmentsService,
     HoldsService,
     ManageTokens,
-    // For the reminder and hold expiry jobs' handlers (SchedulingWorkersModule).
+    // For the reminder, hold expiry and waitlist jobs' handlers (SchedulingWorkersModule).
+    WaitlistOffers,
     AppointmentsRepository,
     ProvidersRepository,
     RemindersRepository,

@@ -26,6 +26,7 @@ import {
 } from './dto/appointment.dto';
 import { AppointmentTypeEntity, NoticeEvent } from '../appointment-types/entities/appointment-type.entity';
 import { BookingNotices } from '../notices/booking-notices.service';
+import { TimeFreed } from '../waitlist/time-freed';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from '../providers/entities/provider.entity';
 import { definedOnly } from '../defined-only';
@@ -150,6 +151,7 @@ export class AppointmentsService {
     private readonly clock: BusinessClock,
     private readonly notices: BookingNotices,
     private readonly holds: HoldsRepository,
+    private readonly freed: TimeFreed,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -406,6 +408,15 @@ export class AppointmentsService {
     }
   }
 
+  /**
+   * `change` inside the caller's transaction (a waitlist offer accepted moves the patient's appointment into
+   * the hold it consumes). A refusal throws as in a booking's transaction: the caller answers it after the
+   * rollback (slotUnavailable).
+   */
+  changeIn(scope: TenantScope, id: string, dto: AppointmentChange, source: ChangeSource, tx: EntityManager): Promise<AppointmentDto> {
+    return this.applyChange(scope, id, dto, source, tx);
+  }
+
   /** `change` inside its transaction: lock, check, claim the new time if it moves, write, then what follows. */
   private async applyChange(
     scope: TenantScope,
@@ -440,6 +451,10 @@ export class AppointmentsService {
       throw err;
     }
     const updated = (await this.appointments.findById(scope, id, tx))!;
+    // Time given up (cancelled, ended or moved away) may go to the waitlist.
+    if (isActive(current.status) && (!isActive(updated.status) || next.moves)) {
+      await this.freed.record(scope, { providerId: current.providerId, from: current.startsAt, to: current.endsAt }, tx);
+    }
     if (updated.status === 'completed' && current.status !== 'completed') {
       const { patientId, id: appointmentId, providerId, startsAt: datetime, type, notes } = updated;
       await this.clinical.recordAppointmentEncounter(scope, { patientId, appointmentId, providerId, datetime, type, notes }, tx);
