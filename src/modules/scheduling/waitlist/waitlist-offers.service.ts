@@ -108,7 +108,7 @@ export class WaitlistOffers {
     );
   }
 
-  /** The oldest waiting entry with a free slot of its type in [from, to), and the earliest such slot. */
+  /** The oldest waiting entry with a free slot of its type in [from, to), claimed (`offered`), and the earliest such slot. */
   private async firstFit(
     scope: TenantScope,
     provider: ProviderEntity,
@@ -136,6 +136,8 @@ export class WaitlistOffers {
       if (start === undefined) continue;
       // Checked again in this transaction, under the provider's turn, as the hold will be.
       if (await this.availability.unbookable(scope, provider, start, typePolicy(type), { tx })) continue;
+      // Claimed here: a concurrent freeing of another provider's time that took it first leaves it `offered`.
+      if (!(await this.entries.move(scope, entry.id, ['waiting'], 'offered', tx))) continue;
       return { entry, slot: { provider, type, start } };
     }
     return null;
@@ -163,7 +165,7 @@ export class WaitlistOffers {
     return new Set(offers.filter((o) => o.status !== 'pending').map((o) => `${o.providerId}@${o.startsAt.getTime()}`));
   }
 
-  /** The offer: its hold, the entry `offered`, the message by the type's notice channels, its expiry job and event. */
+  /** The offer to a claimed entry: its hold, the message by the type's notice channels, its expiry job and event. */
   private async make(scope: TenantScope, freeingId: string, entry: WaitlistEntryEntity, slot: Slot, tx: EntityManager): Promise<void> {
     const { provider, type, start } = slot;
     const hold = await this.holds.take(
@@ -171,7 +173,6 @@ export class WaitlistOffers {
       { provider, start, policy: typePolicy(type), ttlSeconds: type.waitlistOfferMinutes * 60, schedulerId: null },
       tx,
     );
-    if (!(await this.entries.move(scope, entry.id, ['waiting'], 'offered', tx))) throw new Error('waitlist entry changed under its lock');
     const offer = await this.offers.insert(
       scope,
       {
