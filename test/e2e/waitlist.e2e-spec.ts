@@ -246,10 +246,38 @@ describe('Waitlist', () => {
     const rescheduled = await api().get<EventPageOf<AppointmentChanged>>('/api/v1/events?type=appointment.rescheduled&limit=100');
     const mine = rescheduled.body.events.filter((e) => e.data.appointment.id === later.id);
     expect(mine.map((e) => [e.data.source, e.data.previous.datetime])).toEqual([['patient_link', `${day}T15:00:00.000Z`]]);
-    const acceptedEvents = await api().get<EventPageOf<{ entryId: string; appointmentId: string }>>(
+    const acceptedEvents = await api().get<EventPageOf<{ entryId: string; appointmentId: string; source: string }>>(
       '/api/v1/events?type=waitlist.accepted',
     );
-    expect(acceptedEvents.body.events.map((e) => [e.data.entryId, e.data.appointmentId])).toContainEqual([waiting.id, later.id]);
+    expect(acceptedEvents.body.events.map((e) => [e.data.entryId, e.data.appointmentId, e.data.source])).toContainEqual([
+      waiting.id,
+      later.id,
+      'patient_link',
+    ]);
+  });
+
+  it("offers time freed by removing time off, within the entry's dates and windows only", async () => {
+    const { provider, type } = await practice('Dr. Back');
+    const [picky, open] = await Promise.all([patient('Petra'), patient('Olga')]);
+    const day = nextDay();
+    const off = await api().post<{ id: string }>(`${SCHEDULING}/providers/${provider.id}/time-off`, {
+      start: `${day}T09:00:00Z`,
+      end: `${day}T17:00:00Z`,
+    });
+    expect(off.status).toBe(201);
+    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay() || 7;
+    // The older entry fits only the afternoon of that day; the newer any time.
+    const afternoons = await join({
+      patientId: picky.id,
+      appointmentTypeId: type.id,
+      earliestDate: day,
+      latestDate: day,
+      windows: [{ weekday, start: '13:00', end: '17:00' }],
+    });
+    const anyTime = await join({ patientId: open.id, appointmentTypeId: type.id });
+    expect((await api().delete(`${SCHEDULING}/providers/${provider.id}/time-off/${off.body.id}`)).status).toBe(204);
+    expect((await offered(afternoons.id)).offers.map((o) => o.datetime)).toEqual([`${day}T13:00:00.000Z`]);
+    expect((await entry(anyTime.id)).status).toBe('waiting');
   });
 
   it('cancelling an entry withdraws its offer and releases the hold for the next entry', async () => {

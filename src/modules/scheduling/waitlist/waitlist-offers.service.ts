@@ -314,7 +314,12 @@ export class WaitlistOffers {
           const accepted = (await this.offers.settle(scope, offer.id, 'accepted', tx, appointment.id))!;
           await this.outbox.forget(JobName.WaitlistOfferExpire, [offer.id], tx);
           await this.entries.move(scope, entry.id, ['offered'], 'booked', tx);
-          await this.events.record(scope, 'waitlist.accepted', { ...eventOf(entry, accepted), appointmentId: appointment.id }, tx);
+          await this.events.record(
+            scope,
+            'waitlist.accepted',
+            { ...eventOf(entry, accepted), appointmentId: appointment.id, source: 'patient_link' },
+            tx,
+          );
           return appointment;
         }),
       );
