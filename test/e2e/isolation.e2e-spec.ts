@@ -8,6 +8,7 @@ import type { AppointmentListDto } from '../../src/modules/scheduling/appointmen
 import type { AppointmentTypeDto, AppointmentTypeListDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
 import type { HoldDto } from '../../src/modules/scheduling/holds/dto/hold.dto';
 import type { SeriesDto, SeriesListDto } from '../../src/modules/scheduling/series/dto/series.dto';
+import type { WaitlistEntryDto, WaitlistEntryListDto } from '../../src/modules/scheduling/waitlist/dto/waitlist.dto';
 import type { SettingsDto } from '../../src/modules/settings/dto/settings.dto';
 import { SmsNumbersService } from '../../src/modules/sms-numbers';
 import type { SmsMessageListDto, SmsSendAcceptedDto } from '../../src/modules/sms/dto/sms-message.dto';
@@ -228,5 +229,32 @@ describe('Tenant and mode isolation', () => {
       expect([borrowed.status, borrowed.body.errors?.map((e) => e.field)]).toEqual([400, ['patientId', 'providerId']]);
     }
     expect((await suite.api(globex.testKey).get<SeriesDto>(`${SERIES}/${series.id}`)).body).toEqual(series);
+  });
+
+  it("cannot see, list or cancel another tenant's or mode's waitlist entry, nor put their patient on it", async () => {
+    const WAITLIST = '/api/v1/scheduling/waitlist';
+    const type = await suite.api(globex.testKey).post<AppointmentTypeDto>('/api/v1/scheduling/appointment-types', {
+      name: 'Waited for',
+      durationMinutes: 30,
+    });
+    const patient = await createPatient(suite.app, globex.testKey, { email: 'iso@waitlist.test' });
+    const entry = await suite
+      .api(globex.testKey)
+      .post<WaitlistEntryDto>(WAITLIST, { patientId: patient.id, appointmentTypeId: type.body.id });
+    expect(entry.status).toBe(201);
+    for (const key of [acme.testKey, acme.liveKey, globex.liveKey]) {
+      for (const res of [
+        await suite.api(key).get<Problem>(`${WAITLIST}/${entry.body.id}`),
+        await suite.api(key).delete<Problem>(`${WAITLIST}/${entry.body.id}`),
+      ]) {
+        expect([res.status, res.body.code]).toEqual([404, 'not_found']);
+      }
+      expect((await suite.api(key).get<WaitlistEntryListDto>(`${WAITLIST}?limit=100`)).body.entries.map((e) => e.id)).not.toContain(
+        entry.body.id,
+      );
+      const foreign = await suite.api(key).post<Problem>(WAITLIST, { patientId: patient.id, appointmentTypeId: type.body.id });
+      expect([foreign.status, foreign.body.errors?.map((e) => e.field).sort()]).toEqual([400, ['appointmentTypeId', 'patientId']]);
+    }
+    expect((await suite.api(globex.testKey).get<WaitlistEntryDto>(`${WAITLIST}/${entry.body.id}`)).body.status).toBe('waiting');
   });
 });

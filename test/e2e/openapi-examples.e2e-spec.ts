@@ -107,6 +107,15 @@ describe('OpenAPI examples work as documented', () => {
     'POST /api/v1/public/sms/twilio/status': 'only Twilio signs its callbacks (X-Twilio-Signature; sms.e2e-spec.ts signs them as it does)',
     'POST /api/v1/public/sms/twilio/inbound': 'the same signature (sms.e2e-spec.ts)',
     ...Object.fromEntries(
+      ['GET ', 'POST /accept', 'POST /decline'].map((route) => {
+        const [method, tail] = route.split(' ');
+        return [
+          `${method} /api/v1/public/waitlist-offers/{token}${tail}`,
+          "the token arrives only in a waitlist offer's message (waitlist.e2e-spec.ts)",
+        ];
+      }),
+    ),
+    ...Object.fromEntries(
       ['GET ', 'POST /confirm', 'POST /cancel', 'GET /availability', 'GET /calendar.ics', 'POST /reschedule'].map((route) => {
         const [method, tail] = route.split(' ');
         return [

@@ -5,9 +5,9 @@ import type { AppointmentDto } from '../../src/modules/scheduling/appointments/d
 import type { AppointmentTypeDto } from '../../src/modules/scheduling/appointment-types/dto/appointment-type.dto';
 import type { SmsTemplateDto } from '../../src/modules/sms/dto/sms-template.dto';
 import { eventually } from '../helpers/eventually';
-import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
-import { BuiltProcess, sleep } from '../helpers/processes';
-import { useApp } from '../helpers/use-app';
+import { createPatient } from '../helpers/patients';
+import { useAppWithWorkerProcesses } from '../helpers/crash-workers';
+import { sleep } from '../helpers/processes';
 import { bookAppointment, createProvider, everyDay, SCHEDULING } from '../helpers/scheduling';
 
 /**
@@ -23,25 +23,8 @@ const TOTAL = PROVIDERS * PER_PROVIDER;
 const DAY = 86_400_000;
 
 describe('Reminders survive their worker being killed while they are due (dist/worker.js)', () => {
-  const prefix = `${process.env.REDIS_PREFIX}:reminders-crash`;
-  const workers: BuiltProcess[] = [];
-
   // The API books and plans; only the child processes send.
-  const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off', REDIS_PREFIX: prefix });
-  suite.onClose(async () => {
-    for (const w of workers) if (w.running) await w.stop('SIGKILL');
-  });
-
-  const startWorker = (): BuiltProcess => {
-    const worker = BuiltProcess.start('worker.js', {
-      REDIS_PREFIX: prefix,
-      CLOCK_OFFSET_MS: String(clock.offsetMs() + 60 * DAY),
-      QUEUE_LOCK_SECONDS: '2',
-      QUEUE_STALLED_CHECK_SECONDS: '1',
-    });
-    workers.push(worker);
-    return worker;
-  };
+  const { suite, startWorker } = useAppWithWorkerProcesses('reminders-crash', 60 * DAY);
 
   it('sends each reminder exactly once across a SIGKILL', async () => {
     const key = suite.tenant.testKey;

@@ -15,6 +15,7 @@ export enum QueueName {
   SmsSends = 'sms-sends',
   AppointmentReminders = 'appointment-reminders',
   SchedulingHolds = 'scheduling-holds',
+  SchedulingWaitlist = 'scheduling-waitlist',
   Maintenance = 'maintenance',
 }
 
@@ -56,6 +57,18 @@ export enum JobName {
    * come is expired, so a duplicated or late job does nothing more.
    */
   HoldExpire = 'hold-expire',
+  /**
+   * Offer time that was freed (an appointment cancelled or moved away, time off removed, a waitlist offer
+   * declined, expired or withdrawn) to the oldest fitting waitlist entry; jobId = the freeing's id, recorded
+   * in the transaction that frees the time. The offer it makes is unique per freeing, so a duplicated or
+   * re-run job offers once.
+   */
+  WaitlistTimeFreed = 'waitlist-time-freed',
+  /**
+   * Expire one waitlist offer at its time; jobId = the offer's id, recorded with its due time in the
+   * transaction that makes the offer. Only a pending offer whose time has come is expired.
+   */
+  WaitlistOfferExpire = 'waitlist-offer-expire',
   /** Periodic (PERIODIC_JOBS): add the job outbox's jobs that their own process did not add (JobOutboxRelay). */
   JobOutboxRelay = 'job-outbox-relay',
   /** Periodic: fan committed events out into webhook deliveries (EventRelay). */
@@ -114,6 +127,25 @@ export interface ReminderSendPayload {
   mode: Mode;
 }
 
+export interface WaitlistTimeFreedPayload {
+  /** The freeing's id: the offer it makes is unique by it. */
+  freeingId: string;
+  providerId: string;
+  /** The freed span (ISO 8601). */
+  from: string;
+  to: string;
+  tenantId: string;
+  mode: Mode;
+}
+
+export interface WaitlistOfferExpirePayload {
+  offerId: string;
+  /** The offer's expiry (ISO 8601, the clock's time): a job that runs early waits. */
+  expiresAt: string;
+  tenantId: string;
+  mode: Mode;
+}
+
 export interface HoldExpirePayload {
   holdId: string;
   /** The hold's expiry (ISO 8601, the clock's time): a job that runs early waits. */
@@ -133,6 +165,8 @@ export interface JobPayloads {
   [JobName.SmsSend]: SmsSendPayload;
   [JobName.ReminderSend]: ReminderSendPayload;
   [JobName.HoldExpire]: HoldExpirePayload;
+  [JobName.WaitlistTimeFreed]: WaitlistTimeFreedPayload;
+  [JobName.WaitlistOfferExpire]: WaitlistOfferExpirePayload;
   [JobName.JobOutboxRelay]: PeriodicPayload;
   [JobName.EventRelay]: PeriodicPayload;
   [JobName.RetentionSweep]: PeriodicPayload;
@@ -297,6 +331,16 @@ export const QUEUES: Record<QueueName, QueuePolicy> = {
   // or hold of its provider's time.
   [QueueName.SchedulingHolds]: policy([JobName.HoldExpire], {
     concurrency: 8,
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 5,
+    attempts: 5,
+    retryDelay: 1_000,
+  }),
+  // Concurrency 4: a freeing takes its provider's turn and reads availability, and freeings come one per
+  // cancellation. Locks and retries as for holds: an offer's time is short and patients are waiting.
+  [QueueName.SchedulingWaitlist]: policy([JobName.WaitlistTimeFreed, JobName.WaitlistOfferExpire], {
+    concurrency: 4,
     lockDuration: 10_000,
     stalledInterval: 5_000,
     maxStalledCount: 5,

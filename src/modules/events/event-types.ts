@@ -24,6 +24,10 @@ export const EVENT_TYPES = [
   'sms.failed',
   'sms.opted_out',
   'reminder.sent',
+  'waitlist.offered',
+  'waitlist.accepted',
+  'waitlist.declined',
+  'waitlist.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

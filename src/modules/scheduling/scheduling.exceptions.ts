@@ -83,3 +83,29 @@ export class HoldExpiredException extends ApiException {
     super(410, 'hold_expired', 'Hold expired', status === 'expired' ? 'This hold has expired' : 'This hold was released');
   }
 }
+
+export class WaitlistEntryNotFoundException extends ResourceNotFoundProblem {
+  constructor() {
+    super('The waitlist entry');
+  }
+}
+
+/** 409: one waiting entry per patient and type; the problem names it. */
+export class WaitlistEntryExistsException extends ConflictProblem {
+  constructor(entryId: string) {
+    super('waitlist_entry_exists', 'Waitlist entry exists', 'The patient is already waiting for this appointment type', { entryId });
+  }
+}
+
+export class WaitlistOfferNotFoundException extends ResourceNotFoundProblem {
+  constructor() {
+    super('The waitlist offer');
+  }
+}
+
+/** 410: the offer keeps its slot no more (expired, or withdrawn with its entry). */
+export class OfferExpiredException extends ApiException {
+  constructor() {
+    super(410, 'offer_expired', 'Offer expired', 'This offer has expired; the time is no longer kept for you');
+  }
+}

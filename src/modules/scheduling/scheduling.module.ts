@@ -38,6 +38,14 @@ import { AppointmentSeriesEntity } from './series/entities/appointment-series.en
 import { SeriesController } from './series/series.controller';
 import { SeriesRepository } from './series/series.repository';
 import { SeriesService } from './series/series.service';
+import { WaitlistEntryEntity } from './waitlist/entities/waitlist-entry.entity';
+import { WaitlistOfferEntity } from './waitlist/entities/waitlist-offer.entity';
+import { PublicWaitlistOffersController } from './waitlist/public-waitlist-offers.controller';
+import { TimeFreed } from './waitlist/time-freed';
+import { WaitlistController } from './waitlist/waitlist.controller';
+import { WaitlistOffers } from './waitlist/waitlist-offers.service';
+import { WaitlistEntriesRepository, WaitlistOffersRepository } from './waitlist/waitlist.repository';
+import { WaitlistService } from './waitlist/waitlist.service';
 
 @Module({
   imports: [
@@ -50,6 +58,8 @@ import { SeriesService } from './series/series.service';
       HoldEntity,
       ProviderTimeClaimEntity,
       AppointmentSeriesEntity,
+      WaitlistEntryEntity,
+      WaitlistOfferEntity,
     ]),
     PatientsModule,
     EventsModule,
@@ -64,8 +74,10 @@ import { SeriesService } from './series/series.service';
     AvailabilityController,
     AppointmentsController,
     HoldsController,
+    WaitlistController,
     PublicAppointmentsController,
     SeriesController,
+    PublicWaitlistOffersController,
   ],
   providers: [
     ProvidersRepository,
@@ -85,6 +97,11 @@ import { SeriesService } from './series/series.service';
     HoldsService,
     SeriesRepository,
     SeriesService,
+    TimeFreed,
+    WaitlistEntriesRepository,
+    WaitlistOffersRepository,
+    WaitlistOffers,
+    WaitlistService,
   ],
   exports: [
     ProvidersService,
@@ -93,7 +110,8 @@ import { SeriesService } from './series/series.service';
     AppointmentsService,
     HoldsService,
     ManageTokens,
-    // For the reminder and hold expiry jobs' handlers (SchedulingWorkersModule).
+    // For the reminder, hold expiry and waitlist jobs' handlers (SchedulingWorkersModule).
+    WaitlistOffers,
     AppointmentsRepository,
     ProvidersRepository,
     RemindersRepository,

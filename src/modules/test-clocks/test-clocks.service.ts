@@ -24,6 +24,7 @@ const KINDS: Partial<Record<JobName, keyof TestClockRunDto>> = {
   [JobName.ReminderSend]: 'reminders',
   [JobName.EmailSequenceStep]: 'sequenceSteps',
   [JobName.HoldExpire]: 'holdsExpired',
+  [JobName.WaitlistOfferExpire]: 'offersExpired',
 };
 
 /**

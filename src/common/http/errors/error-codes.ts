@@ -34,6 +34,16 @@ export const ERROR_CODES = {
     when: 'The hold named has already been booked; `appointmentId` names its appointment',
   },
   hold_expired: { status: 410, title: 'Hold expired', when: 'The hold named has expired or was released: its time is no longer kept' },
+  waitlist_entry_exists: {
+    status: 409,
+    title: 'Waitlist entry exists',
+    when: 'The patient already has a waiting entry for this appointment type; `entryId` names it',
+  },
+  offer_expired: {
+    status: 410,
+    title: 'Offer expired',
+    when: 'The waitlist offer has expired or was withdrawn: its slot is no longer kept',
+  },
   slot_unavailable: { status: 409, title: 'Slot unavailable', when: 'The time is outside availability or already booked' },
   series_conflicts: {
     status: 409,

@@ -11,6 +11,7 @@ export const POLICY_LIMITS = {
   interval: { min: 5, max: 240 },
   perDay: { min: 1, max: 100 },
   cancellationWindow: { max: 43_200 },
+  waitlistOffer: { min: 5, max: 1440 },
   reminderOffset: { min: 1, max: 43_200 },
   reminders: { max: 5 },
 } as const;

@@ -26,6 +26,7 @@ import {
 } from './dto/appointment.dto';
 import { AppointmentTypeEntity, NoticeEvent } from '../appointment-types/entities/appointment-type.entity';
 import { BookingNotices } from '../notices/booking-notices.service';
+import { TimeFreed } from '../waitlist/time-freed';
 import { AppointmentEntity } from './entities/appointment.entity';
 import { ProviderEntity } from '../providers/entities/provider.entity';
 import { definedOnly } from '../defined-only';
@@ -154,6 +155,7 @@ export class AppointmentsService {
     private readonly clock: BusinessClock,
     private readonly notices: BookingNotices,
     private readonly holds: HoldsRepository,
+    private readonly freed: TimeFreed,
   ) {}
 
   /** POST /scheduling/book. Ids in the body that name nothing in the caller's tenant and mode are 400s. */
@@ -430,8 +432,9 @@ export class AppointmentsService {
   }
 
   /**
-   * `change` inside the caller's transaction, for a workflow that changes several appointments together (a
-   * series): a refusal throws (refusalOf names it) and the caller answers it.
+   * `change` inside the caller's transaction, for a workflow that changes appointments as part of its own
+   * (a series moving its occurrences; a waitlist offer accepted moving the patient's appointment into the
+   * hold it consumes): a refusal throws (refusalOf names it) and the caller answers it after the rollback.
    */
   changeWithin(scope: TenantScope, id: string, dto: AppointmentChange, source: ChangeSource, tx: EntityManager): Promise<AppointmentDto> {
     return this.applyChange(scope, id, dto, source, tx);
@@ -473,6 +476,10 @@ export class AppointmentsService {
       throw err;
     }
     const updated = (await this.appointments.findById(scope, id, tx))!;
+    // Time given up (cancelled, ended or moved away) may go to the waitlist.
+    if (isActive(current.status) && (!isActive(updated.status) || next.moves)) {
+      await this.freed.record(scope, { providerId: current.providerId, from: current.startsAt, to: current.endsAt }, tx);
+    }
     if (updated.status === 'completed' && current.status !== 'completed') {
       const { patientId, id: appointmentId, providerId, startsAt: datetime, type, notes } = updated;
       await this.clinical.recordAppointmentEncounter(scope, { patientId, appointmentId, providerId, datetime, type, notes }, tx);

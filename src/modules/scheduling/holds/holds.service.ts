@@ -106,35 +106,41 @@ export class HoldsService {
    * job. A refusal fails as a booking's does: the caller answers it (AppointmentsService.refusedBecause).
    */
   place(scope: TenantScope, request: HoldRequest): Promise<HoldDto> {
+    return retryOnDeadlock(() => this.transactions.run((tx) => this.take(scope, request, tx)));
+  }
+
+  /** `place` inside the caller's transaction (a waitlist offer is made with its hold). */
+  async take(scope: TenantScope, request: HoldRequest, tx: EntityManager): Promise<HoldDto> {
     const { provider, start, policy } = request;
-    return retryOnDeadlock(() =>
-      this.transactions.run(async (tx) => {
-        await this.appointments.claimSlot(scope, provider, { start, policy, type: null, notes: null }, tx);
-        const now = await this.clock.nowMs(scope, tx);
-        const row = await this.holds.insert(
-          scope,
-          {
-            providerId: provider.id,
-            startsAt: new Date(start),
-            endsAt: new Date(start + policy.duration * MINUTE),
-            duration: policy.duration,
-            appointmentTypeId: policy.typeId,
-            schedulerId: request.schedulerId,
-            expiresAt: new Date(now + request.ttlSeconds * SECOND),
-            status: 'active',
-            appointmentId: null,
-          },
-          tx,
-        );
-        await this.outbox.add(
-          JobName.HoldExpire,
-          { holdId: row.id, expiresAt: row.expiresAt.toISOString(), tenantId: scope.tenantId, mode: scope.mode },
-          { jobId: row.id, runAt: row.expiresAt, dueBy: scope },
-          tx,
-        );
-        return holdDto(row, now);
-      }),
+    await this.appointments.claimSlot(scope, provider, { start, policy, type: null, notes: null }, tx);
+    const now = await this.clock.nowMs(scope, tx);
+    const row = await this.holds.insert(
+      scope,
+      {
+        providerId: provider.id,
+        startsAt: new Date(start),
+        endsAt: new Date(start + policy.duration * MINUTE),
+        duration: policy.duration,
+        appointmentTypeId: policy.typeId,
+        schedulerId: request.schedulerId,
+        expiresAt: new Date(now + request.ttlSeconds * SECOND),
+        status: 'active',
+        appointmentId: null,
+      },
+      tx,
     );
+    await this.outbox.add(
+      JobName.HoldExpire,
+      { holdId: row.id, expiresAt: row.expiresAt.toISOString(), tenantId: scope.tenantId, mode: scope.mode },
+      { jobId: row.id, runAt: row.expiresAt, dueBy: scope },
+      tx,
+    );
+    return holdDto(row, now);
+  }
+
+  /** Ends an active hold in the caller's transaction (`released`, or `expired` with the offer it kept), freeing its time. */
+  async letGo(scope: TenantScope, id: string, status: 'released' | 'expired', tx: EntityManager): Promise<void> {
+    if (await this.holds.settle(scope, id, status, tx)) await this.outbox.forget(JobName.HoldExpire, [id], tx);
   }
 
   /** GET /scheduling/holds/{id}: a hold past its expiry answers `expired` even before its job has run. */

@@ -13,12 +13,16 @@ import { ProvidersRepository } from './providers.repository';
 import { ProviderNotFoundException, TimeOffNotFoundException } from '../scheduling.exceptions';
 import { WorkingInterval, workingHoursProblems } from '../availability/slots';
 import { TimeOffRepository } from './time-off.repository';
+import { Transactions } from '../../../database/transactions';
+import { TimeFreed } from '../waitlist/time-freed';
 
 @Injectable()
 export class ProvidersService {
   constructor(
     private readonly providers: ProvidersRepository,
     private readonly timeOff: TimeOffRepository,
+    private readonly transactions: Transactions,
+    private readonly freed: TimeFreed,
   ) {}
 
   async create(auth: AuthContext, dto: CreateProviderDto): Promise<ProviderDto> {
@@ -99,9 +103,13 @@ export class ProvidersService {
     return { timeOff: result.items.map(timeOffDto), nextCursor: result.nextCursor };
   }
 
+  /** Removing time off frees its span, which may go to the waitlist (recorded with the removal). */
   async removeTimeOff(auth: AuthContext, providerId: string, timeOffId: string): Promise<void> {
-    const removed = await this.timeOff.delete(auth, { id: timeOffId, providerId });
-    if (!removed) throw new TimeOffNotFoundException();
+    await this.transactions.run(async (tx) => {
+      const row = await this.timeOff.findOne(auth, { id: timeOffId, providerId }, tx);
+      if (!row || !(await this.timeOff.delete(auth, { id: timeOffId, providerId }, tx))) throw new TimeOffNotFoundException();
+      await this.freed.record(auth, { providerId, from: row.startAt, to: row.endAt }, tx);
+    });
   }
 }
 

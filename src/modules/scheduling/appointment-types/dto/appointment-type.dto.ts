@@ -180,6 +180,14 @@ export class CreateAppointmentTypeDto {
   @Max(L.cancellationWindow.max)
   cancellationWindowMinutes?: number;
 
+  /** How long a waitlist offer of this type keeps its slot for the patient before it goes to the next entry. */
+  @ApiPropertyOptional({ type: 'integer', minimum: L.waitlistOffer.min, maximum: L.waitlistOffer.max, default: 60, example: 60 })
+  @IsOptional()
+  @IsInt()
+  @Min(L.waitlistOffer.min)
+  @Max(L.waitlistOffer.max)
+  waitlistOfferMinutes?: number;
+
   /** Providers of this tenant and mode who offer it (else 400 naming `providerIds.<i>`); empty: every active provider. */
   @ApiPropertyOptional({ type: [String], format: 'uuid', default: [], example: [] })
   @IsOptional()
@@ -291,6 +299,13 @@ export class UpdateAppointmentTypeDto {
   @Max(L.cancellationWindow.max)
   cancellationWindowMinutes?: number;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: L.waitlistOffer.min, maximum: L.waitlistOffer.max, example: 30 })
+  @WhenPresent()
+  @IsInt()
+  @Min(L.waitlistOffer.min)
+  @Max(L.waitlistOffer.max)
+  waitlistOfferMinutes?: number;
+
   /** Replaces the list; empty: every active provider. */
   @ApiPropertyOptional({ type: [String], format: 'uuid', example: [] })
   @WhenPresent()
@@ -389,6 +404,10 @@ export class AppointmentTypeDto {
 
   @ApiProperty({ example: 1440 })
   cancellationWindowMinutes!: number;
+
+  /** How long a waitlist offer of this type keeps its slot. */
+  @ApiProperty({ example: 60 })
+  waitlistOfferMinutes!: number;
 
   /** Empty: every active provider. */
   @ApiProperty({ type: [String], format: 'uuid' })

@@ -34,6 +34,7 @@ export type NoticeTemplates = Partial<Record<NoticeEvent, string>>;
 @Check(`"slot_interval_minutes" BETWEEN 5 AND 240`)
 @Check(`"max_per_day_per_provider" BETWEEN 1 AND 100`)
 @Check(`"cancellation_window_minutes" BETWEEN 0 AND 43200`)
+@Check(`"waitlist_offer_minutes" BETWEEN 5 AND 1440`)
 export class AppointmentTypeEntity extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 100 })
   name!: string;
@@ -61,6 +62,9 @@ export class AppointmentTypeEntity extends TenantOwnedEntity {
 
   @Column({ type: 'integer', default: 1440 })
   cancellationWindowMinutes!: number;
+
+  @Column({ type: 'integer', default: 60 })
+  waitlistOfferMinutes!: number;
 
   /** Providers of the same tenant and mode, checked when written; empty: every active provider. */
   @Column({ type: 'uuid', array: true, default: () => "'{}'" })
