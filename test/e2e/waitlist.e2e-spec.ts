@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { call, type Problem } from '../helpers/app';
+import { auditEntries } from '../helpers/audit';
 import { seriousViolations } from '../helpers/axe';
 import { useBrowser } from '../helpers/browser';
 import { dayByDay } from '../helpers/dates';
@@ -242,6 +243,12 @@ describe('Waitlist', () => {
     expect([done.status, done.offers.map((o) => o.status)]).toEqual(['booked', ['accepted']]);
     const again = await anonymous<AcceptedWaitlistOfferDto>('POST', `${OFFERS}/${token}/accept`);
     expect([again.status, again.body.id]).toEqual([201, later.id]);
+    // Keyless, and audited in the offer's tenant and mode, naming the offer.
+    const audited = await auditEntries(suite.app, suite.tenant.testKey, `resourceId=${done.offers[0].id}&action=waitlist.public_accept`, 2);
+    expect(audited.map((e) => [e.status, e.apiKeyId])).toEqual([
+      [201, null],
+      [201, null],
+    ]);
 
     const rescheduled = await api().get<EventPageOf<AppointmentChanged>>('/api/v1/events?type=appointment.rescheduled&limit=100');
     const mine = rescheduled.body.events.filter((e) => e.data.appointment.id === later.id);

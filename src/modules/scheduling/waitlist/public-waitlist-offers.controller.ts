@@ -1,3 +1,4 @@
+import { auditAs, Audited } from '../../../common/audit/audited.decorator';
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
@@ -61,6 +62,7 @@ export class PublicWaitlistOffersController {
 
   @Post(':token/accept')
   @HttpCode(201)
+  @Audited('waitlist.public_accept')
   @RouteConfig({ formBody: true })
   @ApiOperation({
     operationId: 'acceptWaitlistOffer',
@@ -76,6 +78,8 @@ export class PublicWaitlistOffersController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<AcceptedWaitlistOfferDto | string> {
     const linked = await this.offers.require(token);
+    // Keyless: audited in the offer's tenant and mode, naming the offer.
+    auditAs(request, linked.scope, linked.offer.id);
     const appointment = await this.offers.accept(linked);
     const subject = { ...linked.scope, appointmentId: appointment.id };
     const view = await this.selfService.view({ subject, ...(await this.appointments.getWithProvider(linked.scope, appointment.id)) });
@@ -95,6 +99,7 @@ export class PublicWaitlistOffersController {
 
   @Post(':token/decline')
   @HttpCode(200)
+  @Audited('waitlist.public_decline')
   @RouteConfig({ formBody: true })
   @ApiOperation({
     operationId: 'declineWaitlistOffer',
@@ -110,6 +115,7 @@ export class PublicWaitlistOffersController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PublicWaitlistOfferDto | string> {
     const linked = await this.offers.require(token);
+    auditAs(request, linked.scope, linked.offer.id);
     const view = await this.offers.decline(linked);
     if (!acceptsHtml(request.headers.accept)) return view;
     return this.page(
