@@ -87,6 +87,7 @@ describe('Appointment types and booking policies', () => {
         notices: { booked: true, rescheduled: true, cancelled: true },
         noticeChannels: ['email'],
         noticeTemplates: { booked: null, rescheduled: null, cancelled: null },
+        waitlistOfferMinutes: 60,
         isActive: true,
         createdAt: expect.stringMatching(/Z$/),
         updatedAt: expect.stringMatching(/Z$/),
