@@ -24,6 +24,20 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** The bytes below this (4 × 62) map evenly onto BASE62; larger ones are drawn again. */
 const BASE62_BYTE_LIMIT = 248;
 
+/** A link token's length: 16 base62 characters are about 95 random bits. */
+const LINK_TOKEN_LENGTH = 16;
+const LINK_TOKEN = new RegExp(`^[0-9A-Za-z]{${LINK_TOKEN_LENGTH}}$`);
+
+/** The random token of a link a patient is sent (a manage link, a waitlist offer): stored with what it opens. */
+export function newLinkToken(): string {
+  return randomBase62(LINK_TOKEN_LENGTH);
+}
+
+/** Whether `value` has a link token's shape: anything else names nothing, without a lookup. */
+export function isLinkToken(value: string): boolean {
+  return LINK_TOKEN.test(value);
+}
+
 /**
  * `length` random base62 characters (0-9, A-Z, a-z), each uniform: log2(62) ≈ 5.95 bits a character, so 16
  * make an id nobody can guess. Base62 keeps it whole where a URL is cut at punctuation (SMS apps linkify).

@@ -3,7 +3,7 @@ import { call, type Problem } from '../helpers/app';
 import { auditEntries } from '../helpers/audit';
 import { seriousViolations } from '../helpers/axe';
 import { useBrowser } from '../helpers/browser';
-import { dayByDay } from '../helpers/dates';
+import { dayByDay, utcDate } from '../helpers/dates';
 import { eventually } from '../helpers/eventually';
 import type { EventPageOf, AppointmentChanged } from '../helpers/events';
 import { createPatient, NO_RATE_LIMITS } from '../helpers/patients';
@@ -111,7 +111,8 @@ describe('Waitlist', () => {
     const bad = await api().post<Problem>(WAITLIST, {
       patientId: '00000000-0000-4000-8000-000000000000',
       appointmentTypeId: type.id,
-      earliestDate: '2030-02-30',
+      // February never has a 30th: a date-shaped value that is no date, in next year's February.
+      earliestDate: `${Number(utcDate(0).slice(0, 4)) + 1}-02-30`,
       windows: [{ weekday: 8, start: '10:00', end: '09:00' }],
       extra: true,
     });
@@ -121,8 +122,8 @@ describe('Waitlist', () => {
       patientId: '00000000-0000-4000-8000-000000000000',
       appointmentTypeId: type.id,
       windows: [{ weekday: 1, start: '10:00', end: '09:00' }],
-      earliestDate: '2030-03-02',
-      latestDate: '2030-03-01',
+      earliestDate: utcDate(31),
+      latestDate: utcDate(30),
     });
     expect([unknown.status, fieldsOf(unknown.body).sort()]).toEqual([400, ['latestDate', 'patientId', 'windows.0.end']]);
 

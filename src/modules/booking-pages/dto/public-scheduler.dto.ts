@@ -39,7 +39,7 @@ export class PublicSchedulerPageQueryDto {
   @IsUUID('all', { message: 'must be a provider id' })
   provider?: string;
 
-  /** The first day shown, in the provider's timezone (`2026-03-02`); today by default (an earlier date shows today). */
+  /** The first day shown, in the provider's timezone (`YYYY-MM-DD`); today by default (an earlier date shows today). */
   @ApiPropertyOptional({ format: 'date' })
   @IsOptional()
   @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date (YYYY-MM-DD)' })

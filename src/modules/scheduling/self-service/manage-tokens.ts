@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppCrypto, ScopedTokens } from '../../../common/crypto';
 import { apiPath } from '../../../common/http/responses/response-headers';
-import { randomBase62 } from '../../../common/ids';
+import { isLinkToken, newLinkToken } from '../../../common/ids';
 import { AppConfig } from '../../../config/app-config';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppointmentsRepository } from '../appointments/appointments.repository';
@@ -11,13 +11,9 @@ export interface ManagedAppointment extends TenantScope {
   appointmentId: string;
 }
 
-/** A manage id's length: 16 base62 characters are about 95 random bits. */
-const MANAGE_ID_LENGTH = 16;
-const MANAGE_ID = new RegExp(`^[0-9A-Za-z]{${MANAGE_ID_LENGTH}}$`);
-
 /** A new appointment's manage id (stored with it, never changed). */
 export function newManageId(): string {
-  return randomBase62(MANAGE_ID_LENGTH);
+  return newLinkToken();
 }
 
 /**
@@ -54,7 +50,7 @@ export class ManageTokens {
    * this API (an earlier link); null for anything else: unknown, altered, forged, another purpose's.
    */
   async resolve(token: string): Promise<ManagedAppointment | null> {
-    if (MANAGE_ID.test(token)) return this.appointments.findByManageId(token);
+    if (isLinkToken(token)) return this.appointments.findByManageId(token);
     const subject = this.signed.verify(token);
     return subject && { tenantId: subject.tenantId, mode: subject.mode, appointmentId: subject.id };
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { EntityManager } from 'typeorm';
 import { ResourceNotFoundProblem } from '../../../common/http/errors/problem';
-import { randomBase62 } from '../../../common/ids';
+import { isLinkToken, newLinkToken } from '../../../common/ids';
 import { JobOutbox } from '../../../common/queue/job-outbox';
 import { JobName, WaitlistTimeFreedPayload } from '../../../common/queue/queues';
 import { apiPath } from '../../../common/http/responses/response-headers';
@@ -40,10 +40,6 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** How far into a long freeing (time off removed) slots are looked for. */
 const MAX_FREED_DAYS = 31;
-/** An offer's token: 16 base62 characters, about 95 random bits, as a manage id. */
-const TOKEN_LENGTH = 16;
-const TOKEN = new RegExp(`^[0-9A-Za-z]{${TOKEN_LENGTH}}$`);
-
 /** A pending offer's slot as the offer's own entry sees it. */
 interface Slot {
   provider: ProviderEntity;
@@ -184,7 +180,7 @@ export class WaitlistOffers {
         endsAt: new Date(hold.end),
         duration: type.durationMinutes,
         expiresAt: new Date(hold.expiresAt),
-        token: randomBase62(TOKEN_LENGTH),
+        token: newLinkToken(),
         status: 'pending',
         appointmentId: null,
       },
@@ -259,7 +255,7 @@ export class WaitlistOffers {
 
   /** The offer a link's token names, in its own tenant and mode; 404 for anything else. */
   async require(token: string): Promise<LinkedOffer> {
-    const offer = TOKEN.test(token) ? await this.offers.findByToken(token) : null;
+    const offer = isLinkToken(token) ? await this.offers.findByToken(token) : null;
     if (!offer) throw new ResourceNotFoundProblem('The waitlist offer');
     return { scope: { tenantId: offer.tenantId, mode: offer.mode }, offer };
   }
