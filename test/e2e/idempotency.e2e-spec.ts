@@ -16,12 +16,17 @@ const idem = (): string => `idem-${Date.now()}-${++counter}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until `n` statements wait on a lock (the requests under test are provably blocked). */
+/** Statements of this suite's database waiting on a lock (other databases on the server are other runs'). */
+async function waitingOnLocks(app: NestFastifyApplication): Promise<number> {
+  const [{ waiting }]: { waiting: number }[] = await dataSource(app).query(
+    `SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE NOT l.granted AND a.datname = current_database()`,
+  );
+  return waiting;
+}
+
 async function waitForBlocked(app: NestFastifyApplication, n: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const [{ waiting }]: { waiting: number }[] = await dataSource(app).query(
-      `SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`,
-    );
-    if (waiting >= n) return;
+    if ((await waitingOnLocks(app)) >= n) return;
     await sleep(20);
   }
   throw new Error(`fewer than ${n} statements are waiting on a lock`);
@@ -100,13 +105,7 @@ describe('Idempotency-Key on POST', () => {
     try {
       await runner.query('LOCK TABLE api_keys IN EXCLUSIVE MODE');
       const first = post<CreatedApiKeyDto>(one, tenant.testKey, body, key);
-      for (let i = 0; i < 100; i++) {
-        const [{ waiting }]: { waiting: number }[] = await dataSource(one).query(
-          `SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`,
-        );
-        if (waiting > 0) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitForBlocked(one, 1);
       const duplicate = await post(two, tenant.testKey, body, key);
       expect(duplicate.status).toBe(409);
       expect(duplicate.body).toMatchObject({ code: 'idempotency_key_in_use' });
