@@ -35,12 +35,28 @@ describe('loadConfig', () => {
     expect([behind.database.namedStatements, behind.migrationsUrl]).toEqual([false, 'postgres://app@db:5432/pm']);
   });
 
+  it('reads from no replica unless DATABASE_READ_URLS names some, and skips one 5 s behind by default', () => {
+    expect(loadConfig({}).database).toMatchObject({ readUrls: [], readMaxLagMs: 5000 });
+    const replicas = loadConfig({
+      DATABASE_READ_URLS: 'postgres://app@replica-1:5432/pm, postgresql://app@replica-2:5432/pm',
+      DATABASE_READ_MAX_LAG_MS: '300',
+    });
+    expect(replicas.database).toMatchObject({
+      readUrls: ['postgres://app@replica-1:5432/pm', 'postgresql://app@replica-2:5432/pm'],
+      readMaxLagMs: 300,
+    });
+  });
+
   it.each([
     ['DATABASE_POOLER', 'session', /DATABASE_POOLER/],
     ['DATABASE_DIRECT_URL', 'db:5432', /DATABASE_DIRECT_URL must be a postgres:\/\/ URL/],
     ['PORT', 'eighty', /PORT must be an integer/],
     ['PORT', '70000', /PORT/],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL must be a postgres:\/\/ URL/],
+    ['DATABASE_READ_URLS', 'postgres://app@replica-1/pm,replica-2:5432', /DATABASE_READ_URLS must be comma-separated postgres:\/\/ URLs/],
+    ['DATABASE_READ_URLS', 'postgres://app@replica-1/pm,', /DATABASE_READ_URLS/],
+    ['DATABASE_READ_MAX_LAG_MS', '5s', /DATABASE_READ_MAX_LAG_MS must be an integer/],
+    ['DATABASE_READ_MAX_LAG_MS', '-1', /DATABASE_READ_MAX_LAG_MS/],
     ['REDIS_URL', 'localhost:6379', /REDIS_URL must be a redis:\/\/ URL/],
     ['WORKERS', 'maybe', /WORKERS must be on or off/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],

@@ -16,6 +16,15 @@ export class DatabaseEnv {
   @IsIn(['none', 'transaction'])
   DATABASE_POOLER: 'none' | 'transaction' = 'none';
 
+  /** Streaming replicas of DATABASE_URL (comma-separated) that list and search routes read from. */
+  @IsOptional()
+  @Matches(/^\s*postgres(ql)?:\/\/[^\s,]+\s*(,\s*postgres(ql)?:\/\/[^\s,]+\s*)*$/, { message: 'must be comma-separated postgres:// URLs' })
+  DATABASE_READ_URLS?: string = undefined;
+
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  @IntVar(0)
+  DATABASE_READ_MAX_LAG_MS = 5000;
+
   @BoolVar()
   MIGRATIONS_RUN = true;
 
@@ -37,6 +46,9 @@ export interface DatabaseSettings {
   directUrl?: string;
   /** False behind a transaction pooler: hot statements then run unnamed, like the rest. */
   namedStatements: boolean;
+  /** DATABASE_READ_URLS: none, every read goes to `url`. */
+  readUrls: string[];
+  readMaxLagMs: number;
   migrationsRun: boolean;
   dataDir: string;
   embeddedPort: number;
@@ -49,6 +61,8 @@ export function databaseSettings(vars: DatabaseEnv): DatabaseSettings {
     url: vars.DATABASE_URL,
     directUrl: vars.DATABASE_DIRECT_URL,
     namedStatements: vars.DATABASE_POOLER !== 'transaction',
+    readUrls: vars.DATABASE_READ_URLS?.split(',').map((url) => url.trim()) ?? [],
+    readMaxLagMs: vars.DATABASE_READ_MAX_LAG_MS,
     migrationsRun: vars.MIGRATIONS_RUN,
     dataDir: vars.DATA_DIR,
     embeddedPort: vars.EMBEDDED_POSTGRES_PORT,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { PoolClient } from './pool-client';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
@@ -12,7 +13,7 @@ const ENTITIES = [join(__dirname, '..', 'modules', '**', '*.entity.{js,ts}'), jo
 export const CONNECT_TIMEOUT_MS = 5000;
 
 /** `namedStatements`: the hot statements marked `prepared()` run as named prepared statements (pool-client.ts). */
-export function dataSourceOptions(url: string, namedStatements = false): DataSourceOptions {
+export function dataSourceOptions(url: string, namedStatements = false): PostgresDataSourceOptions {
   return {
     type: 'postgres',
     url,

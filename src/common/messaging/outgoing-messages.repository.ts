@@ -27,19 +27,30 @@ export interface ClaimedMessage<T> {
  * can never both move a message on.
  */
 export abstract class OutgoingMessagesRepository<T extends OutgoingMessageEntity> extends TenantEntityRepository<T> {
-  /** One page of the scope's messages, newest first; `narrow` adds a subclass's own filters. */
+  /** One page of the scope's messages, newest first. */
   list(
     scope: TenantScope,
     filters: OutgoingMessageFilters<T['status'], NonNullable<T['transport']>>,
     page: PageRequest,
-    narrow?: (query: SelectQueryBuilder<T>) => void,
+    tx?: EntityManager,
   ): Promise<Page<T>> {
-    const q = this.query(scope, 'm');
+    return this.narrowedList(scope, filters, page, () => undefined, tx);
+  }
+
+  /** `list` with a subclass's own filters, which `narrow` adds. */
+  protected narrowedList(
+    scope: TenantScope,
+    filters: OutgoingMessageFilters<T['status'], NonNullable<T['transport']>>,
+    page: PageRequest,
+    narrow: (query: SelectQueryBuilder<T>) => void,
+    tx?: EntityManager,
+  ): Promise<Page<T>> {
+    const q = this.query(scope, 'm', tx);
     if (filters.patientId) q.andWhere('m.patient_id = :patientId', { patientId: filters.patientId });
     if (filters.status) q.andWhere('m.status = :status', { status: filters.status });
     if (filters.transport) q.andWhere('m.transport = :transport', { transport: filters.transport });
     if (filters.appointmentId) q.andWhere('m.appointment_id = :appointmentId', { appointmentId: filters.appointmentId });
-    narrow?.(q);
+    narrow(q);
     return this.paginate(q, page);
   }
 

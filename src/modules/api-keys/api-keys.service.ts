@@ -6,6 +6,7 @@ import { AuthContext, ROLE_RANK, Role, Scope } from '../../common/auth/auth.type
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ResourceNotFoundProblem, ValidationFailedException } from '../../common/http/errors/problem';
 import { clock } from '../../common/time/clock';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
@@ -32,10 +33,11 @@ export class ApiKeysService {
     private readonly keys: ApiKeysRepository,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly transactions: Transactions,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async list(auth: AuthContext, page: PageRequest): Promise<ApiKeyListDto> {
-    const result = await this.keys.list(auth, page);
+    const result = await this.replicas.read((db) => this.keys.list(auth, page, db));
     return { keys: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { TimeRange } from '../../common/http/lists/time-range';
 import { TenantScope } from '../../database/tenant-owned.entity';
@@ -20,8 +20,8 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
     super(repository);
   }
 
-  list(scope: TenantScope, filters: AuditFilters, page: PageRequest): Promise<Page<AuditEntryEntity>> {
-    const q = this.query(scope, 'a');
+  list(scope: TenantScope, filters: AuditFilters, page: PageRequest, tx?: EntityManager): Promise<Page<AuditEntryEntity>> {
+    const q = this.query(scope, 'a', tx);
     if (filters.resourceId) q.andWhere('a.resource_id = :resourceId', { resourceId: filters.resourceId });
     if (filters.resourceType) q.andWhere('a.resource_type = :resourceType', { resourceType: filters.resourceType });
     if (filters.apiKeyId) q.andWhere('a.api_key_id = :apiKeyId', { apiKeyId: filters.apiKeyId });
@@ -35,7 +35,7 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
    * The audit entries whose answers carried `patientId`, newest first: a keyset page of the patient's
    * audit_log_patients rows (their primary key's order), each joined to its entry by the entry's key.
    */
-  async patientAccesses(scope: TenantScope, patientId: string, page: PageRequest): Promise<Page<AuditEntryEntity>> {
+  async patientAccesses(scope: TenantScope, patientId: string, page: PageRequest, tx?: EntityManager): Promise<Page<AuditEntryEntity>> {
     // Two statements rather than one with an optional cursor, so that each plan seeks the key to its first row.
     const after = page.after ? `AND (p.at, p.audit_id) < ($5::timestamptz, $6::uuid)` : '';
     const rows = await this.sql<AuditEntryEntity[]>(
@@ -47,6 +47,7 @@ export class AuditRepository extends TenantScopedRepository<AuditEntryEntity> {
         ORDER BY p.at DESC, p.audit_id DESC
         LIMIT $4`,
       [patientId, page.limit + 1, ...(page.after ? [page.after.value, page.after.id] : [])],
+      tx,
     );
     return keysetPage(rows, page, (a) => a.at);
   }

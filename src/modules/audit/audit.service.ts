@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { timeRange } from '../../common/http/lists/time-range';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { AuditRepository } from './audit.repository';
 import { AuditEntryDto, AuditLogDto, ListAuditLogQueryDto } from './dto/audit-entry.dto';
@@ -9,17 +10,21 @@ import { AuditEntryEntity } from './entities/audit-entry.entity';
 
 @Injectable()
 export class AuditService {
-  constructor(private readonly audit: AuditRepository) {}
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly replicas: ReadReplicas,
+  ) {}
 
   async list(scope: TenantScope, query: ListAuditLogQueryDto, page: PageRequest): Promise<AuditLogDto> {
     const { resourceId, resourceType, apiKeyId, action } = query;
-    const result = await this.audit.list(scope, { resourceId, resourceType, apiKeyId, action, ...timeRange(query) }, page);
+    const filters = { resourceId, resourceType, apiKeyId, action, ...timeRange(query) };
+    const result = await this.replicas.read((db) => this.audit.list(scope, filters, page, db));
     return { entries: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 
   /** Every answer that carried the patient's data, newest first; the caller has checked the patient is the scope's. */
   async patientAccessLog(scope: TenantScope, patientId: string, page: PageRequest): Promise<PatientAccessLogDto> {
-    const result = await this.audit.patientAccesses(scope, patientId, page);
+    const result = await this.replicas.read((db) => this.audit.patientAccesses(scope, patientId, page, db));
     return {
       entries: result.items.map((e) => ({
         id: e.id,

@@ -45,8 +45,8 @@ export class BookingPagesRepository extends TenantEntityRepository<SchedulerEnti
     return changed ? this.findById(scope, id, tx) : null;
   }
 
-  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest): Promise<Page<SchedulerEntity>> {
-    const q = this.query(scope, 's');
+  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest, tx?: EntityManager): Promise<Page<SchedulerEntity>> {
+    const q = this.query(scope, 's', tx);
     if (filters.isActive !== undefined) q.andWhere('s.is_active = :isActive', { isActive: filters.isActive });
     return this.paginate(q, page);
   }

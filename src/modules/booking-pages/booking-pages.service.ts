@@ -6,6 +6,7 @@ import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { SlugTakenException, slugify } from '../../common/slug';
 import { violates } from '../../database/database-errors';
+import { ReadReplicas } from '../../database/read-replicas';
 import { AppointmentTypesService, ProvidersService } from '../scheduling';
 import { CreateSchedulerDto, ListSchedulersQueryDto, SchedulerDto, SchedulerListDto, UpdateSchedulerDto } from './dto/scheduler.dto';
 import { SchedulerEntity } from './entities/scheduler.entity';
@@ -20,6 +21,7 @@ export class BookingPagesService {
     private readonly providers: ProvidersService,
     private readonly types: AppointmentTypesService,
     private readonly config: AppConfig,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSchedulerDto): Promise<SchedulerDto> {
@@ -52,7 +54,7 @@ export class BookingPagesService {
   }
 
   async list(auth: AuthContext, query: ListSchedulersQueryDto, page: PageRequest): Promise<SchedulerListDto> {
-    const result = await this.schedulers.list(auth, { isActive: query.isActive }, page);
+    const result = await this.replicas.read((db) => this.schedulers.list(auth, { isActive: query.isActive }, page, db));
     return { schedulers: result.items.map((row) => this.dto(row)), nextCursor: result.nextCursor };
   }
 

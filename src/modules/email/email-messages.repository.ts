@@ -77,10 +77,21 @@ export class EmailMessagesRepository extends OutgoingMessagesRepository<EmailMes
     return { id: existing!.id, created: false };
   }
 
-  override list(scope: TenantScope, filters: EmailMessageFilters, page: PageRequest): Promise<Page<EmailMessageEntity>> {
-    return super.list(scope, filters, page, (q) => {
-      if (filters.sequenceId) q.andWhere('m.sequence_id = :sequenceId', { sequenceId: filters.sequenceId });
-    });
+  override list(
+    scope: TenantScope,
+    filters: EmailMessageFilters,
+    page: PageRequest,
+    tx?: EntityManager,
+  ): Promise<Page<EmailMessageEntity>> {
+    return this.narrowedList(
+      scope,
+      filters,
+      page,
+      (q) => {
+        if (filters.sequenceId) q.andWhere('m.sequence_id = :sequenceId', { sequenceId: filters.sequenceId });
+      },
+      tx,
+    );
   }
 
   protected readonly relayIdColumn = 'smtp_message_id';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
@@ -61,6 +62,7 @@ export class EmailMessagesService {
     private readonly patients: PatientsService,
     private readonly contexts: TemplateContextService,
     private readonly jobs: EmailSendJobs,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   /** POST /emails/send: checks and renders the message, stores it queued, and has it sent. */
@@ -99,7 +101,8 @@ export class EmailMessagesService {
 
   async list(auth: AuthContext, query: ListEmailMessagesQueryDto, page: PageRequest): Promise<EmailMessageListDto> {
     const { patientId, status, sequenceId, transport, appointmentId } = query;
-    const result = await this.messages.list(auth, { patientId, status, sequenceId, transport, appointmentId }, page);
+    const filters = { patientId, status, sequenceId, transport, appointmentId };
+    const result = await this.replicas.read((db) => this.messages.list(auth, filters, page, db));
     return { messages: result.items.map(toMessageDto), nextCursor: result.nextCursor };
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Page, TenantEntityRepository } from '../../database/tenant-scoped.repository';
@@ -12,7 +12,7 @@ export class EmailTemplatesRepository extends TenantEntityRepository<EmailTempla
     super(repository);
   }
 
-  list(scope: TenantScope, page: PageRequest): Promise<Page<EmailTemplateEntity>> {
-    return this.paginate(this.query(scope, 't'), page);
+  list(scope: TenantScope, page: PageRequest, tx?: EntityManager): Promise<Page<EmailTemplateEntity>> {
+    return this.paginate(this.query(scope, 't', tx), page);
   }
 }

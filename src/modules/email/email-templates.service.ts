@@ -3,6 +3,7 @@ import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { clock } from '../../common/time/clock';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { EntityManager, In } from 'typeorm';
 import { Transactions } from '../../database/transactions';
@@ -29,6 +30,7 @@ export class EmailTemplatesService {
     private readonly transactions: Transactions,
     private readonly templates: EmailTemplatesRepository,
     private readonly contexts: TemplateContextService,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateDto> {
@@ -39,7 +41,7 @@ export class EmailTemplatesService {
   }
 
   async list(auth: AuthContext, page: PageRequest): Promise<EmailTemplateListDto> {
-    const result = await this.templates.list(auth, page);
+    const result = await this.replicas.read((db) => this.templates.list(auth, page, db));
     return { templates: result.items.map(toTemplateDto), nextCursor: result.nextCursor };
   }
 

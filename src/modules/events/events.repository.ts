@@ -53,8 +53,8 @@ export class EventsRepository extends TenantScopedRepository<EventEntity> {
     );
   }
 
-  list(scope: TenantScope, filters: { type?: string } & TimeRange, page: PageRequest): Promise<Page<EventEntity>> {
-    const q = this.query(scope, 'e');
+  list(scope: TenantScope, filters: { type?: string } & TimeRange, page: PageRequest, tx?: EntityManager): Promise<Page<EventEntity>> {
+    const q = this.query(scope, 'e', tx);
     if (filters.type) q.andWhere('e.type = :type', { type: filters.type });
     if (filters.from) q.andWhere('e.created_at >= :from', { from: filters.from });
     if (filters.to) q.andWhere('e.created_at <= :to', { to: filters.to });

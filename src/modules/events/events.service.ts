@@ -7,6 +7,7 @@ import { PageRequest } from '../../common/http/lists/pagination';
 import { ResourceNotFoundProblem } from '../../common/http/errors/problem';
 import { timeRange } from '../../common/http/lists/time-range';
 import { clock } from '../../common/time/clock';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { ScopedStatement } from '../../database/tenant-scoped.repository';
 import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto';
@@ -26,7 +27,10 @@ import { EventsRepository } from './events.repository';
  */
 @Injectable()
 export class EventsService {
-  constructor(private readonly events: EventsRepository) {}
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly replicas: ReadReplicas,
+  ) {}
 
   /** Records one event in `tx`; answers its id. `payload` is the resource as the API returns it. */
   async record(scope: TenantScope, type: EventType, payload: object, tx: EntityManager): Promise<string> {
@@ -63,7 +67,7 @@ export class EventsService {
 
   /** GET /events: each event's data as the key may see it (eventDataFor). */
   async list(auth: AuthContext, query: ListEventsQueryDto, page: PageRequest): Promise<EventListDto> {
-    const result = await this.events.list(auth, { type: query.type, ...timeRange(query) }, page);
+    const result = await this.replicas.read((db) => this.events.list(auth, { type: query.type, ...timeRange(query) }, page, db));
     return { events: result.items.map((event) => this.eventFor(auth, toEventDto(event))), nextCursor: result.nextCursor };
   }
 

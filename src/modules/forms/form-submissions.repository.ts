@@ -51,8 +51,14 @@ export class FormSubmissionsRepository extends TenantEntityRepository<FormSubmis
     return { submission, fields: versionFields };
   }
 
-  list(scope: TenantScope, formId: string, filters: SubmissionFilters, page: PageRequest): Promise<Page<FormSubmissionEntity>> {
-    const q = this.query(scope, 's').andWhere('s.form_id = :formId', { formId });
+  list(
+    scope: TenantScope,
+    formId: string,
+    filters: SubmissionFilters,
+    page: PageRequest,
+    tx?: EntityManager,
+  ): Promise<Page<FormSubmissionEntity>> {
+    const q = this.query(scope, 's', tx).andWhere('s.form_id = :formId', { formId });
     if (filters.patientId) q.andWhere('s.patient_id = :patientId', { patientId: filters.patientId });
     if (filters.from) q.andWhere('s.created_at >= :from', { from: filters.from });
     if (filters.to) q.andWhere('s.created_at <= :to', { to: filters.to });

@@ -3,6 +3,7 @@ import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { timeRange } from '../../common/http/lists/time-range';
+import { ReadReplicas } from '../../database/read-replicas';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
 import { noSuchPatient, PatientsService } from '../patients';
@@ -33,6 +34,7 @@ export class FormSubmissionsService {
     private readonly submissions: FormSubmissionsRepository,
     private readonly patients: PatientsService,
     private readonly events: EventsService,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   /**
@@ -61,7 +63,7 @@ export class FormSubmissionsService {
 
   async list(auth: AuthContext, formId: string, query: ListSubmissionsQueryDto, page: PageRequest): Promise<SubmissionListDto> {
     await this.forms.require(auth, formId);
-    const result = await this.submissions.list(auth, formId, toFilters(query), page);
+    const result = await this.replicas.read((db) => this.submissions.list(auth, formId, toFilters(query), page, db));
     return { submissions: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 

@@ -68,8 +68,8 @@ export class FormsRepository extends TenantEntityRepository<FormEntity> {
     return this.incrementIfActive(scope, id, 'submissions_count', tx);
   }
 
-  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest): Promise<Page<FormEntity>> {
-    const q = this.query(scope, 'f');
+  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest, tx?: EntityManager): Promise<Page<FormEntity>> {
+    const q = this.query(scope, 'f', tx);
     if (filters.isActive !== undefined) q.andWhere('f.is_active = :isActive', { isActive: filters.isActive });
     return this.paginate(q, page);
   }

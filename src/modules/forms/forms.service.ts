@@ -3,6 +3,7 @@ import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { violates } from '../../database/database-errors';
+import { ReadReplicas } from '../../database/read-replicas';
 import { Transactions } from '../../database/transactions';
 import { CreateFormDto } from './dto/create-form.dto';
 import { FormDto, FormListDto, ListFormsQueryDto } from './dto/form.dto';
@@ -21,6 +22,7 @@ export class FormsService {
     private readonly transactions: Transactions,
     private readonly forms: FormsRepository,
     private readonly versions: FormVersionsRepository,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   /** A new form at version 1; its slug (given or derived from the name) is unique per tenant and mode. */
@@ -62,7 +64,7 @@ export class FormsService {
   }
 
   async list(auth: AuthContext, query: ListFormsQueryDto, page: PageRequest): Promise<FormListDto> {
-    const result = await this.forms.list(auth, { isActive: query.isActive }, page);
+    const result = await this.replicas.read((db) => this.forms.list(auth, { isActive: query.isActive }, page, db));
     return { forms: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 

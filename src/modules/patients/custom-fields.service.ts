@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { violates } from '../../database/database-errors';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { CustomFieldsRepository } from './custom-fields.repository';
@@ -17,10 +18,11 @@ export class CustomFieldsService {
   constructor(
     private readonly fields: CustomFieldsRepository,
     private readonly transactions: Transactions,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async list(auth: AuthContext): Promise<CustomFieldListDto> {
-    return { fields: (await this.fields.all(auth)).map(toDto) };
+    return { fields: (await this.replicas.read((db) => this.fields.all(auth, db))).map(toDto) };
   }
 
   /** Defines a field; its key is unique per tenant and mode (409 custom_field_key_taken, also under races). */

@@ -6,6 +6,7 @@ import { PageRequest } from '../../common/http/lists/pagination';
 import { Tagged } from '../../common/http/responses/response-headers';
 import { FieldError, ValidationFailedException } from '../../common/http/errors/problem';
 import { violates } from '../../database/database-errors';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { EventsService } from '../events';
@@ -62,6 +63,7 @@ export class PatientsService {
     private readonly customFields: CustomFieldsService,
     private readonly transactions: Transactions,
     private readonly events: EventsService,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreatePatientDto): Promise<PatientWithTag> {
@@ -143,7 +145,7 @@ export class PatientsService {
   }
 
   async list(auth: AuthContext, query: ListPatientsQueryDto, page: PageRequest): Promise<PatientListDto> {
-    const result = await this.patients.list(auth, toFilters(query), page);
+    const result = await this.replicas.read((db) => this.patients.list(auth, toFilters(query), page, db));
     return { patients: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 
@@ -196,7 +198,7 @@ export class PatientsService {
   }
 
   async tags(auth: AuthContext): Promise<TagListDto> {
-    return { tags: await this.patients.tagCounts(auth, TAG_LIST_LIMIT) };
+    return { tags: await this.replicas.read((db) => this.patients.tagCounts(auth, TAG_LIST_LIMIT, db)) };
   }
 
   private async toPatch(auth: AuthContext, dto: UpdatePatientDto, tx: EntityManager): Promise<PatientPatch> {

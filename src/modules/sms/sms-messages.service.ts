@@ -4,6 +4,7 @@ import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { ValidationFailedException } from '../../common/http/errors/problem';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { MessageKind, QueueOutcome, Recipient as MessageRecipient, Refusal, refused, requireExactlyOne } from '../../common/messaging';
@@ -59,6 +60,7 @@ export class SmsMessagesService {
     private readonly contexts: TemplateContextService,
     private readonly jobs: SmsSendJobs,
     private readonly consent: SmsConsent,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   /** POST /sms/send: checks and renders the message, stores it queued, and has it sent. */
@@ -85,7 +87,7 @@ export class SmsMessagesService {
 
   async list(auth: AuthContext, query: ListSmsMessagesQueryDto, page: PageRequest): Promise<SmsMessageListDto> {
     const { patientId, status, transport, appointmentId } = query;
-    const result = await this.messages.list(auth, { patientId, status, transport, appointmentId }, page);
+    const result = await this.replicas.read((db) => this.messages.list(auth, { patientId, status, transport, appointmentId }, page, db));
     return { messages: result.items.map(toSmsMessageDto), nextCursor: result.nextCursor };
   }
 

@@ -32,7 +32,7 @@ export class SmsTemplatesRepository extends TenantEntityRepository<SmsTemplateEn
     return updated ? this.get(scope, id, tx) : null;
   }
 
-  list(scope: TenantScope, page: PageRequest): Promise<Page<SmsTemplateEntity>> {
-    return this.paginate(this.query(scope, 't'), page);
+  list(scope: TenantScope, page: PageRequest, tx?: EntityManager): Promise<Page<SmsTemplateEntity>> {
+    return this.paginate(this.query(scope, 't', tx), page);
   }
 }

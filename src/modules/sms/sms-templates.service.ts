@@ -3,6 +3,7 @@ import { EntityManager, In } from 'typeorm';
 import { AuthContext } from '../../common/auth/auth.types';
 import { PageRequest } from '../../common/http/lists/pagination';
 import { assertTemplatesCompile } from '../../common/templates/template-renderer';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { TemplateContextService } from '../templates';
 import {
@@ -24,6 +25,7 @@ export class SmsTemplatesService {
   constructor(
     private readonly templates: SmsTemplatesRepository,
     private readonly contexts: TemplateContextService,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSmsTemplateDto): Promise<SmsTemplateDto> {
@@ -36,7 +38,7 @@ export class SmsTemplatesService {
   }
 
   async list(auth: AuthContext, page: PageRequest): Promise<SmsTemplateListDto> {
-    const result = await this.templates.list(auth, page);
+    const result = await this.replicas.read((db) => this.templates.list(auth, page, db));
     return { templates: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 

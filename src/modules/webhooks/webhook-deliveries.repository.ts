@@ -35,14 +35,14 @@ export class WebhookDeliveriesRepository extends TenantEntityRepository<WebhookD
     super(repository);
   }
 
-  listForEndpoint(scope: TenantScope, endpointId: string, page: PageRequest): Promise<Page<WebhookDeliveryEntity>> {
-    return this.paginate(this.query(scope, 'd').andWhere('d.endpoint_id = :endpointId', { endpointId }), page);
+  listForEndpoint(scope: TenantScope, endpointId: string, page: PageRequest, tx?: EntityManager): Promise<Page<WebhookDeliveryEntity>> {
+    return this.paginate(this.query(scope, 'd', tx).andWhere('d.endpoint_id = :endpointId', { endpointId }), page);
   }
 
   /** The attempts of these deliveries, oldest first. */
-  attemptsOf(scope: TenantScope, deliveryIds: string[]): Promise<WebhookAttemptEntity[]> {
+  attemptsOf(scope: TenantScope, deliveryIds: string[], tx?: EntityManager): Promise<WebhookAttemptEntity[]> {
     if (!deliveryIds.length) return Promise.resolve([]);
-    return this.attempts.find({
+    return (tx ? tx.getRepository(WebhookAttemptEntity) : this.attempts).find({
       where: { tenantId: scope.tenantId, mode: scope.mode, deliveryId: In(deliveryIds) },
       order: { deliveryId: 'ASC', attempt: 'ASC' },
     });

@@ -4,6 +4,7 @@ import { uuidv7 } from '../../common/ids';
 import { ResourceNotFoundProblem, ValidationFailedException } from '../../common/http/errors/problem';
 import { clock } from '../../common/time/clock';
 import { AppConfig } from '../../config/app-config';
+import { ReadReplicas } from '../../database/read-replicas';
 import { TenantScope } from '../../database/tenant-owned.entity';
 import { Transactions } from '../../database/transactions';
 import { TEST_EVENT_TYPE, type EventType, EventsService } from '../events';
@@ -32,6 +33,7 @@ export class WebhooksService {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly events: EventsService,
     private readonly jobs: WebhookDeliveryJobs,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(scope: TenantScope, dto: CreateWebhookDto): Promise<WebhookWithSecretDto> {
@@ -51,7 +53,7 @@ export class WebhooksService {
   }
 
   async list(scope: TenantScope, page: PageRequest): Promise<WebhookListDto> {
-    const result = await this.endpoints.paginate(this.endpoints.query(scope, 'w'), page);
+    const result = await this.replicas.read((db) => this.endpoints.paginate(this.endpoints.query(scope, 'w', db), page));
     return { webhooks: result.items.map(toDto), nextCursor: result.nextCursor };
   }
 
@@ -138,11 +140,11 @@ export class WebhooksService {
 
   async deliveriesOf(scope: TenantScope, id: string, page: PageRequest): Promise<WebhookDeliveryListDto> {
     await this.endpoint(scope, id);
-    const result = await this.deliveries.listForEndpoint(scope, id, page);
-    const attempts = await this.deliveries.attemptsOf(
-      scope,
-      result.items.map((d) => d.id),
-    );
+    const { result, attempts } = await this.replicas.read(async (db) => {
+      const result = await this.deliveries.listForEndpoint(scope, id, page, db);
+      const ids = result.items.map((d) => d.id);
+      return { result, attempts: await this.deliveries.attemptsOf(scope, ids, db) };
+    });
     return { deliveries: result.items.map((d) => toDeliveryDto(d, attempts)), nextCursor: result.nextCursor };
   }
 

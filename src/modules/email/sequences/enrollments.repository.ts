@@ -142,8 +142,9 @@ export class EnrollmentsRepository extends TenantEntityRepository<SequenceEnroll
     sequenceId: string,
     filters: { status?: EnrollmentStatus },
     page: PageRequest,
+    tx?: EntityManager,
   ): Promise<Page<SequenceEnrollmentEntity>> {
-    const q = this.query(scope, 'e').andWhere('e.sequence_id = :sequenceId', { sequenceId });
+    const q = this.query(scope, 'e', tx).andWhere('e.sequence_id = :sequenceId', { sequenceId });
     if (filters.status) q.andWhere('e.status = :status', { status: filters.status });
     return this.paginate(q, page);
   }

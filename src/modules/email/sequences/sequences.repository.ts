@@ -68,8 +68,13 @@ export class SequencesRepository extends TenantEntityRepository<EmailSequenceEnt
     );
   }
 
-  list(scope: TenantScope, filters: { status?: SequenceStatus }, page: PageRequest): Promise<Page<EmailSequenceEntity>> {
-    const q = this.query(scope, 's');
+  list(
+    scope: TenantScope,
+    filters: { status?: SequenceStatus },
+    page: PageRequest,
+    tx?: EntityManager,
+  ): Promise<Page<EmailSequenceEntity>> {
+    const q = this.query(scope, 's', tx);
     if (filters.status) q.andWhere('s.status = :status', { status: filters.status });
     return this.paginate(q, page);
   }

@@ -4,6 +4,7 @@ import { PageRequest } from '../../../common/http/lists/pagination';
 import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
 import { BusinessClock } from '../../../common/time/business-clock';
 import { clock } from '../../../common/time/clock';
+import { ReadReplicas } from '../../../database/read-replicas';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { AppConfig } from '../../../config/app-config';
 import { Transactions } from '../../../database/transactions';
@@ -46,6 +47,7 @@ export class SequencesService {
     private readonly stepJobs: SequenceStepJobs,
     private readonly config: AppConfig,
     private readonly clock: BusinessClock,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSequenceDto): Promise<SequenceCreatedDto> {
@@ -57,7 +59,7 @@ export class SequencesService {
   }
 
   async list(auth: AuthContext, query: ListSequencesQueryDto, page: PageRequest): Promise<SequenceListDto> {
-    const result = await this.sequences.list(auth, { status: query.status }, page);
+    const result = await this.replicas.read((db) => this.sequences.list(auth, { status: query.status }, page, db));
     return { sequences: result.items.map(toSequenceDto), nextCursor: result.nextCursor };
   }
 
@@ -155,7 +157,7 @@ export class SequencesService {
 
   async listEnrollments(auth: AuthContext, id: string, query: ListEnrollmentsQueryDto, page: PageRequest): Promise<EnrollmentListDto> {
     await this.require(auth, id);
-    const result = await this.enrollments.list(auth, id, { status: query.status }, page);
+    const result = await this.replicas.read((db) => this.enrollments.list(auth, id, { status: query.status }, page, db));
     return { enrollments: result.items.map(toEnrollmentDto), nextCursor: result.nextCursor };
   }
 

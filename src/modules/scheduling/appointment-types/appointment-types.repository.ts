@@ -12,8 +12,8 @@ export class AppointmentTypesRepository extends TenantEntityRepository<Appointme
     super(repository);
   }
 
-  list(scope: TenantScope, page: PageRequest): Promise<Page<AppointmentTypeEntity>> {
-    return this.paginate(this.query(scope, 't'), page);
+  list(scope: TenantScope, page: PageRequest, tx?: EntityManager): Promise<Page<AppointmentTypeEntity>> {
+    return this.paginate(this.query(scope, 't', tx), page);
   }
 
   get(scope: TenantScope, id: string, tx?: EntityManager): Promise<AppointmentTypeEntity | null> {

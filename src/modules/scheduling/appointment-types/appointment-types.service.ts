@@ -4,6 +4,7 @@ import { AuthContext } from '../../../common/auth/auth.types';
 import { PageRequest } from '../../../common/http/lists/pagination';
 import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
 import { clock } from '../../../common/time/clock';
+import { ReadReplicas } from '../../../database/read-replicas';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { EmailTemplatesService } from '../../email';
 import { SmsTemplatesService } from '../../sms';
@@ -30,6 +31,7 @@ export class AppointmentTypesService {
     private readonly providers: ProvidersService,
     private readonly emailTemplates: EmailTemplatesService,
     private readonly smsTemplates: SmsTemplatesService,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreateAppointmentTypeDto): Promise<AppointmentTypeDto> {
@@ -61,7 +63,7 @@ export class AppointmentTypesService {
   }
 
   async list(auth: AuthContext, page: PageRequest): Promise<AppointmentTypeListDto> {
-    const result = await this.types.list(auth, page);
+    const result = await this.replicas.read((db) => this.types.list(auth, page, db));
     return { appointmentTypes: result.items.map(appointmentTypeDto), nextCursor: result.nextCursor };
   }
 

@@ -63,7 +63,7 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
    * A page in datetime order: one raw statement, rows as they come (no entity hydration). Each filter is
    * written as its index has it.
    */
-  list(scope: TenantScope, filters: AppointmentFilters, page: PageRequest): Promise<Page<AppointmentEntity>> {
+  list(scope: TenantScope, filters: AppointmentFilters, page: PageRequest, tx?: EntityManager): Promise<Page<AppointmentEntity>> {
     const params: unknown[] = [];
     const param = (value: unknown): string => `$${params.push(value) + 2}`; // the scope is $1 and $2
     const where: string[] = [];
@@ -75,7 +75,7 @@ export class AppointmentsRepository extends TenantEntityRepository<AppointmentEn
     if (page.after) where.push(`(starts_at, id) > (${param(page.after.value)}::timestamptz, ${param(page.after.id)}::uuid)`);
     const statement = `SELECT ${this.columns} FROM appointments WHERE tenant_id = $1 AND mode = $2${where.map((w) => ` AND ${w}`).join('')}
       ORDER BY starts_at, id LIMIT ${param(page.limit + 1)}`;
-    return this.sql<AppointmentEntity[]>(scope, statement, params).then((rows) => keysetPage(rows, page, (a) => a.startsAt));
+    return this.sql<AppointmentEntity[]>(scope, statement, params, tx).then((rows) => keysetPage(rows, page, (a) => a.startsAt));
   }
 
   /**

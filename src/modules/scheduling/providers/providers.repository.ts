@@ -15,8 +15,8 @@ export class ProvidersRepository extends TenantEntityRepository<ProviderEntity> 
     super(repository);
   }
 
-  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest): Promise<Page<ProviderEntity>> {
-    const q = this.query(scope, 'p');
+  list(scope: TenantScope, filters: { isActive?: boolean }, page: PageRequest, tx?: EntityManager): Promise<Page<ProviderEntity>> {
+    const q = this.query(scope, 'p', tx);
     if (filters.isActive !== undefined) q.andWhere('p.is_active = :isActive', { isActive: filters.isActive });
     return this.paginate(q, page);
   }

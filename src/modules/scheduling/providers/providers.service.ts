@@ -3,6 +3,7 @@ import { AuthContext } from '../../../common/auth/auth.types';
 import { PageRequest } from '../../../common/http/lists/pagination';
 import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
 import { clock } from '../../../common/time/clock';
+import { ReadReplicas } from '../../../database/read-replicas';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { CreateProviderDto, ProviderDto, ProviderListDto, UpdateProviderDto } from './dto/provider.dto';
 import { CreateTimeOffDto, TimeOffDto, TimeOffListDto } from './dto/time-off.dto';
@@ -23,6 +24,7 @@ export class ProvidersService {
     private readonly timeOff: TimeOffRepository,
     private readonly transactions: Transactions,
     private readonly freed: TimeFreed,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: AuthContext, dto: CreateProviderDto): Promise<ProviderDto> {
@@ -38,7 +40,7 @@ export class ProvidersService {
   }
 
   async list(auth: AuthContext, filters: { isActive?: boolean }, page: PageRequest): Promise<ProviderListDto> {
-    const result = await this.providers.list(auth, filters, page);
+    const result = await this.replicas.read((db) => this.providers.list(auth, filters, page, db));
     return { providers: result.items.map(providerDto), nextCursor: result.nextCursor };
   }
 
@@ -99,7 +101,7 @@ export class ProvidersService {
 
   async listTimeOff(auth: AuthContext, providerId: string, page: PageRequest): Promise<TimeOffListDto> {
     await this.require(auth, providerId);
-    const result = await this.timeOff.ofProvider(auth, providerId, page);
+    const result = await this.replicas.read((db) => this.timeOff.ofProvider(auth, providerId, page, db));
     return { timeOff: result.items.map(timeOffDto), nextCursor: result.nextCursor };
   }
 

@@ -14,8 +14,8 @@ export class TimeOffRepository extends TenantEntityRepository<TimeOffEntity> {
   }
 
   /** One provider's time off, by start ascending. */
-  ofProvider(scope: TenantScope, providerId: string, page: PageRequest): Promise<Page<TimeOffEntity>> {
-    const q = this.query(scope, 't').andWhere('t.provider_id = :providerId', { providerId });
+  ofProvider(scope: TenantScope, providerId: string, page: PageRequest, tx?: EntityManager): Promise<Page<TimeOffEntity>> {
+    const q = this.query(scope, 't', tx).andWhere('t.provider_id = :providerId', { providerId });
     return pageAscending(q, 'start_at', (r) => r.startAt, page);
   }
 

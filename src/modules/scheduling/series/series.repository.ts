@@ -28,8 +28,9 @@ export class SeriesRepository extends TenantEntityRepository<AppointmentSeriesEn
     scope: TenantScope,
     filters: { patientId?: string; providerId?: string },
     page: PageRequest,
+    tx?: EntityManager,
   ): Promise<Page<AppointmentSeriesEntity>> {
-    const q = this.query(scope, 's');
+    const q = this.query(scope, 's', tx);
     if (filters.patientId) q.andWhere('s.patient_id = :patientId', { patientId: filters.patientId });
     if (filters.providerId) q.andWhere('s.provider_id = :providerId', { providerId: filters.providerId });
     return this.paginate(q, page);

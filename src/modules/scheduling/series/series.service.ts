@@ -6,6 +6,7 @@ import { PageRequest } from '../../../common/http/lists/pagination';
 import { BusinessClock } from '../../../common/time/business-clock';
 import { clock } from '../../../common/time/clock';
 import { retryOnDeadlock, sqlStateOf } from '../../../database/database-errors';
+import { ReadReplicas } from '../../../database/read-replicas';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { Transactions } from '../../../database/transactions';
 import { EventsService } from '../../events';
@@ -101,6 +102,7 @@ export class SeriesService {
     private readonly transactions: Transactions,
     private readonly events: EventsService,
     private readonly clock: BusinessClock,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   /**
@@ -124,13 +126,11 @@ export class SeriesService {
   }
 
   async list(auth: AuthContext, query: ListSeriesQueryDto, page: PageRequest): Promise<SeriesListDto> {
-    const result = await this.series.list(auth, { patientId: query.patientId, providerId: query.providerId }, page);
-    const appointments = result.items.length
-      ? await this.series.appointmentsOf(
-          auth,
-          result.items.map((s) => s.id),
-        )
-      : [];
+    const { result, appointments } = await this.replicas.read(async (db) => {
+      const result = await this.series.list(auth, { patientId: query.patientId, providerId: query.providerId }, page, db);
+      const ids = result.items.map((s) => s.id);
+      return { result, appointments: ids.length ? await this.series.appointmentsOf(auth, ids, db) : [] };
+    });
     return { series: result.items.map((row) => seriesDto(row, appointments)), nextCursor: result.nextCursor };
   }
 

@@ -22,8 +22,8 @@ export class WaitlistEntriesRepository extends TenantEntityRepository<WaitlistEn
     super(repository);
   }
 
-  list(scope: TenantScope, filters: WaitlistFilters, page: PageRequest): Promise<Page<WaitlistEntryEntity>> {
-    const q = this.query(scope, 'e');
+  list(scope: TenantScope, filters: WaitlistFilters, page: PageRequest, tx?: EntityManager): Promise<Page<WaitlistEntryEntity>> {
+    const q = this.query(scope, 'e', tx);
     if (filters.status) q.andWhere('e.status = :status', { status: filters.status });
     if (filters.patientId) q.andWhere('e.patient_id = :patientId', { patientId: filters.patientId });
     if (filters.appointmentTypeId) q.andWhere('e.appointment_type_id = :typeId', { typeId: filters.appointmentTypeId });

@@ -3,6 +3,7 @@ import { AuthContext } from '../../../common/auth/auth.types';
 import { FieldError, ValidationFailedException } from '../../../common/http/errors/problem';
 import { PageRequest } from '../../../common/http/lists/pagination';
 import { violates } from '../../../database/database-errors';
+import { ReadReplicas } from '../../../database/read-replicas';
 import { TenantScope } from '../../../database/tenant-owned.entity';
 import { Transactions } from '../../../database/transactions';
 import { noSuchPatient, PatientsService } from '../../patients';
@@ -36,6 +37,7 @@ export class WaitlistService {
     private readonly providers: ProvidersRepository,
     private readonly appointments: AppointmentsRepository,
     private readonly transactions: Transactions,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   /** POST /scheduling/waitlist. Ids in the body that name nothing of the caller's tenant and mode are 400s. */
@@ -95,11 +97,11 @@ export class WaitlistService {
       patientId: query.patientId?.toLowerCase(),
       appointmentTypeId: query.appointmentTypeId?.toLowerCase(),
     };
-    const result = await this.entries.list(auth, filters, page);
-    const offers = await this.offers.ofEntries(
-      auth,
-      result.items.map((e) => e.id),
-    );
+    const { result, offers } = await this.replicas.read(async (db) => {
+      const result = await this.entries.list(auth, filters, page, db);
+      const ids = result.items.map((e) => e.id);
+      return { result, offers: await this.offers.ofEntries(auth, ids, db) };
+    });
     return { entries: result.items.map((e) => entryDto(e, offers.get(e.id)!)), nextCursor: result.nextCursor };
   }
 
