@@ -34,14 +34,18 @@ export class SmtpReceiver {
   /** Sessions opened so far. */
   connections = 0;
 
-  /** `idleTimeoutMs` ends a session that stays silent that long (421, then close), as relays do. */
-  async start(port = 0, options: { idleTimeoutMs?: number } = {}): Promise<this> {
+  /**
+   * `idleTimeoutMs` ends a session that stays silent that long (421, then close), as relays do;
+   * `closeTimeoutMs` bounds how long `stop` waits for a sender's open sessions (a pooled connection).
+   */
+  async start(port = 0, options: { idleTimeoutMs?: number; closeTimeoutMs?: number } = {}): Promise<this> {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
       size: 10 * 1024 * 1024,
       ...(options.idleTimeoutMs ? { socketTimeout: options.idleTimeoutMs } : {}),
+      ...(options.closeTimeoutMs ? { closeTimeout: options.closeTimeoutMs } : {}),
       onConnect: (_session, callback) => {
         this.connections++;
         callback();
