@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { DateTime } from 'luxon';
 import { Client } from 'pg';
 import { runCli } from '../helpers/cli';
@@ -246,6 +247,24 @@ describe('Scaled out: PgBouncer, a read replica, Redis Cluster, two APIs and a w
     for (let i = 0; i < 40; i++) statuses.push((await call(APIS[i % 2], 'GET', '/patients', limited.testKey)).status);
     const limit = Number(env('RATE_LIMIT_TEST_PER_DAY'));
     expect(statuses).toEqual([...Array.from({ length: limit }, () => 200), ...Array.from({ length: 40 - limit }, () => 429)]);
+  });
+
+  it("keeps the app's keys in the Redis Cluster, spread over its masters", async () => {
+    const counts = await Promise.all(
+      env('REDIS_CLUSTER_NODES')
+        .split(',')
+        .map(async (node) => {
+          const [host, port] = node.split(':');
+          const redis = new Redis({ host, port: Number(port), lazyConnect: true });
+          await redis.connect();
+          try {
+            return await redis.dbsize();
+          } finally {
+            redis.disconnect();
+          }
+        }),
+    );
+    expect(counts.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
   });
 
   it("went through PgBouncer: its statistics count the app's transactions", async () => {
