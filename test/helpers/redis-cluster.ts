@@ -22,25 +22,21 @@ function redisCli(args: string[]): Promise<string> {
  * directory. Never the shared Redis.
  */
 export class PrivateRedisCluster {
+  private readonly children: ChildProcess[] = [];
+
   private constructor(
     readonly ports: number[],
+    private readonly busPorts: number[],
     private readonly dir: string,
-    private readonly children: ChildProcess[],
   ) {}
 
   static async start(masters = 3): Promise<PrivateRedisCluster> {
-    const dir = mkdtempSync(join(tmpdir(), 'pm-redis-cluster-'));
     const ports: number[] = [];
-    const children: ChildProcess[] = [];
-    const cluster = new PrivateRedisCluster(ports, dir, children);
+    const busPorts: number[] = [];
+    for (let i = 0; i < masters; i++) [ports[i], busPorts[i]] = [await freePort(), await freePort()];
+    const cluster = new PrivateRedisCluster(ports, busPorts, mkdtempSync(join(tmpdir(), 'pm-redis-cluster-')));
     try {
-      for (let i = 0; i < masters; i++) {
-        const [port, busPort] = [await freePort(), await freePort()];
-        ports.push(port);
-        const node = startNode(dir, port, busPort);
-        children.push(node);
-        await acceptingConnections(node);
-      }
+      await cluster.startNodes();
       await redisCli(['--cluster', 'create', ...cluster.addresses, '--cluster-replicas', '0', '--cluster-yes']);
       await cluster.untilServing();
       return cluster;
@@ -48,6 +44,18 @@ export class PrivateRedisCluster {
       cluster.stop();
       throw err;
     }
+  }
+
+  /** Kills every node (SIGKILL, an outage) and resolves once they are gone. */
+  async kill(): Promise<void> {
+    const running = this.children.splice(0).filter((child) => child.exitCode === null && child.signalCode === null);
+    await Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL'))));
+  }
+
+  /** Starts the nodes again on their ports, empty but with their cluster files; resolves once the cluster serves. */
+  async restart(): Promise<void> {
+    await this.startNodes();
+    await this.untilServing();
   }
 
   /** `127.0.0.1:<port>` of every master. */
@@ -69,6 +77,14 @@ export class PrivateRedisCluster {
   stop(): void {
     for (const child of this.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async startNodes(): Promise<void> {
+    for (const [i, port] of this.ports.entries()) {
+      const node = startNode(this.dir, port, this.busPorts[i]);
+      this.children.push(node);
+      await acceptingConnections(node);
+    }
   }
 
   /** Resolves once every node says the cluster serves all its slots. */

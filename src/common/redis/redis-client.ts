@@ -59,7 +59,35 @@ export function createRedisClient(settings: RedisSettings, options: RedisClientO
     enableOfflineQueue,
     enableAutoPipelining,
     clusterRetryStrategy: retryStrategy,
+    // A failed ready check (a cluster still agreeing on its slots after a restart) makes the client reconnect
+    // but leaves the pending connect() unsettled, and BullMQ awaits that when it resets a worker's blocking
+    // connection: the worker would stop for good. Without it, commands meet CLUSTERDOWN meanwhile and retry.
+    enableReadyCheck: false,
+    // Nodes that just came back may redirect a slot back and forth for a moment: give them time to agree.
+    retryDelayOnMoved: 100,
     redisOptions: { ...(settings.url ? credentialsFromUrl(new URL(settings.url)) : {}), ...perNode },
   };
   return new Cluster(settings.clusterNodes, cluster);
+}
+
+/**
+ * The connection that listens for pub/sub messages. To a cluster it is a plain connection to one seed node,
+ * the next one at each reconnection: every node passes on every message, and the loss of this connection is
+ * seen at once, whereas a cluster client moves its subscription to another node without a word (messages
+ * sent meanwhile are missed, and a key cache kept fresh by them must know).
+ */
+export function createSubscriberClient(settings: RedisSettings, options: RedisClientOptions): Redis {
+  const seeds = settings.clusterNodes;
+  if (!seeds) return createRedisClient(settings, options) as Redis;
+  const redis: Redis = new Redis({
+    ...seeds[0],
+    ...(settings.url ? credentialsFromUrl(new URL(settings.url)) : {}),
+    ...options,
+    retryStrategy: (attempt) => {
+      // The connector reads the address from these options at each attempt.
+      Object.assign(redis.options, seeds[attempt % seeds.length]);
+      return options.retryStrategy?.(attempt);
+    },
+  });
+  return redis;
 }

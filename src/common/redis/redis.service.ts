@@ -1,8 +1,15 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Cluster } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { AppConfig } from '../../config/app-config';
 import { DependencyStatus } from '../observability/dependency-status';
-import { createRedisClient, RedisClient, RedisClientOptions, REDIS_COMMAND_TIMEOUT_MS, reconnectDelayMs } from './redis-client';
+import {
+  createRedisClient,
+  createSubscriberClient,
+  RedisClient,
+  RedisClientOptions,
+  REDIS_COMMAND_TIMEOUT_MS,
+  reconnectDelayMs,
+} from './redis-client';
 
 type MessageHandler = (message: string) => void;
 
@@ -13,7 +20,7 @@ type MessageHandler = (message: string) => void;
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
   readonly client: RedisClient;
-  private readonly subscriber: RedisClient;
+  private readonly subscriber: Redis;
   private readonly handlers = new Map<string, MessageHandler[]>();
   private readonly resubscribed: (() => void)[] = [];
   private subscribed = false;
@@ -38,7 +45,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       enableAutoPipelining: true,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     });
-    this.subscriber = createRedisClient(config.redis, { ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
+    this.subscriber = createSubscriberClient(config.redis, { ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
     // Their errors (one per reconnection attempt during an outage) become one line when Redis goes and one when it is back.
     dependencies.watchRedis(this.client, 'commands');
     dependencies.watchRedis(this.subscriber, 'pubsub');
@@ -99,7 +106,12 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   private async resubscribe(): Promise<void> {
     const channels = [...this.handlers.keys()];
-    if (channels.length) await this.subscriber.subscribe(...channels);
+    try {
+      if (channels.length) await this.subscriber.subscribe(...channels);
+    } catch {
+      // The connection dropped meanwhile: its next `ready` subscribes again.
+      return;
+    }
     this.subscribed = true;
     for (const listener of this.resubscribed) listener();
   }
