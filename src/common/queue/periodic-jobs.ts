@@ -40,8 +40,8 @@ export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdo
       this.failing = false;
     } catch (err) {
       // Redis went away meanwhile: its return calls this again. Told once however often it is tried again.
-      if (!this.dependencies.reportFailure(err) && !this.failing)
-        this.logger.warn(`scheduling the periodic jobs failed: ${describeError(err)}`);
+      const unavailable = this.dependencies.reportFailure(err);
+      if (!unavailable && !this.failing) this.logger.warn(`scheduling the periodic jobs failed: ${describeError(err)}`);
       this.failing = true;
       // Failed on a connection that is up (a Redis Cluster whose nodes are back but still agreeing on their
       // slots): no `ready` follows, so it is tried again.

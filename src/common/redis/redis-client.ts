@@ -1,4 +1,5 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
+import { ConfigError } from '../../config/env';
 import type { RedisSettings } from '../../config/redis.config';
 
 /** A connection to the app's Redis: one server, or a Redis Cluster (REDIS_CLUSTER_NODES). */
@@ -41,6 +42,11 @@ export const REDIS_COMMAND_TIMEOUT_MS = 1000;
 /** What a connection does, as ioredis options for one server; a cluster gets their equivalent. */
 export type RedisClientOptions = Omit<RedisOptions, 'host' | 'port' | 'path' | 'db' | 'username' | 'password' | 'tls' | 'sentinels'>;
 
+/** A cluster's nodes take only the credentials and TLS of REDIS_URL, if it is set. */
+function clusterCredentials(settings: RedisSettings): Pick<RedisOptions, 'username' | 'password' | 'tls'> {
+  return settings.url ? credentialsFromUrl(new URL(settings.url)) : {};
+}
+
 /**
  * Every Redis connection the app makes itself: to the one server of REDIS_URL, or to the cluster of
  * REDIS_CLUSTER_NODES with the same behaviour while it is away. A cluster client keeps one connection per
@@ -49,7 +55,7 @@ export type RedisClientOptions = Omit<RedisOptions, 'host' | 'port' | 'path' | '
  */
 export function createRedisClient(settings: RedisSettings, options: RedisClientOptions): RedisClient {
   if (!settings.clusterNodes) {
-    if (!settings.url) throw new Error('REDIS_URL has not been resolved');
+    if (!settings.url) throw new ConfigError('REDIS_URL has not been resolved');
     return new Redis({ ...redisOptionsFromUrl(settings.url), ...options });
   }
   const { lazyConnect, enableOfflineQueue, enableAutoPipelining, retryStrategy, ...perNode } = options;
@@ -65,7 +71,7 @@ export function createRedisClient(settings: RedisSettings, options: RedisClientO
     enableReadyCheck: false,
     // Nodes that just came back may redirect a slot back and forth for a moment: give them time to agree.
     retryDelayOnMoved: 100,
-    redisOptions: { ...(settings.url ? credentialsFromUrl(new URL(settings.url)) : {}), ...perNode },
+    redisOptions: { ...clusterCredentials(settings), ...perNode },
   };
   return new Cluster(settings.clusterNodes, cluster);
 }
@@ -81,7 +87,7 @@ export function createSubscriberClient(settings: RedisSettings, options: RedisCl
   if (!seeds) return createRedisClient(settings, options) as Redis;
   const redis: Redis = new Redis({
     ...seeds[0],
-    ...(settings.url ? credentialsFromUrl(new URL(settings.url)) : {}),
+    ...clusterCredentials(settings),
     ...options,
     retryStrategy: (attempt) => {
       // The connector reads the address from these options at each attempt.
