@@ -49,7 +49,7 @@ export async function prepareInfrastructure(options: { migrate?: boolean } = {})
     config.database.url = embedded.url;
     stops.push(() => embedded.stop());
   }
-  if (!config.redis.url) {
+  if (!config.redis.url && !config.redis.clusterNodes) {
     const redis = await resolveDefaultRedis(say);
     config.redis.url = redis.url;
     stops.push(() => redis.stop());

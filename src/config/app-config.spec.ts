@@ -58,6 +58,9 @@ describe('loadConfig', () => {
     ['DATABASE_READ_MAX_LAG_MS', '5s', /DATABASE_READ_MAX_LAG_MS must be an integer/],
     ['DATABASE_READ_MAX_LAG_MS', '-1', /DATABASE_READ_MAX_LAG_MS/],
     ['REDIS_URL', 'localhost:6379', /REDIS_URL must be a redis:\/\/ URL/],
+    ['REDIS_CLUSTER_NODES', 'redis://10.0.0.1:7000', /REDIS_CLUSTER_NODES must be comma-separated host:port pairs/],
+    ['REDIS_CLUSTER_NODES', '10.0.0.1:7000,10.0.0.2', /REDIS_CLUSTER_NODES/],
+    ['REDIS_CLUSTER_NODES', '10.0.0.1:70000', /REDIS_CLUSTER_NODES/],
     ['WORKERS', 'maybe', /WORKERS must be on or off/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
     ['RATE_LIMIT_TEST_PER_HOUR', '-1', /RATE_LIMIT_TEST_PER_HOUR/],
@@ -93,6 +96,26 @@ describe('loadConfig', () => {
     ['10.0.0.0/8, ::1, fd00::/8,loopback', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
   ])('takes TRUST_PROXY=%s in the forms Fastify accepts', (value, trustProxy) => {
     expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(trustProxy);
+  });
+
+  it('reads a Redis Cluster from its seed nodes, taking only credentials and TLS from REDIS_URL', () => {
+    expect(loadConfig({}).redis.clusterNodes).toBeUndefined();
+    const cluster = loadConfig({ REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, redis-2.internal:7001,[::1]:7002' });
+    expect(cluster.redis).toEqual({
+      url: undefined,
+      prefix: 'pm',
+      clusterNodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-2.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_URL: 'rediss://app:secret@ignored:6379/0' }).redis.url).toBe(
+      'rediss://app:secret@ignored:6379/0',
+    );
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_URL: 'redis://10.0.0.1:7000/2' })).toThrow(
+      'REDIS_URL names a database, but a Redis Cluster has only database 0',
+    );
   });
 
   it('needs the Twilio account, token and sender with SMS_PROVIDER=twilio, and never repeats the token', () => {

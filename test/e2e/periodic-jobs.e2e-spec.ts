@@ -1,7 +1,8 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue, QueueEvents } from 'bullmq';
-import { bullConnection } from '../../src/common/queue/queue.module';
+import { workerConnection } from '../../src/common/queue/queue.module';
+import { bullPrefix } from '../../src/common/queue/queue-keys';
 import { JobName, QueueName } from '../../src/common/queue/queues';
 import { AppConfig } from '../../src/config/app-config';
 import { startApp } from '../helpers/app';
@@ -30,7 +31,11 @@ describe('Periodic jobs', () => {
       [JobName.RetentionSweep, 600_000],
     ]);
 
-    const events = new QueueEvents(QueueName.Maintenance, bullConnection(suite.app.get(AppConfig)));
+    const config = suite.app.get(AppConfig);
+    const events = new QueueEvents(QueueName.Maintenance, {
+      connection: workerConnection(config),
+      prefix: bullPrefix(config.redis, QueueName.Maintenance),
+    });
     const relayRuns: string[] = [];
     events.on('completed', ({ jobId }) => {
       if (jobId.includes(JobName.JobOutboxRelay)) relayRuns.push(jobId);

@@ -1,4 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { freePort } from './ports';
 
 /**
@@ -30,22 +31,7 @@ export class PrivateRedis {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
-    let log = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${log}`)), 10_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        log += chunk.toString();
-        if (/Ready to accept connections/.test(log)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', () => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server exited: ${log}`));
-      });
-    });
-    child.stdout.resume();
+    await acceptingConnections(child);
   }
 
   /** SIGKILL, as a crash: no clean-up, clients see their connections reset. */
@@ -56,4 +42,25 @@ export class PrivateRedis {
     child.kill('SIGKILL');
     await exited;
   }
+}
+
+/** Resolves once a `redis-server` started with piped output says it accepts connections; rejects if it exits first. */
+export async function acceptingConnections(child: ChildProcessByStdio<null, Readable, Readable>): Promise<void> {
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${log}`)), 10_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      if (/Ready to accept connections/.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited: ${log}`));
+    });
+  });
+  child.stdout.resume();
+  child.stderr.resume();
 }

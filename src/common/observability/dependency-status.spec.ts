@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
-import { DependencyStatus } from './dependency-status';
+import { DependencyStatus, isUnavailable } from './dependency-status';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
 
@@ -48,5 +48,26 @@ describe('DependencyStatus', () => {
 
     expect(status.states).toEqual([{ dependency: 'postgres', role: 'queries', up: true, downs: 1, ups: 1 }]);
     expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes a cluster client with no node to send to for Redis being away, and a cluster that refuses the commands for an error', () => {
+    const status = new DependencyStatus();
+    for (const message of [
+      "Cluster isn't ready and enableOfflineQueue options is false",
+      'None of startup nodes is available',
+      'Failed to refresh slots cache.',
+    ]) {
+      expect(isUnavailable(new Error(message))).toBe(true);
+      expect(status.reportFailure(new Error(message))).toBe(true);
+    }
+    // Not PostgreSQL's: nothing was marked down.
+    expect(status.states).toEqual([]);
+    for (const message of [
+      "CROSSSLOT Keys in request don't hash to the same slot",
+      'MOVED 3999 127.0.0.1:7001',
+      'Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down',
+    ]) {
+      expect(isUnavailable(new Error(message))).toBe(false);
+    }
   });
 });

@@ -125,6 +125,14 @@ export class DependencyStatus implements OnModuleInit {
 }
 
 /**
+ * ioredis's words for a Redis it cannot reach: its command queue's, and a cluster client's while it has no
+ * node to send to. A cluster that answers but serves no slot (CLUSTERDOWN) is not among them: like a
+ * refused script, it is an error that keeps queue work from running while Redis answers.
+ */
+const REDIS_UNREACHABLE =
+  /Stream isn't writeable|Connection is closed|Cluster isn't ready|None of startup nodes is available|Failed to refresh slots cache|Cluster is ended/i;
+
+/**
  * Of the unavailability errors a request or task meets, Redis's come from ioredis's command queue (its
  * connection errors are told by the connection itself); the rest are PostgreSQL's: the server's SQLSTATE,
  * the pool's connect timeout, a refused or reset connection.
@@ -132,7 +140,7 @@ export class DependencyStatus implements OnModuleInit {
 function isPostgresError(err: unknown): boolean {
   const e = err as { message?: unknown; name?: unknown };
   const message = typeof e?.message === 'string' ? e.message : '';
-  return e?.name !== 'MaxRetriesPerRequestError' && !/Stream isn't writeable|Connection is closed/i.test(message);
+  return e?.name !== 'MaxRetriesPerRequestError' && !REDIS_UNREACHABLE.test(message);
 }
 
 /** Errors of the network or of a backing service being down, from pg, ioredis or TypeORM. */
@@ -147,9 +155,11 @@ export function isUnavailable(error: unknown): boolean {
   }
   const message = e.message ?? '';
   return (
-    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not currently accepting connections|Connection is closed|MaxRetriesPerRequestError|Stream isn't writeable/i.test(
+    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not currently accepting connections|MaxRetriesPerRequestError/i.test(
       message,
-    ) || e.name === 'MaxRetriesPerRequestError'
+    ) ||
+    REDIS_UNREACHABLE.test(message) ||
+    e.name === 'MaxRetriesPerRequestError'
   );
 }
 

@@ -62,10 +62,13 @@ export class JobFailure extends Error {
   }
 }
 
-/** An error described without its message: its class, and its SQLSTATE or system code if it has one. */
+/** An error described without its message: its class, and its SQLSTATE, system code or Redis error code if it has one. */
 export function describeError(err: unknown): string {
   if (err instanceof JobFailure) return err.message;
-  const { name, code } = (err ?? {}) as { name?: unknown; code?: unknown };
+  const { name, code, message } = (err ?? {}) as { name?: unknown; code?: unknown; message?: unknown };
   const label = typeof name === 'string' && name ? name : 'Error';
-  return typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code) ? `${label} (${code})` : label;
+  if (typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code)) return `${label} (${code})`;
+  // A Redis error reply starts with its code (CROSSSLOT, MOVED, NOPERM): the one part of it safe to repeat.
+  const reply = label === 'ReplyError' && typeof message === 'string' ? /^[A-Z]{2,32}(?= |$)/.exec(message) : null;
+  return reply ? `${label} (${reply[0]})` : label;
 }

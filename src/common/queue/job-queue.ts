@@ -2,8 +2,9 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import { AppConfig } from '../../config/app-config';
+import type { RedisClient } from '../redis/redis-client';
+import { outboxMarkers } from './queue-keys';
 import { JobName, JobPayloads, PERIODIC_JOBS, PeriodicJobName, QueueName, queueOf, QUEUES, retryOptions } from './queues';
 
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
@@ -29,7 +30,7 @@ export function finalFailureReason(job: Pick<Job, 'failedReason' | 'attemptsMade
 @Injectable()
 export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   private readonly queues = new Map<QueueName, Queue>();
-  private connection?: Redis;
+  private connection?: RedisClient;
 
   constructor(
     private readonly moduleRef: ModuleRef,
@@ -44,7 +45,7 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       this.queues.set(name, queue);
     }
     // Every queue shares the producer connection (QueueModule).
-    this.connection = this.queue(QueueName.EmailSends).opts.connection as Redis;
+    this.connection = this.queue(QueueName.EmailSends).opts.connection as RedisClient;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -119,15 +120,13 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
 
   /** Whether this Redis still holds the job outbox's marker, set once it has been given every unfinished job (JobOutboxRelay). */
   async holdsOutboxMarker(): Promise<boolean> {
-    return (await this.connection!.exists(this.outboxMarker)) === 1;
+    const found = await Promise.all(outboxMarkers(this.config.redis).map((key) => this.connection!.exists(key)));
+    return found.every((exists) => exists === 1);
   }
 
   async setOutboxMarker(): Promise<void> {
-    await this.connection!.set(this.outboxMarker, new Date().toISOString());
-  }
-
-  private get outboxMarker(): string {
-    return `${this.config.redis.prefix}:job-outbox:marker`;
+    const at = new Date().toISOString();
+    await Promise.all(outboxMarkers(this.config.redis).map((key) => this.connection!.set(key, at)));
   }
 
   /** Removes a waiting or delayed job; a running (locked) or unknown one is left alone. Answers whether it went. */

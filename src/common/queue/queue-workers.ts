@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { DelayedError, Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { ConnectionOptions, DelayedError, Job, QueueEvents, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { AppConfig } from '../../config/app-config';
 import { DependencyStatus } from '../observability/dependency-status';
 import { describeError, JobFailure, JobInterruptedError, JobNotReadyError, ON_JOB, ON_JOB_FAILED } from './job-handler';
@@ -8,7 +9,8 @@ import type { JobContext } from './job-handler';
 import { checkJobHandlers, FoundHandler } from './job-handlers.check';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
-import { bullConnection } from './queue.module';
+import { workerConnection } from './queue.module';
+import { bullPrefix } from './queue-keys';
 import { JobName, PERIODIC_JOBS, QueueName, QUEUES } from './queues';
 
 type Handler = (job: Job, context: JobContext) => Promise<unknown>;
@@ -32,6 +34,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly stopping = new AbortController();
   /** The last error a queue's worker met while Redis answered, by queue: what keeps its work from running. */
   private readonly failures = new Map<QueueName, { at: number; message: string; logged: number }>();
+  private connection?: ConnectionOptions;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -46,7 +49,8 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
   onApplicationBootstrap(): void {
     const found = this.discover();
     checkJobHandlers(QUEUES, found.handlers, found.failed);
-    for (const queue of Object.values(QueueName)) this.start(queue);
+    this.connection = workerConnection(this.config);
+    for (const queue of Object.values(QueueName)) this.start(queue, this.connection);
   }
 
   /** Every queue's worker is running (none stopped or closing): the worker process's readiness. */
@@ -69,6 +73,8 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     // close() waits for the active jobs, which now stop after their current unit of work.
     await Promise.all(this.workers.map((worker) => worker.close()));
     await Promise.all(this.events.map((events) => events.close()));
+    // A cluster client given to BullMQ is only copied, never connected, and left to its owner.
+    if (this.connection instanceof Cluster) this.connection.disconnect();
   }
 
   /** A worker error other than Redis being away: noted for readiness, and logged once per interval, however often it repeats. */
@@ -106,11 +112,12 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     return { handlers, failed };
   }
 
-  private start(queue: QueueName): void {
+  private start(queue: QueueName, connection: ConnectionOptions): void {
     const policy = QUEUES[queue];
-    const connection = bullConnection(this.config);
+    const prefix = bullPrefix(this.config.redis, queue);
     const worker = new Worker(queue, (job: Job, token?: string) => this.dispatch(job, token), {
-      ...connection,
+      connection,
+      prefix,
       ...policy.worker,
       lockDuration: this.config.queues.lockDurationMs ?? policy.worker.lockDuration,
       stalledInterval: this.config.queues.stalledIntervalMs ?? policy.worker.stalledInterval,
@@ -122,7 +129,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     this.workers.push(worker);
     // Final failures reach every process through Redis, including those BullMQ decides by itself (a job
     // that stalled too often), where no handler runs.
-    const events = new QueueEvents(queue, connection);
+    const events = new QueueEvents(queue, { connection, prefix });
     events.on('failed', ({ jobId }) => void this.onFinalFailure(queue, jobId));
     this.dependencies.watchBull(events, 'queue-events', (err) => this.logger.warn(`queue ${queue} events: ${describeError(err)}`));
     this.events.push(events);

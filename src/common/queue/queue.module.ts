@@ -1,20 +1,21 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
-import Redis from 'ioredis';
 import { AppConfig } from '../../config/app-config';
-import { reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, redisOptionsFromUrl } from '../redis/redis.service';
+import { createRedisClient, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, RedisClient } from '../redis/redis-client';
 import { JobOutbox } from './job-outbox';
 import { JobQueue } from './job-queue';
 import { QueueConnections } from './queue-connections';
+import { bullPrefix } from './queue-keys';
 import { QueueName } from './queues';
 
-/** The workers' BullMQ connection and key prefix: the app's Redis, under the app's prefix. */
-export function bullConnection(config: AppConfig): { connection: ConnectionOptions; prefix: string } {
-  return {
-    connection: { url: config.redisUrl, maxRetriesPerRequest: null, retryStrategy: reconnectDelayMs },
-    prefix: `${config.redis.prefix}:bull`,
-  };
+/**
+ * The workers' BullMQ connection: they retry every command until Redis answers. To one server BullMQ opens
+ * its connections from these options; to a cluster it copies the (unconnected) cluster client given here.
+ */
+export function workerConnection(config: AppConfig): ConnectionOptions {
+  if (!config.redis.clusterNodes) return { url: config.redisUrl, maxRetriesPerRequest: null, retryStrategy: reconnectDelayMs };
+  return createRedisClient(config.redis, { lazyConnect: true, maxRetriesPerRequest: null, retryStrategy: reconnectDelayMs });
 }
 
 /**
@@ -23,9 +24,8 @@ export function bullConnection(config: AppConfig): { connection: ConnectionOptio
  * when Redis stops answering, so nothing waits on Redis for long; what it could not add stays in the job
  * outbox for the relay.
  */
-function producerConnection(config: AppConfig): Redis {
-  const redis = new Redis({
-    ...redisOptionsFromUrl(config.redisUrl),
+function producerConnection(config: AppConfig): RedisClient {
+  const redis = createRedisClient(config.redis, {
     connectionName: 'practice-jobs',
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -47,9 +47,15 @@ function producerConnection(config: AppConfig): Redis {
   imports: [
     BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...bullConnection(config), connection: producerConnection(config) }),
+      useFactory: (config: AppConfig) => ({ connection: producerConnection(config) }),
     }),
-    BullModule.registerQueue(...Object.values(QueueName).map((name) => ({ name }))),
+    BullModule.registerQueueAsync(
+      ...Object.values(QueueName).map((name) => ({
+        name,
+        inject: [AppConfig],
+        useFactory: (config: AppConfig) => ({ prefix: bullPrefix(config.redis, name) }),
+      })),
+    ),
   ],
   providers: [JobQueue, JobOutbox, QueueConnections],
   exports: [JobQueue, JobOutbox],

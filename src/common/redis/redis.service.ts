@@ -1,34 +1,15 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import Redis, { RedisOptions } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { AppConfig } from '../../config/app-config';
 import { DependencyStatus } from '../observability/dependency-status';
-
-/** ioredis options from a redis:// URL; BullMQ takes the same shape. */
-export function redisOptionsFromUrl(url: string): RedisOptions {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-  };
-}
-
-/**
- * Every connection of the app retries this often after losing Redis (BullMQ's own default backs off to
- * 20 s), so that everything is back within about a second of Redis returning.
- */
-export function reconnectDelayMs(attempt: number): number {
-  return Math.min(attempt * 100, 1000);
-}
-
-/**
- * How long a command on a connection that a request may wait on (rate limits, adding jobs) may take: a
- * Redis that stops answering without closing the connection fails such commands after this, not never.
- */
-export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+import {
+  createRedisClient,
+  createSubscriberClient,
+  RedisClient,
+  RedisClientOptions,
+  REDIS_COMMAND_TIMEOUT_MS,
+  reconnectDelayMs,
+} from './redis-client';
 
 type MessageHandler = (message: string) => void;
 
@@ -38,7 +19,7 @@ type MessageHandler = (message: string) => void;
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
-  readonly client: Redis;
+  readonly client: RedisClient;
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, MessageHandler[]>();
   private readonly resubscribed: (() => void)[] = [];
@@ -48,8 +29,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     private readonly config: AppConfig,
     dependencies: DependencyStatus,
   ) {
-    const options: RedisOptions = {
-      ...redisOptionsFromUrl(config.redisUrl),
+    const options: RedisClientOptions = {
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
@@ -59,13 +39,13 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     // Auto-pipelining sends the commands of one event-loop turn (the rate-limit scripts of the requests
     // that arrived together) in one write, which Redis reads and answers in one go: it halves Redis's CPU per
     // request under load (bench/README.md) and leaves each script atomic.
-    this.client = new Redis({
+    this.client = createRedisClient(config.redis, {
       ...options,
       connectionName: 'practice-api',
       enableAutoPipelining: true,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     });
-    this.subscriber = new Redis({ ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
+    this.subscriber = createSubscriberClient(config.redis, { ...options, connectionName: 'practice-api-events', enableOfflineQueue: true });
     // Their errors (one per reconnection attempt during an outage) become one line when Redis goes and one when it is back.
     dependencies.watchRedis(this.client, 'commands');
     dependencies.watchRedis(this.subscriber, 'pubsub');
@@ -115,12 +95,23 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /** Answers how many subscriptions (on every instance) received the message. */
   async publish(channel: string, message: string): Promise<number> {
-    return this.client.publish(this.key(channel), message);
+    const name = this.key(channel);
+    if (!(this.client instanceof Cluster)) return this.client.publish(name, message);
+    // A cluster passes the message on to every node's subscribers, but PUBLISH counts only those of the node
+    // that took it: the count is every node's, taken just before. A node that does not answer has none.
+    const counts = await Promise.allSettled(this.client.nodes('all').map((node) => node.pubsub('NUMSUB', name)));
+    await this.client.publish(name, message);
+    return counts.reduce((sum, count) => sum + (count.status === 'fulfilled' ? Number(count.value[1]) : 0), 0);
   }
 
   private async resubscribe(): Promise<void> {
     const channels = [...this.handlers.keys()];
-    if (channels.length) await this.subscriber.subscribe(...channels);
+    try {
+      if (channels.length) await this.subscriber.subscribe(...channels);
+    } catch {
+      // The connection dropped meanwhile: its next `ready` subscribes again.
+      return;
+    }
     this.subscribed = true;
     for (const listener of this.resubscribed) listener();
   }
