@@ -27,6 +27,9 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
 
   /** The built worker with a Redis of its own (to take away or restrict: never the shared one), started; its environment. */
   const startWorker = async (): Promise<{ env: Record<string, string>; redisPort: number; healthPort: number }> => {
+    // The previous test's worker goes first: left running, it would outlive the run.
+    if (worker?.running) await worker.stop('SIGKILL');
+    redis?.kill('SIGKILL');
     const redisPort = await freePort();
     redis = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
