@@ -68,6 +68,9 @@ describe('Worker health (WORKER_HEALTH_PORT)', () => {
     expect(down.status).toBe(503);
     expect(((await down.json()) as { info: unknown }).info).toMatchObject({ database: { status: 'up' }, redis: { status: 'down' } });
     expect(await healthcheck(env)).toBe(1);
+    // SIGTERM stops it though Redis stays away (a graceful close would wait for Redis for good).
+    expect(await worker.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(worker.output).toMatch(/"msg":"stopped"/);
   }, 180_000);
 
   it('answers 503 while its queues cannot work though Redis answers (scripts refused), and 200 again once they can', async () => {

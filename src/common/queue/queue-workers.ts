@@ -70,9 +70,15 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
-    // close() waits for the active jobs, which now stop after their current unit of work.
-    await Promise.all(this.workers.map((worker) => worker.close()));
-    await Promise.all(this.events.map((events) => events.close()));
+    // close() waits for the active jobs, which now stop after their current unit of work. While Redis is away
+    // BullMQ's graceful close waits for it for good: the workers then close without waiting (Redis could not
+    // record their jobs' ends; its stalled-job check hands them to another worker) and the queue events are
+    // left closing, so that a signal still stops the process.
+    const redisAway = this.dependencies.states.some((s) => s.dependency === 'redis' && s.role.startsWith('queue-') && !s.up);
+    await Promise.all(this.workers.map((worker) => worker.close(redisAway)));
+    const eventsClosed = Promise.all(this.events.map((events) => events.close()));
+    if (redisAway) eventsClosed.catch(() => undefined);
+    else await eventsClosed;
     // A cluster client given to BullMQ is only copied, never connected, and left to its owner.
     if (this.connection instanceof Cluster) this.connection.disconnect();
   }
