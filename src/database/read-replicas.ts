@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { isUnavailable } from '../common/observability/dependency-status';
 import { AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './database-options';
@@ -108,7 +108,10 @@ export class ReadReplicas implements OnApplicationShutdown {
       return await work(replica.source.manager);
     } catch (err) {
       const cause = (err as { driverError?: unknown }).driverError ?? err;
-      if (isUnavailable(err) || isUnavailable(cause)) this.judge(replica, undefined, cause);
+      const unavailable = isUnavailable(err) || isUnavailable(cause);
+      // Only the replica's failures run again on the primary: a refusal of the work's own (a 404) stands.
+      if (!unavailable && !(err instanceof QueryFailedError)) throw err;
+      if (unavailable) this.judge(replica, undefined, cause);
       return work(undefined);
     }
   }
