@@ -73,7 +73,6 @@ describe('The hosted booking page', () => {
   const context = (javaScriptEnabled: boolean): Promise<BrowserContext> =>
     chromium.browser.newContext({ viewport: PHONE, javaScriptEnabled, bypassCSP: javaScriptEnabled });
 
-  /** Fails with the page's serious or critical axe-core violations (only where script runs). */
   /** Waits for `count` emails to `address` at the receiver, and answers them. */
   const arrived = (address: string, count: number): Promise<ReceivedEmail[]> =>
     eventually(async () => {
@@ -82,6 +81,7 @@ describe('The hosted booking page', () => {
       return mine;
     }, 20_000);
 
+  /** Fails with the page's serious or critical axe-core violations (only where script runs), or if it is wider than a phone. */
   const accessible = async (page: Page, axe: boolean): Promise<void> => {
     if (axe) expect(await seriousViolations(page)).toEqual([]);
     // Readable at 360 px: nothing wider than the screen.
