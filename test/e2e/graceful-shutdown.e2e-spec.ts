@@ -1,13 +1,11 @@
 import { dataSource } from '../helpers/app';
 import type { BulkImportAcceptedDto, BulkImportJobDto } from '../../src/modules/patients/dto/bulk-import.dto';
 import { NO_RATE_LIMITS, PATIENTS } from '../helpers/patients';
+import { freePort } from '../helpers/ports';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { useApp } from '../helpers/use-app';
 
 const IMPORT = `${PATIENTS}/bulk-import`;
-// The platform helper's port range (41300-41399); the suite's own app listens on none.
-const PORT = 41300 + (process.pid % 50);
-const BASE = `http://127.0.0.1:${PORT}`;
 
 /**
  * docs/operations.md, "Shutdown": SIGTERM stops accepting, finishes in-flight
@@ -15,6 +13,13 @@ const BASE = `http://127.0.0.1:${PORT}`;
  */
 describe('Graceful shutdown of the built processes (SIGTERM)', () => {
   const suite = useApp({ ...NO_RATE_LIMITS, WORKERS: 'off' });
+  // The built API's port (the suite's own app listens on none).
+  let port: number;
+  let base: string;
+  beforeAll(async () => {
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+  });
   const children: BuiltProcess[] = [];
   suite.onClose(() => Promise.all(children.map((c) => c.stop('SIGKILL'))));
 
@@ -25,15 +30,15 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
   };
 
   const post = (path: string, body: unknown): Promise<{ status: number; body: unknown; at: number }> =>
-    fetch(`${BASE}${path}`, {
+    fetch(`${base}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${suite.tenant.testKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }).then(async (res) => ({ status: res.status, body: await res.json(), at: Date.now() }));
 
   it('dist/main.js answers every request in flight, then exits 0', async () => {
-    const api = start('main.js', { HOST: '127.0.0.1', PORT: String(PORT), WORKERS: 'off' });
-    await api.waitUntilLive(BASE);
+    const api = start('main.js', { HOST: '127.0.0.1', PORT: String(port), WORKERS: 'off' });
+    await api.waitUntilLive(base);
     const run = Date.now().toString(36);
     // A create whose connection the closing server resets before reading it was never received: status 0.
     let answered = 0;
@@ -76,7 +81,7 @@ describe('Graceful shutdown of the built processes (SIGTERM)', () => {
     );
     expect(n).toBe(statuses.filter((s) => s === 201).length);
     // Stopped accepting: nothing answers on the port any more.
-    await expect(fetch(`${BASE}/health/live`)).rejects.toThrow();
+    await expect(fetch(`${base}/health/live`)).rejects.toThrow();
   }, 180_000);
 
   it('dist/worker.js stops mid-import after its current batch, exits 0, and the import resumes to completion', async () => {

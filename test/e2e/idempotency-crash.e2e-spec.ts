@@ -1,20 +1,22 @@
 import { dataSource, TestTenant } from '../helpers/app';
+import { freePort } from '../helpers/ports';
 import { BuiltProcess, sleep } from '../helpers/processes';
 import { useApp } from '../helpers/use-app';
 
 /**
- * Issue 8: 40 concurrent POST /patients, each with its own Idempotency-Key, the built API killed with
+ * 40 concurrent POST /patients, each with its own Idempotency-Key, the built API killed with
  * SIGKILL mid-burst and restarted, the unanswered requests retried: each request must have created
  * exactly one patient, and every retry must answer 201 (replayed or fresh). Runs `node dist/main.js`:
  * the run's set-up builds `dist/` when it is missing or stale.
  */
-const PORT = 4100 + (process.pid % 100);
-const BASE = `http://127.0.0.1:${PORT}`;
 const REQUESTS = 40;
+/** The built API's port, the same for its restart. */
+let port: number;
+let base: string;
 
 /** The built API; the lock of a request that died with its process is taken over after 1 s. */
 const startServer = (): BuiltProcess =>
-  BuiltProcess.start('main.js', { HOST: '127.0.0.1', PORT: String(PORT), WORKERS: 'off', IDEMPOTENCY_LOCK_SECONDS: '1' });
+  BuiltProcess.start('main.js', { HOST: '127.0.0.1', PORT: String(port), WORKERS: 'off', IDEMPOTENCY_LOCK_SECONDS: '1' });
 
 interface Sent {
   key: string;
@@ -22,7 +24,7 @@ interface Sent {
 }
 
 function send(tenant: TestTenant, request: Sent): Promise<Response> {
-  return fetch(`${BASE}/api/v1/patients`, {
+  return fetch(`${base}/api/v1/patients`, {
     method: 'POST',
     headers: { authorization: `Bearer ${tenant.testKey}`, 'content-type': 'application/json', 'idempotency-key': request.key },
     body: JSON.stringify(request.body),
@@ -33,6 +35,10 @@ describe('Idempotency-Key survives a crash between the commit and the stored ans
   const suite = useApp({ WORKERS: 'off' });
   let server: BuiltProcess | undefined;
   suite.onClose(() => server?.stop('SIGKILL'));
+  beforeAll(async () => {
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+  });
 
   it('creates exactly one patient per request, and every retry answers 201', async () => {
     const run = Date.now().toString(36);
@@ -42,7 +48,7 @@ describe('Idempotency-Key survives a crash between the commit and the stored ans
     }));
 
     server = startServer();
-    await server.waitUntilLive(BASE);
+    await server.waitUntilLive(base);
     const first = server;
     // The whole burst in flight at once; the process dies as soon as the first answers come back, so
     // that others are somewhere between their claim, their COMMIT and their stored answer.
@@ -74,7 +80,7 @@ describe('Idempotency-Key survives a crash between the commit and the stored ans
     }
 
     server = startServer();
-    await server.waitUntilLive(BASE);
+    await server.waitUntilLive(base);
     const retries = await Promise.all(
       unanswered.map(async (r) => {
         // 409 while a dead request's lock has not expired yet: the client is told to retry later.
