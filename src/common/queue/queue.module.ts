@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
-import type { ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions, QueueOptions } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
 import { createRedisClient, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, RedisClient } from '../redis/redis-client';
 import { JobOutbox } from './job-outbox';
@@ -39,6 +39,16 @@ function producerConnection(config: AppConfig): RedisClient {
 }
 
 /**
+ * Every producer queue's options. BullMQ checks the server's version with an INFO when a queue is made, and
+ * a queue whose check timed out (Redis busy for a second, or this process stalled while starting) refuses
+ * every later add for the life of the process. The workers check the version on their own connections,
+ * which wait for Redis.
+ */
+export function producerOptions(config: AppConfig): Pick<QueueOptions, 'connection' | 'skipVersionCheck'> {
+  return { connection: producerConnection(config), skipVersionCheck: true };
+}
+
+/**
  * Every queue of QUEUES, for producers: a module records jobs with `JobOutbox` in the transaction they
  * must follow. Workers are started by QueueWorkersModule (imported through WorkersModule).
  */
@@ -47,7 +57,7 @@ function producerConnection(config: AppConfig): RedisClient {
   imports: [
     BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ connection: producerConnection(config) }),
+      useFactory: producerOptions,
     }),
     BullModule.registerQueueAsync(
       ...Object.values(QueueName).map((name) => ({
