@@ -1,3 +1,4 @@
+import { NotFoundException } from '@nestjs/common';
 import type { PatientListDto } from '../../src/modules/patients/dto/patient.dto';
 import { runMigrations } from '../../src/database/database-options';
 import { ReadReplicas } from '../../src/database/read-replicas';
@@ -179,6 +180,18 @@ describe('Read replicas', () => {
       );
       await eventually(async () => expect(await readOnReplica(PATIENTS)).toBe(true), 20_000, 200);
       expect(rotationLines().at(-1)).toMatchObject({ state: 'in rotation' });
+    });
+
+    it("answers the work's own refusal (a 404) once, from the replica, without a second run on the primary", async () => {
+      await eventually(async () => expect(await readOnReplica(PATIENTS)).toBe(true), 20_000, 200);
+      const servers: string[] = [];
+      const refused = new NotFoundException('no such parent');
+      const read = suite.app.get(ReadReplicas).read(async (db) => {
+        servers.push(db ? 'replica' : 'primary');
+        throw refused;
+      });
+      await expect(read).rejects.toBe(refused);
+      expect(servers).toEqual(['replica']);
     });
 
     it('serves the lists from the primary while the replica lags more than DATABASE_READ_MAX_LAG_MS', async () => {
